@@ -1,0 +1,72 @@
+//! # treelb — dynamic load balancing of tree-shaped computations
+//!
+//! The vocabulary, in the order of the model (Sanders, `003_…` §1.2):
+//!
+//! * [`work`] — a *piece of work* `I` held by one processing element (PE):
+//!   `work(I, Δt)` does bounded sequential work, `split(I)` cuts off part of
+//!   it, and every piece has a *generation* (how many splits made it).
+//! * [`reduce`] — results of pieces merge by an associative, commutative
+//!   reduction ([`Reduce`]), so any schedule gives the sequential answer.
+//! * [`search`] — a backtracking search only says how a node expands
+//!   ([`Search`]); the DFS-stack adapter [`DfsWork`] makes it a piece of work
+//!   and splits it by a [`SplitPolicy`] (half of the oldest generation, or the
+//!   bottom-most node).
+//! * [`init`] — how the root reaches the PEs: PE 0 alone, or selective
+//!   initialization by the bits of the PE index.
+//! * [`strategy`] — whom an idle PE asks for work (random polling, …), as plain
+//!   state machines with no threads in them.
+//! * [`stats`] — per-PE counters and the efficiency estimate.
+//! * [`seq`] — the sequential baseline: the same node code, no runtime.
+//!
+//! This crate has no threads and no messages: the runtimes (`treelb-threads`)
+//! drive these pieces.
+//!
+//! ```
+//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb::{seq, Work};
+//!
+//! /// Counts the n-bit strings with no two adjacent ones.
+//! struct NoAdjacentOnes(u32);
+//!
+//! impl Search for NoAdjacentOnes {
+//!     type Node = (u32, bool); // (bits placed, last bit was one)
+//!     type Output = u64;
+//!     fn root(&self) -> (u32, bool) { (0, false) }
+//!     fn expand(&self, (len, one): (u32, bool), acc: &mut u64, c: &mut Children<'_, (u32, bool)>) {
+//!         if len == self.0 {
+//!             *acc += 1;
+//!             return;
+//!         }
+//!         c.push((len + 1, false));
+//!         if !one {
+//!             c.push((len + 1, true));
+//!         }
+//!     }
+//! }
+//!
+//! let problem = NoAdjacentOnes(20);
+//! // Sequentially: Fibonacci(22) strings.
+//! assert_eq!(seq::run_search(&problem).0, 17711);
+//! // Two pieces, worked separately, give the same count.
+//! let mut a = DfsWork::new(&problem, SplitPolicy::OldestHalf);
+//! let mut count = 0;
+//! a.work(10, &mut count);
+//! let b = a.split().unwrap();
+//! count += seq::run_work(a).0 + seq::run_work(b).0;
+//! assert_eq!(count, 17711);
+//! ```
+
+pub mod init;
+pub mod reduce;
+pub mod search;
+pub mod seq;
+pub mod stats;
+pub mod strategy;
+pub mod work;
+
+pub use init::Init;
+pub use reduce::Reduce;
+pub use search::{DfsWork, Search, SplitPolicy};
+pub use stats::{PeStats, RunStats};
+pub use strategy::Strategy;
+pub use work::{Progress, Work};

@@ -1,0 +1,51 @@
+//! The sequential baseline: the same node code, no runtime.
+//!
+//! Efficiency is measured against these functions. [`run_search`] is a plain
+//! depth-first loop over [`Search::expand`] with one reusable stack — no levels,
+//! no budget, no split bookkeeping — so it is the fastest way to run the
+//! application's own code on one core.
+
+use crate::Work;
+use crate::search::{Children, Search};
+
+/// Expands every node of `search` depth-first; returns the output and the
+/// number of nodes expanded.
+///
+/// ```
+/// use treelb::search::{Children, Search};
+/// struct Path(u32);
+/// impl Search for Path {
+///     type Node = u32;
+///     type Output = u64;
+///     fn root(&self) -> u32 { 0 }
+///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+///         *acc += u64::from(d);
+///         if d < self.0 { c.push(d + 1) }
+///     }
+/// }
+/// assert_eq!(treelb::seq::run_search(&Path(4)), (10, 5));
+/// ```
+pub fn run_search<S: Search>(search: &S) -> (S::Output, u64) {
+    let mut acc = S::Output::default();
+    let mut stack = vec![search.root()];
+    let mut nodes = 0u64;
+    while let Some(node) = stack.pop() {
+        search.expand(node, &mut acc, &mut Children::new(&mut stack));
+        nodes += 1;
+    }
+    (acc, nodes)
+}
+
+/// Works a whole piece on one core, with no splits; returns the output and the
+/// number of work units done.
+pub fn run_work<W: Work>(mut piece: W) -> (W::Output, u64) {
+    let mut acc = W::Output::default();
+    let mut units = 0;
+    loop {
+        let progress = piece.work(u64::MAX, &mut acc);
+        units += progress.used(u64::MAX);
+        if progress.is_exhausted() {
+            return (acc, units);
+        }
+    }
+}
