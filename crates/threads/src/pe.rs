@@ -1,0 +1,193 @@
+//! The PE loop: Figure 1 of `003_…` in one function.
+//!
+//! ```text
+//! loop
+//!     while I ≠ ∅:  work(I, Δt); if a request from PE j is pending:
+//!                       split I, send one part to j (or "no work" if atomic)
+//!     while I = ∅:  send a request to a random PE k; while waiting for the
+//!                   answer, answer every request with "no work"
+//! until termination
+//! ```
+
+use std::time::Instant;
+
+use treelb::strategy::VictimSelector;
+use treelb::{PeStats, Reduce, Work};
+
+use crate::Shared;
+use crate::backoff::Backoff;
+use crate::mailbox::{Reply, Request};
+
+/// Why a PE's loop ended.
+pub(crate) enum Exit {
+    /// Termination was detected.
+    Done,
+    /// The run was aborted.
+    Aborted,
+}
+
+/// One processing element: its index, its piece, its output and counters.
+pub(crate) struct Pe<'a, W: Work> {
+    me: usize,
+    shared: &'a Shared<W>,
+    budget: u64,
+    victims: VictimSelector,
+    pub(crate) acc: W::Output,
+    pub(crate) stats: PeStats,
+    since: Instant,
+}
+
+impl<'a, W: Work> Pe<'a, W> {
+    pub(crate) fn new(me: usize, shared: &'a Shared<W>, budget: u64, victims: VictimSelector) -> Self {
+        Pe {
+            me,
+            shared,
+            budget,
+            victims,
+            acc: W::Output::default(),
+            stats: PeStats { pe: me, ..PeStats::default() },
+            since: Instant::now(),
+        }
+    }
+
+    /// Counts work done outside the loop (selective initialization).
+    pub(crate) fn add_initial(&mut self, output: W::Output, units: u64) {
+        self.acc.merge(output);
+        self.stats.work_units += units;
+    }
+
+    /// Runs the PE until termination, starting with `piece`.
+    pub(crate) fn run(&mut self, mut piece: Option<W>) -> Exit {
+        self.since = Instant::now();
+        loop {
+            if let Some(work) = piece.take() {
+                let exit = self.work_on(work);
+                let lap = self.lap();
+                self.stats.busy += lap;
+                if let Some(exit) = exit {
+                    return exit;
+                }
+                if self.shared.termination.piece_exhausted() {
+                    self.shared.wake_monitor();
+                    return Exit::Done;
+                }
+            }
+            let found = self.find_work();
+            let lap = self.lap();
+            self.stats.idle += lap;
+            match found {
+                Ok(work) => piece = Some(work),
+                Err(exit) => return exit,
+            }
+        }
+    }
+
+    /// Time since the last lap.
+    fn lap(&mut self) -> std::time::Duration {
+        let now = Instant::now();
+        let d = now - self.since;
+        self.since = now;
+        d
+    }
+
+    /// Busy phase: works the piece in slices of Δt, serving requests between
+    /// slices, until it is exhausted (`None`) or the run aborts.
+    fn work_on(&mut self, mut work: W) -> Option<Exit> {
+        let mailbox = &self.shared.mailboxes[self.me];
+        loop {
+            let progress = work.work(self.budget, &mut self.acc);
+            self.stats.work_units += progress.used(self.budget);
+            mailbox.publish_units(self.stats.work_units);
+            if progress.is_exhausted() {
+                return None;
+            }
+            // The poll: one relaxed load unless somebody asked.
+            if mailbox.has_request() {
+                match mailbox.take_request() {
+                    Some(Request::From(requester)) => self.serve(requester, &mut work),
+                    Some(Request::Abort) => return Some(Exit::Aborted),
+                    None => {}
+                }
+            }
+        }
+    }
+
+    /// Splits the piece for `requester` and sends one part, or "no work".
+    fn serve(&mut self, requester: usize, work: &mut W) {
+        self.stats.requests_received += 1;
+        let part = work.split();
+        if part.is_some() {
+            self.stats.splits += 1;
+            self.stats.pieces_sent += 1;
+            // Counted before it becomes visible: see `termination`.
+            self.shared.termination.piece_sent();
+        }
+        self.shared.mailboxes[requester].answer(part);
+    }
+
+    /// Answers a pending request with "no work". Returns false on abort.
+    fn reject_pending(&mut self) -> bool {
+        match self.shared.mailboxes[self.me].take_request() {
+            Some(Request::From(requester)) => {
+                self.stats.requests_received += 1;
+                self.shared.mailboxes[requester].answer(None);
+                true
+            }
+            Some(Request::Abort) => false,
+            None => true,
+        }
+    }
+
+    /// Idle phase: asks PEs chosen by the strategy until one sends work.
+    fn find_work(&mut self) -> Result<W, Exit> {
+        let shared = self.shared;
+        let mine = &shared.mailboxes[self.me];
+        let mut backoff = Backoff::default();
+        loop {
+            if !self.reject_pending() {
+                return Err(Exit::Aborted);
+            }
+            if shared.termination.is_done() {
+                return Err(self.exit_reason());
+            }
+            let Some(victim) = self.victims.next_victim() else {
+                backoff.wait();
+                continue;
+            };
+            mine.expect_reply();
+            self.stats.requests_sent += 1;
+            if !shared.mailboxes[victim].post_request(self.me) {
+                self.stats.requests_failed += 1;
+                backoff.wait();
+                continue;
+            }
+            let mut waiting = Backoff::default();
+            loop {
+                match mine.reply() {
+                    Reply::Work(work) => {
+                        self.stats.pieces_received += 1;
+                        return Ok(work);
+                    }
+                    Reply::NoWork => {
+                        self.stats.requests_failed += 1;
+                        break;
+                    }
+                    Reply::Waiting => {
+                        if !self.reject_pending() {
+                            return Err(Exit::Aborted);
+                        }
+                        if shared.termination.is_done() {
+                            return Err(self.exit_reason());
+                        }
+                        waiting.wait();
+                    }
+                }
+            }
+            backoff.wait();
+        }
+    }
+
+    fn exit_reason(&self) -> Exit {
+        if self.shared.aborted() { Exit::Aborted } else { Exit::Done }
+    }
+}

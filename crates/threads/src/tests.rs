@@ -1,0 +1,168 @@
+//! Runtime tests on synthetic trees: exact counts for every P, init and
+//! policy; panics propagate; degenerate runs terminate.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+use treelb::{Progress, seq};
+
+use super::*;
+
+/// An irregular tree: node (id, depth), child count from a hash of the id.
+struct Irregular {
+    depth: u32,
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Search for Irregular {
+    type Node = (u64, u32);
+    /// (nodes, sum of ids): a wrong schedule would change the sum.
+    type Output = (u64, u64);
+    fn root(&self) -> (u64, u32) {
+        (1, 0)
+    }
+    fn expand(&self, (id, d): (u64, u32), acc: &mut (u64, u64), c: &mut Children<'_, (u64, u32)>) {
+        acc.0 += 1;
+        acc.1 += id >> 24;
+        if d < self.depth {
+            let fan = if d < 3 { 2 + mix(id) % 3 } else { mix(id) % 5 };
+            for i in 0..fan {
+                c.push((mix(id ^ (i + 1)), d + 1));
+            }
+        }
+    }
+}
+
+fn config(threads: usize, init: Init, budget: u64) -> Config {
+    Config { threads, budget, init, ..Config::default() }
+}
+
+#[test]
+fn every_p_init_and_policy_gives_the_sequential_answer() {
+    let tree = Irregular { depth: 15 };
+    let (expected, nodes) = seq::run_search(&tree);
+    assert!(nodes > 50_000, "the test tree is too small: {nodes}");
+    for p in [1, 2, 3, 4, 8] {
+        for init in Init::ALL {
+            for policy in SplitPolicy::ALL {
+                for budget in [1, 64] {
+                    let outcome = run(DfsWork::new(&tree, policy), &config(p, init, budget)).unwrap();
+                    let what = format!("p = {p}, {init}, {policy}, budget {budget}");
+                    assert_eq!(outcome.output, expected, "{what}");
+                    let total = outcome.stats.total();
+                    assert_eq!(total.work_units, nodes, "{what}");
+                    assert_eq!(outcome.stats.pes.len(), p);
+                    assert_eq!(total.pieces_sent, total.pieces_received, "{what}");
+                    assert_eq!(total.splits, total.pieces_sent, "{what}");
+                    assert!(total.requests_failed <= total.requests_sent, "{what}");
+                    let e = outcome.stats.efficiency();
+                    assert!((0.0..=1.0 + 1e-9).contains(&e), "{what}: efficiency {e}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn more_pes_than_work_terminates() {
+    struct Leaf;
+    impl Search for Leaf {
+        type Node = ();
+        type Output = u64;
+        fn root(&self) {}
+        fn expand(&self, (): (), acc: &mut u64, _: &mut Children<'_, ()>) {
+            *acc += 1;
+        }
+    }
+    for init in Init::ALL {
+        let outcome = run(DfsWork::new(&Leaf, SplitPolicy::Bottom), &config(8, init, 4)).unwrap();
+        assert_eq!(outcome.output, 1);
+    }
+}
+
+/// A piece of work that panics after a number of units, on whichever PE.
+#[derive(Clone)]
+struct Bomb {
+    left: u64,
+    fuse: &'static AtomicU64,
+}
+
+impl Work for Bomb {
+    type Output = u64;
+    fn work(&mut self, budget: u64, acc: &mut u64) -> Progress {
+        let n = budget.min(self.left);
+        for _ in 0..n {
+            if self.fuse.fetch_sub(1, Ordering::Relaxed) == 1 {
+                panic!("boom in user code");
+            }
+        }
+        self.left -= n;
+        *acc += n;
+        if self.left == 0 { Progress::Exhausted { used: n } } else { Progress::Pending }
+    }
+    fn split(&mut self) -> Option<Self> {
+        (self.left >= 2).then(|| {
+            let half = self.left / 2;
+            self.left -= half;
+            Bomb { left: half, fuse: self.fuse }
+        })
+    }
+    fn generation(&self) -> u32 {
+        0
+    }
+}
+
+#[test]
+fn a_panic_in_user_code_reaches_the_caller() {
+    for init in Init::ALL {
+        for p in [1, 2, 4] {
+            static FUSE: AtomicU64 = AtomicU64::new(0);
+            FUSE.store(10_000, Ordering::Relaxed);
+            let bomb = Bomb { left: 1_000_000, fuse: &FUSE };
+            let result = panic::catch_unwind(AssertUnwindSafe(|| run(bomb, &config(p, init, 16))));
+            let payload = result.expect_err("the panic must propagate");
+            assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom in user code"), "p = {p}, {init}");
+        }
+    }
+}
+
+#[test]
+fn work_that_counts_units_exactly() {
+    static FUSE: AtomicU64 = AtomicU64::new(u64::MAX);
+    for p in [1, 2, 3, 5] {
+        let outcome = run(Bomb { left: 123_457, fuse: &FUSE }, &config(p, Init::Selective, 10)).unwrap();
+        assert_eq!(outcome.output, 123_457);
+        assert_eq!(outcome.stats.work_units(), 123_457);
+    }
+}
+
+#[test]
+fn bad_configurations_are_rejected() {
+    let tree = Irregular { depth: 2 };
+    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config(0, Init::Root, 1)).unwrap_err();
+    assert_eq!(err, ConfigError::NoThreads);
+    assert_eq!(err.to_string(), "the number of threads must be at least 1");
+    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config(2, Init::Root, 0)).unwrap_err();
+    assert_eq!(err, ConfigError::ZeroBudget);
+}
+
+#[test]
+fn the_monitor_sees_progress() {
+    let tree = Irregular { depth: 17 };
+    let mut seen = Vec::new();
+    let outcome = run_with_monitor(
+        DfsWork::new(&tree, SplitPolicy::OldestHalf),
+        &config(2, Init::Root, 32),
+        Duration::from_millis(1),
+        |s| seen.push(s.work_units),
+    )
+    .unwrap();
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "progress went backwards: {seen:?}");
+    assert!(seen.iter().all(|&u| u <= outcome.stats.work_units()));
+}
