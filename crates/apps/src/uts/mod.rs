@@ -1,0 +1,29 @@
+//! Unbalanced Tree Search (UTS): counting the nodes of a random tree that is
+//! generated on the fly, bit for bit as the reference implementation (`uts.c`
+//! with the SHA-1 generator `rng/brg_sha1.c`) generates it.
+//!
+//! * [`rng`] — the splittable SHA-1 random number generator;
+//! * [`Params`] — the tree's parameters, parsed from the reference's flags
+//!   ([`Params::from_uts_args`]) and validated;
+//! * [`Uts`] — the tree as a [`treelb::Search`], with [`UtsResult`] as output;
+//! * [`SAMPLE_TREES`] — the reference's sample trees with their published
+//!   node counts.
+//!
+//! ```
+//! use treelb_apps::uts::{Params, Uts};
+//! let (params, expected) = Params::sample("T1").unwrap();
+//! # let params: Params = "-t 1 -a 3 -d 4 -b 4 -r 19".parse().unwrap(); // smaller, for doctests
+//! let uts = Uts::new(params).unwrap();
+//! let (result, _) = treelb::seq::run_search(&uts);
+//! # let expected = result.nodes;
+//! assert_eq!(result.nodes, expected);
+//! ```
+
+mod params;
+pub mod rng;
+mod samples;
+mod tree;
+
+pub use params::{GeoShape, MAX_NUM_CHILDREN, Params, ParamsError, TreeType};
+pub use samples::{SAMPLE_TREES, SampleTree, sample_names};
+pub use tree::{Uts, UtsNode, UtsResult};

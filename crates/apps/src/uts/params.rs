@@ -1,0 +1,418 @@
+//! The parameters of a UTS tree, as the reference's command-line flags set
+//! them, and their validation.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+/// The largest number of children of a node (`MAXNUMCHILDREN` of the
+/// reference); only the root of a binomial tree and the nodes of a balanced
+/// tree may have more.
+pub const MAX_NUM_CHILDREN: u32 = 100;
+
+/// The kind of a UTS tree (flag `-t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum TreeType {
+    /// `-t 0`: the root has `b0` children; every other node has `m` children
+    /// with probability `q`, else none.
+    Binomial = 0,
+    /// `-t 1`: geometrically distributed numbers of children whose expected
+    /// value follows the [`GeoShape`] of the depth.
+    Geometric = 1,
+    /// `-t 2`: geometric above depth `shift_depth * gen_mx`, binomial below.
+    Hybrid = 2,
+    /// `-t 3`: every node above depth `gen_mx` has exactly `b0` children.
+    Balanced = 3,
+}
+
+impl TreeType {
+    /// All tree types, by code.
+    pub const ALL: [TreeType; 4] = [TreeType::Binomial, TreeType::Geometric, TreeType::Hybrid, TreeType::Balanced];
+
+    /// The type with the given reference code (`-t` value), if any.
+    pub fn from_code(code: u32) -> Option<TreeType> {
+        TreeType::ALL.into_iter().find(|t| t.code() == code)
+    }
+
+    /// The reference code of this type (its `-t` value).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The reference's name of this type.
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeType::Binomial => "Binomial",
+            TreeType::Geometric => "Geometric",
+            TreeType::Hybrid => "Hybrid",
+            TreeType::Balanced => "Balanced",
+        }
+    }
+}
+
+impl fmt::Display for TreeType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the expected branching factor of a geometric tree changes with depth
+/// (flag `-a`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum GeoShape {
+    /// `-a 0`: `b0 * (1 - depth / gen_mx)`.
+    Linear = 0,
+    /// `-a 1`: `b0 * depth^(-ln b0 / ln gen_mx)`.
+    ExpDec = 1,
+    /// `-a 2`: `b0^sin(2π depth / gen_mx)`, and no children below depth
+    /// `5 * gen_mx`.
+    Cyclic = 2,
+    /// `-a 3`: `b0` above depth `gen_mx`, no children from there on.
+    Fixed = 3,
+}
+
+impl GeoShape {
+    /// All shapes, by code.
+    pub const ALL: [GeoShape; 4] = [GeoShape::Linear, GeoShape::ExpDec, GeoShape::Cyclic, GeoShape::Fixed];
+
+    /// The shape with the given reference code (`-a` value), if any.
+    pub fn from_code(code: u32) -> Option<GeoShape> {
+        GeoShape::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// The reference code of this shape (its `-a` value).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The reference's name of this shape.
+    pub fn name(self) -> &'static str {
+        match self {
+            GeoShape::Linear => "Linear decrease",
+            GeoShape::ExpDec => "Exponential decrease",
+            GeoShape::Cyclic => "Cyclic",
+            GeoShape::Fixed => "Fixed branching factor",
+        }
+    }
+}
+
+impl fmt::Display for GeoShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The parameters of a UTS tree. Field docs name the reference's flag and
+/// variable; [`Default`] gives the reference's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Params {
+    /// `-t`, `type`: the kind of tree. Default geometric.
+    pub tree_type: TreeType,
+    /// `-b`, `b_0`: the branching factor of the root (for balanced trees, of
+    /// every node). Default 4.
+    pub b0: f64,
+    /// `-r`, `rootId`: the seed of the root's random state. Default 0.
+    pub root_seed: i32,
+    /// `-m`, `nonLeafBF`: the number of children of a binomial non-leaf.
+    /// Default 4.
+    pub m: u32,
+    /// `-q`, `nonLeafProb`: the probability that a binomial node is a non-leaf.
+    /// Default 15/64.
+    pub q: f64,
+    /// `-a`, `shape_fn`: the shape of a geometric tree. Default linear.
+    pub shape: GeoShape,
+    /// `-d`, `gen_mx`: the depth parameter of geometric and balanced trees.
+    /// Default 6.
+    pub gen_mx: u32,
+    /// `-f`, `shiftDepth`: the fraction of `gen_mx` at which a hybrid tree
+    /// turns from geometric to binomial. Default 0.5.
+    pub shift_depth: f64,
+    /// `-g`, `computeGranularity`: how many times each child's state is
+    /// computed (extra work per node; the tree does not change). Default 1.
+    pub granularity: u32,
+}
+
+impl Params {
+    /// The reference's defaults: a geometric tree with linearly decreasing
+    /// branching factor, `b0 = 4`, depth 6, seed 0 (1,732 nodes).
+    pub const DEFAULT: Params = Params {
+        tree_type: TreeType::Geometric,
+        b0: 4.0,
+        root_seed: 0,
+        m: 4,
+        q: 15.0 / 64.0,
+        shape: GeoShape::Linear,
+        gen_mx: 6,
+        shift_depth: 0.5,
+        granularity: 1,
+    };
+
+    /// Parses the reference's flags, e.g. `["-t", "1", "-a", "3", "-d", "10",
+    /// "-b", "4", "-r", "19"]`, starting from the defaults, and validates the
+    /// result.
+    ///
+    /// Recognised flags: `-t -b -r -m -q -a -d -f -g`, each followed by its
+    /// value as a separate argument. A repeated flag overrides the earlier one,
+    /// as in the reference.
+    ///
+    /// ```
+    /// use treelb_apps::uts::{GeoShape, Params, TreeType};
+    /// let p = Params::from_uts_args(["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]).unwrap();
+    /// assert_eq!((p.tree_type, p.shape, p.gen_mx, p.b0, p.root_seed), (TreeType::Geometric, GeoShape::Fixed, 10, 4.0, 19));
+    /// assert!(Params::from_uts_args(["-x", "1"]).is_err());
+    /// ```
+    pub fn from_uts_args<I, S>(args: I) -> Result<Params, ParamsError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut params = Params::DEFAULT;
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let flag = flag.as_ref();
+            let set = Flag::parse(flag).ok_or_else(|| ParamsError::UnknownFlag(flag.to_owned()))?;
+            let value = args.next().ok_or_else(|| ParamsError::MissingValue(flag.to_owned()))?;
+            set.apply(&mut params, value.as_ref())?;
+        }
+        params.validate()?;
+        Ok(params)
+    }
+
+    /// Parses the reference's flags from one whitespace-separated string, e.g.
+    /// `"-t 0 -b 2000 -q 0.124875 -m 8 -r 42"`; see
+    /// [`from_uts_args`](Params::from_uts_args).
+    pub fn from_uts_str(flags: &str) -> Result<Params, ParamsError> {
+        Params::from_uts_args(flags.split_whitespace())
+    }
+
+    /// Checks that the parameters describe a finite tree that the reference
+    /// would generate without undefined behaviour.
+    ///
+    /// Only the parameters the tree type uses are checked: `m` and `q` for
+    /// binomial and hybrid trees, the shape and `gen_mx` for geometric and
+    /// hybrid trees, `shift_depth` for hybrid trees.
+    pub fn validate(&self) -> Result<(), ParamsError> {
+        let b0 = self.b0;
+        if !(b0.is_finite() && (0.0..=f64::from(i32::MAX)).contains(&b0)) {
+            return Err(ParamsError::RootBranching(b0));
+        }
+        if self.granularity == 0 {
+            return Err(ParamsError::ZeroGranularity);
+        }
+        let (binomial, geometric) = match self.tree_type {
+            TreeType::Binomial => (true, false),
+            TreeType::Geometric => (false, true),
+            TreeType::Hybrid => (true, true),
+            TreeType::Balanced => (false, false),
+        };
+        if binomial {
+            if !(0.0..=1.0).contains(&self.q) {
+                return Err(ParamsError::Probability(self.q));
+            }
+            if self.m == 0 && self.q > 0.0 {
+                return Err(ParamsError::ZeroNonLeafBranching { q: self.q });
+            }
+            // Non-root nodes have more children truncated to MAX_NUM_CHILDREN.
+            let expected = self.q * f64::from(self.m.min(MAX_NUM_CHILDREN));
+            if expected >= 1.0 {
+                return Err(ParamsError::InfiniteBinomial { q: self.q, m: self.m, expected });
+            }
+        }
+        if geometric {
+            if self.gen_mx == 0 {
+                return Err(ParamsError::ZeroDepth(self.tree_type));
+            }
+            if self.shape == GeoShape::ExpDec && b0 <= 1.0 {
+                return Err(ParamsError::ExpDecRootBranching(b0));
+            }
+        }
+        if self.tree_type == TreeType::Hybrid && !(0.0..=1.0).contains(&self.shift_depth) {
+            return Err(ParamsError::ShiftDepth(self.shift_depth));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::DEFAULT
+    }
+}
+
+/// Parses the reference's flags; see [`Params::from_uts_str`].
+impl FromStr for Params {
+    type Err = ParamsError;
+
+    fn from_str(flags: &str) -> Result<Params, ParamsError> {
+        Params::from_uts_str(flags)
+    }
+}
+
+/// Formats the parameters as the reference's flags, all of them, so that
+/// parsing the text gives the same parameters back.
+///
+/// ```
+/// use treelb_apps::uts::Params;
+/// let p: Params = "-t 0 -b 2000 -q 0.124875 -m 8 -r 42".parse().unwrap();
+/// assert_eq!(p.to_string(), "-t 0 -b 2000 -r 42 -m 8 -q 0.124875 -a 0 -d 6 -f 0.5 -g 1");
+/// assert_eq!(p.to_string().parse::<Params>().unwrap(), p);
+/// ```
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "-t {} -b {} -r {} -m {} -q {} -a {} -d {} -f {} -g {}",
+            self.tree_type.code(),
+            self.b0,
+            self.root_seed,
+            self.m,
+            self.q,
+            self.shape.code(),
+            self.gen_mx,
+            self.shift_depth,
+            self.granularity
+        )
+    }
+}
+
+/// The reference's flags that set a parameter.
+#[derive(Clone, Copy)]
+enum Flag {
+    TreeType,
+    B0,
+    RootSeed,
+    M,
+    Q,
+    Shape,
+    GenMx,
+    ShiftDepth,
+    Granularity,
+}
+
+impl Flag {
+    fn parse(flag: &str) -> Option<Flag> {
+        Some(match flag {
+            "-t" => Flag::TreeType,
+            "-b" => Flag::B0,
+            "-r" => Flag::RootSeed,
+            "-m" => Flag::M,
+            "-q" => Flag::Q,
+            "-a" => Flag::Shape,
+            "-d" => Flag::GenMx,
+            "-f" => Flag::ShiftDepth,
+            "-g" => Flag::Granularity,
+            _ => return None,
+        })
+    }
+
+    fn apply(self, params: &mut Params, value: &str) -> Result<(), ParamsError> {
+        match self {
+            Flag::TreeType => {
+                params.tree_type = parse(self, value, "a tree type: 0 = binomial, 1 = geometric, 2 = hybrid, 3 = balanced", TreeType::from_code)?;
+            }
+            Flag::Shape => {
+                params.shape = parse(self, value, "a shape: 0 = linear, 1 = exponential decrease, 2 = cyclic, 3 = fixed", GeoShape::from_code)?;
+            }
+            Flag::B0 => params.b0 = parse(self, value, "a number", Some)?,
+            Flag::RootSeed => params.root_seed = parse(self, value, "a 32-bit signed integer", Some)?,
+            Flag::M => params.m = parse(self, value, "a non-negative integer", Some)?,
+            Flag::Q => params.q = parse(self, value, "a number", Some)?,
+            Flag::GenMx => params.gen_mx = parse(self, value, "a non-negative integer", Some)?,
+            Flag::ShiftDepth => params.shift_depth = parse(self, value, "a number", Some)?,
+            Flag::Granularity => params.granularity = parse(self, value, "a positive integer", Some)?,
+        }
+        Ok(())
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Flag::TreeType => "-t",
+            Flag::B0 => "-b",
+            Flag::RootSeed => "-r",
+            Flag::M => "-m",
+            Flag::Q => "-q",
+            Flag::Shape => "-a",
+            Flag::GenMx => "-d",
+            Flag::ShiftDepth => "-f",
+            Flag::Granularity => "-g",
+        }
+    }
+}
+
+/// Parses `value` as a `T` and converts it, or says what `flag` expected.
+fn parse<T: FromStr, U>(
+    flag: Flag,
+    value: &str,
+    expected: &'static str,
+    convert: impl FnOnce(T) -> Option<U>,
+) -> Result<U, ParamsError> {
+    value.parse().ok().and_then(convert).ok_or_else(|| ParamsError::BadValue {
+        flag: flag.name(),
+        value: value.to_owned(),
+        expected,
+    })
+}
+
+/// Why UTS flags could not be parsed, or why parameters describe no sensible
+/// tree.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamsError {
+    /// A flag the reference does not know (or this parser does not support).
+    #[error("unknown UTS flag `{0}` (expected one of -t -b -r -m -q -a -d -f -g)")]
+    UnknownFlag(String),
+    /// A flag at the end of the arguments, with no value after it.
+    #[error("UTS flag `{0}` needs a value")]
+    MissingValue(String),
+    /// A flag's value that is not of the flag's kind.
+    #[error("bad value `{value}` for UTS flag `{flag}`: expected {expected}")]
+    BadValue {
+        /// The flag, e.g. `-t`.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// What the flag expects.
+        expected: &'static str,
+    },
+    /// `b0` is negative, not finite, or too large for the reference's `int`.
+    #[error("root branching factor b0 (-b) = {0} must be a finite number in [0, 2147483647]")]
+    RootBranching(f64),
+    /// `q` is not a probability.
+    #[error("non-leaf probability q (-q) = {0} must be in [0, 1]")]
+    Probability(f64),
+    /// Binomial non-leaves would have no children.
+    #[error("non-leaf branching factor m (-m) is 0 while the non-leaf probability q (-q) = {q} is positive")]
+    ZeroNonLeafBranching {
+        /// The non-leaf probability.
+        q: f64,
+    },
+    /// The binomial part of the tree is infinite in expectation.
+    #[error(
+        "expected binomial branching factor q * m = {q} * {m} = {expected} is at least 1: \
+         the tree is infinite in expectation and the search would not terminate"
+    )]
+    InfiniteBinomial {
+        /// The non-leaf probability.
+        q: f64,
+        /// The non-leaf branching factor.
+        m: u32,
+        /// `q * min(m, 100)`, the expected number of children of a non-root node.
+        expected: f64,
+    },
+    /// A geometric or hybrid tree with depth parameter 0.
+    #[error("tree depth gen_mx (-d) must be at least 1 for {0} trees")]
+    ZeroDepth(TreeType),
+    /// The exponential-decrease shape with a branching factor that does not
+    /// decrease.
+    #[error(
+        "root branching factor b0 (-b) = {0} must be greater than 1 for the exponential-decrease shape \
+         (-a 1): otherwise the branching factor does not decrease and the tree is infinite in expectation"
+    )]
+    ExpDecRootBranching(f64),
+    /// The hybrid tree's shift depth is not a fraction.
+    #[error("shift depth (-f) = {0} must be a fraction of the tree depth in [0, 1]")]
+    ShiftDepth(f64),
+    /// No work per node.
+    #[error("compute granularity (-g) must be at least 1")]
+    ZeroGranularity,
+}

@@ -1,0 +1,233 @@
+//! The UTS tree as a [`Search`]: nodes, the number of children of a node, and
+//! the counts the benchmark reports.
+
+use std::fmt;
+
+use serde::Serialize;
+use treelb::Reduce;
+use treelb::search::{Children, Search};
+
+use super::params::{GeoShape, MAX_NUM_CHILDREN, Params, ParamsError, TreeType};
+use super::rng::{RngState, Spawner, rng_init, rng_rand, to_prob};
+
+/// The largest depth for which [`Uts`] caches the geometric distribution's
+/// parameter; deeper nodes compute it on the fly (with the same result).
+const GEO_TABLE_MAX_LEN: u32 = 4096;
+
+/// A node of a UTS tree: its random state and its height (the root has height
+/// 0). Everything about the node's subtree follows from these.
+///
+/// Hybrid trees need no node type: whether a node is geometric or binomial
+/// depends only on its height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UtsNode {
+    state: RngState,
+    height: u32,
+}
+
+impl UtsNode {
+    /// The node's random state.
+    #[inline]
+    pub fn state(&self) -> &RngState {
+        &self.state
+    }
+
+    /// The node's height: its distance from the root.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+}
+
+/// What UTS reports about a tree: the numbers of nodes and leaves and the
+/// largest height of a node. Merged by sum, sum and maximum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct UtsResult {
+    /// The number of nodes, the root included.
+    pub nodes: u64,
+    /// The number of nodes without children.
+    pub leaves: u64,
+    /// The largest height of a node (the reference's "tree depth").
+    pub max_depth: u64,
+}
+
+impl Reduce for UtsResult {
+    #[inline]
+    fn merge(&mut self, other: Self) {
+        self.nodes += other.nodes;
+        self.leaves += other.leaves;
+        self.max_depth = self.max_depth.max(other.max_depth);
+    }
+}
+
+impl fmt::Display for UtsResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tree size = {}, tree depth = {}, num leaves = {}", self.nodes, self.max_depth, self.leaves)
+    }
+}
+
+/// The Unbalanced Tree Search benchmark: the tree that the reference
+/// implementation (`uts.c`) generates from the given [`Params`], node for node.
+///
+/// ```
+/// use treelb_apps::uts::{Params, Uts};
+/// let uts = Uts::new(Params::default()).unwrap();
+/// let (result, expanded) = treelb::seq::run_search(&uts);
+/// assert_eq!((result.nodes, result.leaves, expanded), (1732, 1050, 1732));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Uts {
+    params: Params,
+    root_state: RngState,
+    /// `ln(1 - p)` of the geometric distribution of the number of children, by
+    /// depth, for the depths at which nodes may be geometric (capped).
+    geo_log_1mp: Vec<f64>,
+    /// Hybrid trees: nodes of smaller height are geometric.
+    hybrid_shift: f64,
+}
+
+impl Uts {
+    /// The tree of the given parameters, if they are [valid](Params::validate).
+    pub fn new(params: Params) -> Result<Uts, ParamsError> {
+        params.validate()?;
+        let hybrid_shift = params.shift_depth * f64::from(params.gen_mx);
+        let geo_depths = match params.tree_type {
+            TreeType::Binomial | TreeType::Balanced => 0,
+            // Geometric only at heights below shift_depth * gen_mx <= gen_mx.
+            TreeType::Hybrid => params.gen_mx,
+            TreeType::Geometric => match params.shape {
+                // b_i = 0 at depth gen_mx: no deeper nodes.
+                GeoShape::Linear | GeoShape::Fixed => params.gen_mx.saturating_add(1),
+                // b_i = 0 below depth 5 * gen_mx: no nodes deeper than 5 * gen_mx + 1.
+                GeoShape::Cyclic => params.gen_mx.saturating_mul(5).saturating_add(2),
+                GeoShape::ExpDec => GEO_TABLE_MAX_LEN,
+            },
+        };
+        let geo_log_1mp = (0..geo_depths.min(GEO_TABLE_MAX_LEN)).map(|d| geo_log_1mp(&params, d)).collect();
+        Ok(Uts { params, root_state: rng_init(params.root_seed), geo_log_1mp, hybrid_shift })
+    }
+
+    /// The parameters of the tree.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The root of the tree.
+    #[inline]
+    pub fn root_node(&self) -> UtsNode {
+        UtsNode { state: self.root_state, height: 0 }
+    }
+
+    /// The number of children of `node`, computed from its own state
+    /// (`uts_numChildren` of the reference, truncation included).
+    #[inline]
+    pub fn num_children(&self, node: &UtsNode) -> u32 {
+        let p = &self.params;
+        let height = node.height;
+        match p.tree_type {
+            // The root of a binomial tree has floor(b0) children, which is
+            // below the truncation at ceil(b0).
+            TreeType::Binomial if height == 0 => p.b0 as u32,
+            TreeType::Binomial => self.binomial_children(node),
+            TreeType::Geometric => self.geometric_children(node),
+            TreeType::Hybrid if f64::from(height) < self.hybrid_shift => self.geometric_children(node),
+            TreeType::Hybrid => self.binomial_children(node),
+            // No truncation for balanced trees.
+            TreeType::Balanced if height < p.gen_mx => p.b0 as u32,
+            TreeType::Balanced => 0,
+        }
+    }
+
+    /// Child `i` of `node` (`i < num_children(node)`): its state is spawned from
+    /// the parent's `granularity` times, as in the reference.
+    #[inline]
+    pub fn child(&self, node: &UtsNode, i: u32) -> UtsNode {
+        self.spawn_child(&mut Spawner::new(&node.state), node.height + 1, i)
+    }
+
+    #[inline]
+    fn spawn_child(&self, spawner: &mut Spawner, height: u32, i: u32) -> UtsNode {
+        for _ in 1..self.params.granularity {
+            // Extra work only: the same state each time.
+            std::hint::black_box(spawner.spawn(i));
+        }
+        UtsNode { state: spawner.spawn(i), height }
+    }
+
+    /// `uts_numChildren_bin` of the reference: `m` children with probability
+    /// `q`, else none.
+    #[inline]
+    fn binomial_children(&self, node: &UtsNode) -> u32 {
+        let d = to_prob(rng_rand(&node.state));
+        if d < self.params.q { self.params.m.min(MAX_NUM_CHILDREN) } else { 0 }
+    }
+
+    /// `uts_numChildren_geo` of the reference: the number of children drawn by
+    /// inverting the geometric distribution's cumulative density at a uniform
+    /// random number.
+    #[inline]
+    fn geometric_children(&self, node: &UtsNode) -> u32 {
+        let log_1mp = match self.geo_log_1mp.get(node.height as usize) {
+            Some(&cached) => cached,
+            None => geo_log_1mp(&self.params, node.height),
+        };
+        let u = to_prob(rng_rand(&node.state));
+        let n = (1.0 - u).ln() / log_1mp;
+        // The reference takes `(int) floor(n)` and truncates it to
+        // MAX_NUM_CHILDREN; a negative count means no children. Truncation
+        // towards zero (`as`, which also saturates and maps NaN to 0) agrees
+        // with `floor` on non-negative numbers and, after clamping, on negative
+        // ones, and saves a call to `floor`.
+        (n as i64).clamp(0, i64::from(MAX_NUM_CHILDREN)) as u32
+    }
+}
+
+/// `ln(1 - p)` for the geometric distribution of the number of children at
+/// `depth`, where `p = 1 / (1 + b_i)` makes its expected value the shape
+/// function's `b_i`. The expressions are the reference's, operation for
+/// operation, so that the results agree to the last bit.
+fn geo_log_1mp(params: &Params, depth: u32) -> f64 {
+    let b0 = params.b0;
+    let gen_mx = f64::from(params.gen_mx);
+    let depth_f = f64::from(depth);
+    let b_i = if depth == 0 {
+        b0
+    } else {
+        match params.shape {
+            GeoShape::ExpDec => b0 * depth_f.powf(-b0.ln() / gen_mx.ln()),
+            GeoShape::Cyclic if depth > params.gen_mx.saturating_mul(5) => 0.0,
+            GeoShape::Cyclic => b0.powf((2.0 * std::f64::consts::PI * depth_f / gen_mx).sin()),
+            GeoShape::Fixed if depth < params.gen_mx => b0,
+            GeoShape::Fixed => 0.0,
+            GeoShape::Linear => b0 * (1.0 - depth_f / gen_mx),
+        }
+    };
+    let p = 1.0 / (1.0 + b_i);
+    (1.0 - p).ln()
+}
+
+impl Search for Uts {
+    type Node = UtsNode;
+    type Output = UtsResult;
+
+    #[inline]
+    fn root(&self) -> UtsNode {
+        self.root_node()
+    }
+
+    #[inline]
+    fn expand(&self, node: UtsNode, acc: &mut UtsResult, children: &mut Children<'_, UtsNode>) {
+        acc.nodes += 1;
+        acc.max_depth = acc.max_depth.max(u64::from(node.height));
+        let n = self.num_children(&node);
+        if n == 0 {
+            acc.leaves += 1;
+            return;
+        }
+        let mut spawner = Spawner::new(&node.state);
+        let height = node.height + 1;
+        for i in 0..n {
+            children.push(self.spawn_child(&mut spawner, height, i));
+        }
+    }
+}
