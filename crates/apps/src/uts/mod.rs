@@ -10,13 +10,18 @@
 //!   node counts.
 //!
 //! ```
-//! use treelb_apps::uts::{Params, Uts};
-//! let (params, expected) = Params::sample("T1").unwrap();
-//! # let params: Params = "-t 1 -a 3 -d 4 -b 4 -r 19".parse().unwrap(); // smaller, for doctests
-//! let uts = Uts::new(params).unwrap();
-//! let (result, _) = treelb::seq::run_search(&uts);
-//! # let expected = result.nodes;
-//! assert_eq!(result.nodes, expected);
+//! use treelb_apps::uts::{Params, SampleTree, Uts};
+//!
+//! // The reference's flags, parsed and validated.
+//! let params = Params::from_uts_args(["-t", "1", "-a", "3", "-d", "5", "-b", "4", "-r", "19"])?;
+//! let (result, _) = treelb::seq::run_search(&Uts::new(params)?);
+//! assert_eq!(result.max_depth, 5);
+//!
+//! // A published sample tree.
+//! let sample = SampleTree::find("default").unwrap();
+//! let (result, _) = treelb::seq::run_search(&Uts::new(sample.params())?);
+//! assert!(sample.matches(&result));
+//! # Ok::<(), treelb_apps::uts::ParamsError>(())
 //! ```
 
 mod params;

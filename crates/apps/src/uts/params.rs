@@ -28,7 +28,8 @@ pub enum TreeType {
 
 impl TreeType {
     /// All tree types, by code.
-    pub const ALL: [TreeType; 4] = [TreeType::Binomial, TreeType::Geometric, TreeType::Hybrid, TreeType::Balanced];
+    pub const ALL: [TreeType; 4] =
+        [TreeType::Binomial, TreeType::Geometric, TreeType::Hybrid, TreeType::Balanced];
 
     /// The type with the given reference code (`-t` value), if any.
     pub fn from_code(code: u32) -> Option<TreeType> {
@@ -206,19 +207,6 @@ impl Params {
             TreeType::Hybrid => (true, true),
             TreeType::Balanced => (false, false),
         };
-        if binomial {
-            if !(0.0..=1.0).contains(&self.q) {
-                return Err(ParamsError::Probability(self.q));
-            }
-            if self.m == 0 && self.q > 0.0 {
-                return Err(ParamsError::ZeroNonLeafBranching { q: self.q });
-            }
-            // Non-root nodes have more children truncated to MAX_NUM_CHILDREN.
-            let expected = self.q * f64::from(self.m.min(MAX_NUM_CHILDREN));
-            if expected >= 1.0 {
-                return Err(ParamsError::InfiniteBinomial { q: self.q, m: self.m, expected });
-            }
-        }
         if geometric {
             if self.gen_mx == 0 {
                 return Err(ParamsError::ZeroDepth(self.tree_type));
@@ -230,8 +218,148 @@ impl Params {
         if self.tree_type == TreeType::Hybrid && !(0.0..=1.0).contains(&self.shift_depth) {
             return Err(ParamsError::ShiftDepth(self.shift_depth));
         }
+        if binomial {
+            if !(0.0..=1.0).contains(&self.q) {
+                return Err(ParamsError::Probability(self.q));
+            }
+            if self.m == 0 && self.q > 0.0 {
+                return Err(ParamsError::ZeroNonLeafBranching { q: self.q });
+            }
+            let finite_probability = self.finite_probability();
+            if finite_probability < MIN_FINITE_PROBABILITY {
+                return Err(ParamsError::InfiniteBinomial {
+                    q: self.q,
+                    m: self.m,
+                    expected: self.binomial_branching(),
+                    finite_probability,
+                });
+            }
+        }
         Ok(())
     }
+}
+
+impl Params {
+    /// The expected number of children of a binomial node below the root:
+    /// `q * m`, with `m` truncated to [`MAX_NUM_CHILDREN`] as the reference
+    /// does.
+    pub fn binomial_branching(&self) -> f64 {
+        self.q * f64::from(self.m.min(MAX_NUM_CHILDREN))
+    }
+
+    /// The shape function's target branching factor `b_i` of a geometric node
+    /// at `depth` (the expected number of children before truncation),
+    /// computed operation for operation as the reference does, so that the
+    /// result agrees to the last bit.
+    pub fn geometric_branching(&self, depth: u32) -> f64 {
+        let b0 = self.b0;
+        if depth == 0 {
+            return b0;
+        }
+        let gen_mx = f64::from(self.gen_mx);
+        let depth_f = f64::from(depth);
+        match self.shape {
+            GeoShape::ExpDec => b0 * depth_f.powf(-b0.ln() / gen_mx.ln()),
+            GeoShape::Cyclic if depth > self.gen_mx.saturating_mul(5) => 0.0,
+            GeoShape::Cyclic => b0.powf((2.0 * std::f64::consts::PI * depth_f / gen_mx).sin()),
+            GeoShape::Fixed if depth < self.gen_mx => b0,
+            GeoShape::Fixed => 0.0,
+            GeoShape::Linear => b0 * (1.0 - depth_f / gen_mx),
+        }
+    }
+
+    /// The probability that the tree is finite, taken over the random root
+    /// state (that is, before the seed is known).
+    ///
+    /// Geometric and balanced trees are always finite. A binomial subtree is a
+    /// Galton–Watson process: finite surely if `q * m <= 1`, and otherwise
+    /// with its extinction probability `η < 1`, the smallest root of
+    /// `η = 1 - q + q η^m`. The whole tree is finite if the subtrees of all
+    /// the root's children are: with probability `η^floor(b0)` for a binomial
+    /// tree, and for a hybrid tree by composing the generating functions of
+    /// the (truncated) geometric distributions above the shift depth.
+    ///
+    /// [`validate`](Params::validate) rejects trees that are finite with
+    /// probability below 1/2. The published sample tree T3L, with
+    /// `q * m = 1.00007`, is finite with probability about 0.93.
+    pub fn finite_probability(&self) -> f64 {
+        match self.tree_type {
+            TreeType::Geometric | TreeType::Balanced => 1.0,
+            TreeType::Binomial => {
+                // The root has floor(b0) children, each the root of a binomial subtree.
+                binomial_extinction(self.q, self.m.min(MAX_NUM_CHILDREN)).powf(self.b0.floor())
+            }
+            TreeType::Hybrid => {
+                // Nodes of height h < shift_depth * gen_mx are geometric.
+                let geometric_heights = (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32;
+                let eta = binomial_extinction(self.q, self.m.min(MAX_NUM_CHILDREN));
+                let finite = (0..geometric_heights).rev().fold(eta, |finite, height| {
+                    truncated_geometric_pgf(self.geometric_branching(height), finite)
+                });
+                // The sum of probabilities may round to just above 1.
+                finite.min(1.0)
+            }
+        }
+    }
+}
+
+/// A probability for a message: three decimals, or two significant digits
+/// if it is tiny.
+fn probability(p: &f64) -> String {
+    match *p {
+        0.0 => "0".to_owned(),
+        p if p < 0.001 => format!("{p:.1e}"),
+        p => format!("{p:.3}"),
+    }
+}
+
+/// Trees finite with a smaller probability are rejected by
+/// [`Params::validate`]: the search would most likely not terminate.
+const MIN_FINITE_PROBABILITY: f64 = 0.5;
+
+/// The extinction probability of a Galton–Watson process in which every node
+/// has `m` children with probability `q`, else none: the smallest fixed point
+/// of the generating function `f(s) = 1 - q + q s^m` in `[0, 1]`.
+fn binomial_extinction(q: f64, m: u32) -> f64 {
+    if q * f64::from(m) <= 1.0 {
+        return 1.0;
+    }
+    if q >= 1.0 {
+        return 0.0;
+    }
+    // Here m >= 2. `h(s) = f(s) - s` is convex with h(0) = 1 - q > 0 and h(1) = 0;
+    // it is negative at its minimum, so the fixed point lies in [0, s_min].
+    let m_f = f64::from(m);
+    let h = |s: f64| 1.0 - q + q * s.powf(m_f) - s;
+    let (mut lo, mut hi) = (0.0, (1.0 / (q * m_f)).powf(1.0 / (m_f - 1.0)));
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if h(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// The generating function `E[s^N]` of the number of children `N` of a
+/// geometric node with target branching factor `b_i`: `P(N = k) = p (1-p)^k`
+/// with `p = 1 / (1 + b_i)`, truncated at [`MAX_NUM_CHILDREN`].
+fn truncated_geometric_pgf(b_i: f64, s: f64) -> f64 {
+    let p = 1.0 / (1.0 + b_i);
+    let ratio = (1.0 - p) * s;
+    let mut sum = 0.0;
+    let mut term = 1.0;
+    for _ in 0..MAX_NUM_CHILDREN {
+        sum += p * term;
+        term *= ratio;
+    }
+    // All counts of MAX_NUM_CHILDREN and more become MAX_NUM_CHILDREN.
+    sum + term
 }
 
 impl Default for Params {
@@ -309,10 +437,20 @@ impl Flag {
     fn apply(self, params: &mut Params, value: &str) -> Result<(), ParamsError> {
         match self {
             Flag::TreeType => {
-                params.tree_type = parse(self, value, "a tree type: 0 = binomial, 1 = geometric, 2 = hybrid, 3 = balanced", TreeType::from_code)?;
+                params.tree_type = parse(
+                    self,
+                    value,
+                    "a tree type: 0 = binomial, 1 = geometric, 2 = hybrid, 3 = balanced",
+                    TreeType::from_code,
+                )?;
             }
             Flag::Shape => {
-                params.shape = parse(self, value, "a shape: 0 = linear, 1 = exponential decrease, 2 = cyclic, 3 = fixed", GeoShape::from_code)?;
+                params.shape = parse(
+                    self,
+                    value,
+                    "a shape: 0 = linear, 1 = exponential decrease, 2 = cyclic, 3 = fixed",
+                    GeoShape::from_code,
+                )?;
             }
             Flag::B0 => params.b0 = parse(self, value, "a number", Some)?,
             Flag::RootSeed => params.root_seed = parse(self, value, "a 32-bit signed integer", Some)?,
@@ -386,10 +524,13 @@ pub enum ParamsError {
         /// The non-leaf probability.
         q: f64,
     },
-    /// The binomial part of the tree is infinite in expectation.
+    /// The binomial part of the tree is supercritical and the whole tree is
+    /// unlikely to be finite; see [`Params::finite_probability`].
     #[error(
-        "expected binomial branching factor q * m = {q} * {m} = {expected} is at least 1: \
-         the tree is infinite in expectation and the search would not terminate"
+        "expected binomial branching factor q * m = {q} * {m} = {expected} is above 1: the tree is \
+         infinite in expectation and finite with probability only {}, so the search would most likely \
+         not terminate",
+        probability(.finite_probability)
     )]
     InfiniteBinomial {
         /// The non-leaf probability.
@@ -398,6 +539,8 @@ pub enum ParamsError {
         m: u32,
         /// `q * min(m, 100)`, the expected number of children of a non-root node.
         expected: f64,
+        /// The probability that the tree is finite.
+        finite_probability: f64,
     },
     /// A geometric or hybrid tree with depth parameter 0.
     #[error("tree depth gen_mx (-d) must be at least 1 for {0} trees")]

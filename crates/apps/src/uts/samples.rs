@@ -43,17 +43,24 @@ pub const SAMPLE_TREES: &[SampleTree] = &[
         Some(3_108_986),
         Some(134),
     ),
-    sample("T5", "Geometric [linear dec.]", "-t 1 -a 0 -d 20 -b 4 -r 34", 4_147_582, Some(2_181_318), Some(20)),
-    // Large workloads (~100 million nodes).
     sample(
-        "T1L",
-        "Geometric [fixed]",
-        "-t 1 -a 3 -d 13 -b 4 -r 29",
-        102_181_082,
-        Some(81_746_377),
-        Some(13),
+        "T5",
+        "Geometric [linear dec.]",
+        "-t 1 -a 0 -d 20 -b 4 -r 34",
+        4_147_582,
+        Some(2_181_318),
+        Some(20),
     ),
-    sample("T2L", "Geometric [cyclic]", "-t 1 -a 2 -d 23 -b 7 -r 220", 96_793_510, Some(53_791_152), Some(67)),
+    // Large workloads (~100 million nodes).
+    sample("T1L", "Geometric [fixed]", "-t 1 -a 3 -d 13 -b 4 -r 29", 102_181_082, Some(81_746_377), Some(13)),
+    sample(
+        "T2L",
+        "Geometric [cyclic]",
+        "-t 1 -a 2 -d 23 -b 7 -r 220",
+        96_793_510,
+        Some(53_791_152),
+        Some(67),
+    ),
     sample(
         "T3L",
         "Binomial",

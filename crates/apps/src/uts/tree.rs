@@ -184,25 +184,9 @@ impl Uts {
 
 /// `ln(1 - p)` for the geometric distribution of the number of children at
 /// `depth`, where `p = 1 / (1 + b_i)` makes its expected value the shape
-/// function's `b_i`. The expressions are the reference's, operation for
-/// operation, so that the results agree to the last bit.
+/// function's `b_i`, computed as the reference does.
 fn geo_log_1mp(params: &Params, depth: u32) -> f64 {
-    let b0 = params.b0;
-    let gen_mx = f64::from(params.gen_mx);
-    let depth_f = f64::from(depth);
-    let b_i = if depth == 0 {
-        b0
-    } else {
-        match params.shape {
-            GeoShape::ExpDec => b0 * depth_f.powf(-b0.ln() / gen_mx.ln()),
-            GeoShape::Cyclic if depth > params.gen_mx.saturating_mul(5) => 0.0,
-            GeoShape::Cyclic => b0.powf((2.0 * std::f64::consts::PI * depth_f / gen_mx).sin()),
-            GeoShape::Fixed if depth < params.gen_mx => b0,
-            GeoShape::Fixed => 0.0,
-            GeoShape::Linear => b0 * (1.0 - depth_f / gen_mx),
-        }
-    };
-    let p = 1.0 / (1.0 + b_i);
+    let p = 1.0 / (1.0 + params.geometric_branching(depth));
     (1.0 - p).ln()
 }
 

@@ -1,0 +1,90 @@
+//! N-Queens: solution counts, the search tree, and the board-size check.
+
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb::{Reduce, Work, seq};
+use treelb_apps::nqueens::{NQueens, NQueensError, NQueensResult};
+
+fn solutions(n: u32) -> u64 {
+    seq::run_search(&NQueens::new(n).unwrap()).0.solutions
+}
+
+#[test]
+fn small_boards_have_the_published_counts() {
+    let published = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200];
+    for (n, expected) in (1..).zip(published) {
+        assert_eq!(solutions(n), expected, "n = {n}");
+        assert_eq!(NQueens::known_solutions(n), Some(expected));
+    }
+}
+
+#[test]
+fn fourteen_queens() {
+    let (result, expanded) = seq::run_search(&NQueens::new(14).unwrap());
+    assert_eq!(result, NQueensResult { solutions: 365_596, nodes: 27_358_553 });
+    assert_eq!(expanded, result.nodes);
+    assert_eq!(NQueens::known_solutions(14), Some(365_596));
+}
+
+#[test]
+fn nodes_are_all_partial_placements() {
+    // n = 4: the empty board, 4 + 6 + 4 + 2 partial placements on rows 1..=4.
+    let (result, _) = seq::run_search(&NQueens::new(4).unwrap());
+    assert_eq!(result, NQueensResult { solutions: 2, nodes: 17 });
+    let (one, _) = seq::run_search(&NQueens::new(1).unwrap());
+    assert_eq!(one, NQueensResult { solutions: 1, nodes: 2 });
+}
+
+#[test]
+fn the_largest_board_expands() {
+    // The full 32-column masks: the first rows of n = 32 expand correctly.
+    let problem = NQueens::new(32).unwrap();
+    let mut pieces = DfsWork::new(&problem, SplitPolicy::OldestHalf);
+    let mut acc = NQueensResult::default();
+    assert!(!pieces.work(1, &mut acc).is_exhausted());
+    assert_eq!(pieces.open_nodes(), 32);
+    assert!(!pieces.work(1, &mut acc).is_exhausted());
+    // The last child (the highest column) is expanded first: 30 free columns.
+    assert_eq!(pieces.open_nodes(), 31 + 30);
+}
+
+#[test]
+fn split_pieces_add_up_to_the_sequential_result() {
+    let problem = NQueens::new(9).unwrap();
+    let (expected, _) = seq::run_search(&problem);
+    for policy in [SplitPolicy::OldestHalf, SplitPolicy::Bottom] {
+        let mut pieces = vec![DfsWork::new(&problem, policy)];
+        let mut total = NQueensResult::default();
+        while let Some(mut piece) = pieces.pop() {
+            let mut acc = NQueensResult::default();
+            let done = piece.work(11, &mut acc).is_exhausted();
+            total.merge(acc);
+            if !done {
+                if let Some(other) = piece.split() {
+                    pieces.push(other);
+                }
+                pieces.push(piece);
+            }
+        }
+        assert_eq!(total, expected, "{policy:?}");
+    }
+}
+
+#[test]
+fn board_size_is_checked() {
+    assert_eq!(NQueens::new(0), Err(NQueensError(0)));
+    assert_eq!(NQueens::new(33), Err(NQueensError(33)));
+    assert_eq!(
+        NQueens::new(0).unwrap_err().to_string(),
+        "N-Queens board size n = 0 is not supported: it must be between 1 and 32"
+    );
+    assert_eq!(NQueens::new(32).unwrap().n(), 32);
+    assert_eq!(NQueens::known_solutions(28), None);
+}
+
+#[test]
+fn result_merges_by_sum() {
+    let mut a = NQueensResult { solutions: 2, nodes: 17 };
+    a.merge(NQueensResult { solutions: 10, nodes: 54 });
+    assert_eq!(a, NQueensResult { solutions: 12, nodes: 71 });
+    assert_eq!(a.to_string(), "12 solutions, 71 nodes");
+}
