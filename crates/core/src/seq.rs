@@ -27,10 +27,11 @@ use crate::search::{Children, Search};
 /// ```
 pub fn run_search<S: Search>(search: &S) -> (S::Output, u64) {
     let mut acc = S::Output::default();
-    let mut stack = vec![search.root()];
+    let mut stack = Vec::new();
+    Children::new(&mut stack).push(search.root());
     let mut nodes = 0u64;
-    while let Some(node) = stack.pop() {
-        search.expand(node, &mut acc, &mut Children::new(&mut stack));
+    while let Some(entry) = stack.pop() {
+        search.expand(entry.node, &mut acc, &mut Children::new(&mut stack));
         nodes += 1;
     }
     (acc, nodes)

@@ -33,23 +33,44 @@ pub trait Search: Sync {
     fn expand(&self, node: Self::Node, acc: &mut Self::Output, children: &mut Children<'_, Self::Node>);
 }
 
+/// One slot of a DFS stack: an open node, and whether it is the first
+/// (bottom-most) node of its level.
+///
+/// The flag encodes the level structure in the stack itself, so expanding a
+/// node costs no bookkeeping beyond storing one byte with each child; a split
+/// reads the levels off the flags.
+#[derive(Clone, Debug)]
+pub struct Entry<N> {
+    pub(crate) node: N,
+    pub(crate) first: bool,
+}
+
+impl<N> Entry<N> {
+    /// The open node.
+    pub fn node(&self) -> &N {
+        &self.node
+    }
+}
+
 /// The place where [`Search::expand`] puts the children of a node: the top of
 /// the DFS stack, so pushing allocates nothing once the stack has grown.
 pub struct Children<'a, N> {
-    stack: &'a mut Vec<N>,
+    stack: &'a mut Vec<Entry<N>>,
+    first: bool,
 }
 
 impl<'a, N> Children<'a, N> {
-    /// Wraps a stack: children are pushed on top of it.
+    /// The children of one expansion, pushed on top of `stack` as one level.
     #[inline]
-    pub fn new(stack: &'a mut Vec<N>) -> Self {
-        Children { stack }
+    pub(crate) fn new(stack: &'a mut Vec<Entry<N>>) -> Self {
+        Children { stack, first: true }
     }
 
     /// Pushes one child.
     #[inline]
     pub fn push(&mut self, child: N) {
-        self.stack.push(child);
+        self.stack.push(Entry { node: child, first: self.first });
+        self.first = false;
     }
 
     /// Reserves room for `additional` more children.
@@ -62,8 +83,35 @@ impl<'a, N> Children<'a, N> {
 impl<N> Extend<N> for Children<'_, N> {
     #[inline]
     fn extend<I: IntoIterator<Item = N>>(&mut self, iter: I) {
-        self.stack.extend(iter);
+        for child in iter {
+            self.push(child);
+        }
     }
+}
+
+/// Expands one node outside any runtime: returns its children in the order
+/// they were pushed. For tests and tools that inspect a search tree.
+///
+/// ```
+/// use treelb::search::{expand_one, Children, Search};
+/// struct Fan;
+/// impl Search for Fan {
+///     type Node = u8;
+///     type Output = u64;
+///     fn root(&self) -> u8 { 3 }
+///     fn expand(&self, n: u8, acc: &mut u64, c: &mut Children<'_, u8>) {
+///         *acc += 1;
+///         c.extend(0..n);
+///     }
+/// }
+/// let mut acc = 0;
+/// assert_eq!(expand_one(&Fan, 3, &mut acc), [0, 1, 2]);
+/// assert_eq!(acc, 1);
+/// ```
+pub fn expand_one<S: Search>(search: &S, node: S::Node, acc: &mut S::Output) -> Vec<S::Node> {
+    let mut stack = Vec::new();
+    search.expand(node, acc, &mut Children::new(&mut stack));
+    stack.into_iter().map(|e| e.node).collect()
 }
 
 /// A piece of a search: a DFS stack of open nodes, split by a [`SplitPolicy`].
@@ -72,13 +120,12 @@ impl<N> Extend<N> for Children<'_, N> {
 /// the children of one expansion form one level, so the bottom level is the
 /// *oldest generation* of the lecture's rule (`002_…`, "Donating Work").
 ///
-/// Invariants: `levels` holds the start index in `nodes` of every level, in
-/// increasing order; every level is non-empty; `levels` is empty exactly when
-/// `nodes` is.
+/// Invariant: the bottom entry of a non-empty stack starts a level (its
+/// `first` flag is set); a level runs from an entry with the flag up to the
+/// next one.
 pub struct DfsWork<'s, S: Search> {
     search: &'s S,
-    nodes: Vec<S::Node>,
-    levels: Vec<usize>,
+    stack: Vec<Entry<S::Node>>,
     generation: u32,
     policy: SplitPolicy,
 }
@@ -120,18 +167,19 @@ impl<'s, S: Search> DfsWork<'s, S> {
 
     /// A piece holding the given open nodes as one level, at a given generation.
     pub fn from_nodes(search: &'s S, nodes: Vec<S::Node>, generation: u32, policy: SplitPolicy) -> Self {
-        let levels = if nodes.is_empty() { Vec::new() } else { vec![0] };
-        DfsWork { search, nodes, levels, generation, policy }
+        let mut stack = Vec::with_capacity(nodes.len());
+        Children::new(&mut stack).extend(nodes);
+        DfsWork { search, stack, generation, policy }
     }
 
     /// The open nodes, bottom of the stack first.
-    pub fn nodes(&self) -> &[S::Node] {
-        &self.nodes
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &S::Node> {
+        self.stack.iter().map(Entry::node)
     }
 
     /// The number of open nodes on the stack.
     pub fn open_nodes(&self) -> usize {
-        self.nodes.len()
+        self.stack.len()
     }
 
     /// The split policy of this piece (inherited by the pieces it splits off).
@@ -152,8 +200,7 @@ where
     fn clone(&self) -> Self {
         DfsWork {
             search: self.search,
-            nodes: self.nodes.clone(),
-            levels: self.levels.clone(),
+            stack: self.stack.clone(),
             generation: self.generation,
             policy: self.policy,
         }
@@ -163,8 +210,7 @@ where
 impl<S: Search> std::fmt::Debug for DfsWork<'_, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DfsWork")
-            .field("open_nodes", &self.nodes.len())
-            .field("levels", &self.levels)
+            .field("open_nodes", &self.stack.len())
             .field("generation", &self.generation)
             .field("policy", &self.policy)
             .finish()
@@ -176,29 +222,27 @@ impl<S: Search> Work for DfsWork<'_, S> {
 
     #[inline]
     fn work(&mut self, budget: u64, acc: &mut S::Output) -> Progress {
+        // A local stack: with no `self` behind it the compiler keeps its
+        // pointer and length in registers across `expand`, as in the
+        // sequential baseline.
+        let mut stack = std::mem::take(&mut self.stack);
         let mut used = 0;
         while used < budget {
-            let Some(node) = self.nodes.pop() else {
-                return Progress::Exhausted { used };
+            let Some(entry) = stack.pop() else {
+                break;
             };
-            // The popped node was the last of its level: the level is gone.
-            if self.levels.last() == Some(&self.nodes.len()) {
-                self.levels.pop();
-            }
-            let before = self.nodes.len();
-            self.search.expand(node, acc, &mut Children::new(&mut self.nodes));
-            if self.nodes.len() > before {
-                self.levels.push(before);
-            }
+            self.search.expand(entry.node, acc, &mut Children::new(&mut stack));
             used += 1;
         }
-        if self.nodes.is_empty() { Progress::Exhausted { used } } else { Progress::Pending }
+        let progress = if stack.is_empty() { Progress::Exhausted { used } } else { Progress::Pending };
+        self.stack = stack;
+        progress
     }
 
     fn split(&mut self) -> Option<Self> {
-        let given = split::take(self.policy, &mut self.nodes, &mut self.levels)?;
+        let given = split::take(self.policy, &mut self.stack)?;
         self.generation += 1;
-        Some(DfsWork::from_nodes(self.search, given, self.generation, self.policy))
+        Some(DfsWork { search: self.search, stack: given, generation: self.generation, policy: self.policy })
     }
 
     #[inline]
@@ -208,7 +252,7 @@ impl<S: Search> Work for DfsWork<'_, S> {
 
     #[inline]
     fn load(&self) -> u64 {
-        self.nodes.len() as u64
+        self.stack.len() as u64
     }
 }
 

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::Entry;
+
 /// Which open nodes of a DFS stack a split gives away.
 ///
 /// Both policies give away nodes from the *bottom* of the stack — the oldest
@@ -66,27 +68,23 @@ impl FromStr for SplitPolicy {
     }
 }
 
-/// Removes the nodes that `policy` gives away from the stack (`nodes`, with
-/// level start indices `levels`) and returns them, bottom first; `None` and no
-/// change if the stack holds fewer than two nodes.
-pub(super) fn take<N>(policy: SplitPolicy, nodes: &mut Vec<N>, levels: &mut Vec<usize>) -> Option<Vec<N>> {
-    if nodes.len() < 2 {
+/// Removes the entries that `policy` gives away from the bottom of `stack` and
+/// returns them as a stack of one level; `None` and no change if the stack
+/// holds fewer than two nodes.
+pub(super) fn take<N>(policy: SplitPolicy, stack: &mut Vec<Entry<N>>) -> Option<Vec<Entry<N>>> {
+    if stack.len() < 2 {
         return None;
     }
-    let bottom_len = levels.get(1).copied().unwrap_or(nodes.len());
     let count = match policy {
-        SplitPolicy::OldestHalf if bottom_len >= 2 => bottom_len / 2,
-        SplitPolicy::OldestHalf | SplitPolicy::Bottom => 1,
+        SplitPolicy::OldestHalf => {
+            let bottom_len = 1 + stack[1..].iter().take_while(|e| !e.first).count();
+            (bottom_len / 2).max(1)
+        }
+        SplitPolicy::Bottom => 1,
     };
-    let given: Vec<N> = nodes.drain(..count).collect();
-    if count == bottom_len {
-        levels.remove(0);
-    }
-    // Every level above the bottom one moved down by `count`; the bottom level
-    // (if it survived) still starts at 0.
-    for start in levels.iter_mut() {
-        *start = start.saturating_sub(count);
-    }
-    debug_assert!(levels.first().is_none_or(|&s| s == 0));
+    let mut given: Vec<Entry<N>> = stack.drain(..count).collect();
+    // The given nodes form one level; what stays keeps a level at the bottom.
+    given[0].first = true;
+    stack[0].first = true;
     Some(given)
 }

@@ -137,49 +137,70 @@ proptest! {
     }
 }
 
-/// A stack 0 | 1 2 3 | 4 5 (levels of 1, 3 and 2 nodes) split by each policy.
-fn three_levels(policy: SplitPolicy) -> (Vec<u32>, Vec<usize>, Option<Vec<u32>>) {
-    let mut nodes: Vec<u32> = (0..6).collect();
-    let mut levels = vec![0, 1, 4];
-    let given = split::take(policy, &mut nodes, &mut levels);
-    (nodes, levels, given)
+/// A stack of nodes 0..n whose levels start at the given indices.
+fn stack(n: u32, starts: &[u32]) -> Vec<Entry<u32>> {
+    (0..n).map(|i| Entry { node: i, first: starts.contains(&i) }).collect()
+}
+
+/// The nodes of a stack and the indices where its levels start.
+fn shape(stack: &[Entry<u32>]) -> (Vec<u32>, Vec<usize>) {
+    (
+        stack.iter().map(|e| e.node).collect(),
+        stack.iter().enumerate().filter(|(_, e)| e.first).map(|(i, _)| i).collect(),
+    )
 }
 
 #[test]
 fn oldest_half_gives_a_lone_bottom_node_whole() {
-    let (nodes, levels, given) = three_levels(SplitPolicy::OldestHalf);
-    assert_eq!(given, Some(vec![0]));
-    assert_eq!(nodes, [1, 2, 3, 4, 5]);
-    assert_eq!(levels, [0, 3]);
+    // 0 | 1 2 3 | 4 5
+    let mut s = stack(6, &[0, 1, 4]);
+    let given = split::take(SplitPolicy::OldestHalf, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0], vec![0]));
+    assert_eq!(shape(&s), (vec![1, 2, 3, 4, 5], vec![0, 3]));
 }
 
 #[test]
 fn oldest_half_gives_half_of_the_bottom_level_rounded_down() {
-    let mut nodes: Vec<u32> = (0..7).collect();
-    let mut levels = vec![0, 5];
-    assert_eq!(split::take(SplitPolicy::OldestHalf, &mut nodes, &mut levels), Some(vec![0, 1]));
-    assert_eq!(nodes, [2, 3, 4, 5, 6]);
-    assert_eq!(levels, [0, 3]);
+    // 0 1 2 3 4 | 5 6
+    let mut s = stack(7, &[0, 5]);
+    let given = split::take(SplitPolicy::OldestHalf, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0, 1], vec![0]));
+    assert_eq!(shape(&s), (vec![2, 3, 4, 5, 6], vec![0, 3]));
+    // A stack of one level of two nodes splits one and one.
+    let mut s = stack(2, &[0]);
+    let given = split::take(SplitPolicy::OldestHalf, &mut s).unwrap();
+    assert_eq!((shape(&given), shape(&s)), ((vec![0], vec![0]), (vec![1], vec![0])));
 }
 
 #[test]
 fn bottom_gives_one_node() {
-    let mut nodes: Vec<u32> = (0..7).collect();
-    let mut levels = vec![0, 5];
-    assert_eq!(split::take(SplitPolicy::Bottom, &mut nodes, &mut levels), Some(vec![0]));
-    assert_eq!(levels, [0, 4]);
-    let (nodes, levels, given) = three_levels(SplitPolicy::Bottom);
-    assert_eq!((nodes.len(), levels, given), (5, vec![0, 3], Some(vec![0])));
+    let mut s = stack(7, &[0, 5]);
+    let given = split::take(SplitPolicy::Bottom, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0], vec![0]));
+    assert_eq!(shape(&s), (vec![1, 2, 3, 4, 5, 6], vec![0, 4]));
+    let mut s = stack(6, &[0, 1, 4]);
+    let given = split::take(SplitPolicy::Bottom, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0], vec![0]));
+    assert_eq!(shape(&s), (vec![1, 2, 3, 4, 5], vec![0, 3]));
 }
 
 #[test]
 fn a_single_open_node_is_atomic() {
     for policy in SplitPolicy::ALL {
-        let mut nodes = vec![7u32];
-        let mut levels = vec![0];
-        assert_eq!(split::take(policy, &mut nodes, &mut levels), None);
-        assert_eq!((nodes, levels), (vec![7], vec![0]));
+        let mut s = stack(1, &[0]);
+        assert!(split::take(policy, &mut s).is_none());
+        assert_eq!(shape(&s), (vec![0], vec![0]));
     }
+}
+
+#[test]
+fn expansion_pushes_one_level_per_node() {
+    let tree = RandomTree { seed: 3, max_children: 4, max_depth: 5 };
+    let mut piece = DfsWork::new(&tree, SplitPolicy::OldestHalf);
+    let mut acc = Visits::default();
+    piece.work(3, &mut acc);
+    // Every level starts with a flagged entry and the bottom entry is one.
+    assert!(piece.stack.first().is_none_or(|e| e.first));
 }
 
 #[test]

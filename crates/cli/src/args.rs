@@ -1,0 +1,148 @@
+//! The command line as clap parses it; `config` turns it into checked values.
+
+use clap::{Args, Parser, Subcommand};
+
+/// Dynamic load balancing of tree-shaped computations.
+///
+/// Runs an application on P worker threads under a balancing strategy and
+/// reports the answer, the time and what every processing element (PE) did.
+#[derive(Debug, Parser)]
+#[command(name = "treelb", version, about, max_term_width = 100)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Count the nodes of an Unbalanced Tree Search (UTS) tree.
+    ///
+    /// Either a sample tree by name (--tree T1; the default) or the reference
+    /// code's parameters (-t -b -r -m -q -a -d -f -g).
+    Uts(Box<UtsArgs>),
+    /// Count the solutions of the N-Queens problem on an N×N board.
+    Nqueens(NqueensArgs),
+    /// Time the sequential baseline, treelb at P = 1 and at P = all cores.
+    Bench(BenchArgs),
+}
+
+/// How to run: the options every application takes.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// Number of PEs (worker threads) [default: all cores]
+    #[arg(short = 'p', long, value_name = "P")]
+    pub(crate) threads: Option<String>,
+    /// Δt: units of work (nodes) between two checks for requests
+    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
+    pub(crate) budget: String,
+    /// Which open nodes a split gives away: oldest-half or bottom
+    #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
+    pub(crate) split_policy: String,
+    /// How the root reaches the PEs: root (PE 0 starts) or selective
+    #[arg(long, value_name = "INIT", default_value = "root")]
+    pub(crate) init: String,
+    /// Balancing strategy
+    #[arg(long, value_name = "NAME", default_value = "random-polling")]
+    pub(crate) strategy: String,
+    /// Seed of the PEs' random choices
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<String>,
+    /// Print the report as JSON on stdout instead of tables
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Never show a progress indicator
+    #[arg(long)]
+    pub(crate) no_progress: bool,
+}
+
+/// `treelb uts`
+#[derive(Debug, Args)]
+pub(crate) struct UtsArgs {
+    /// A sample tree: T1, T2, T3, T4, T5, T1L, T3L, ... (see --list)
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["t", "b", "r", "m", "q", "a", "d", "f", "g"])]
+    pub(crate) tree: Option<String>,
+    /// List the sample trees and exit
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Tree type: 0 binomial, 1 geometric, 2 hybrid, 3 balanced
+    #[arg(short = 't', value_name = "TYPE")]
+    pub(crate) t: Option<String>,
+    /// Branching factor of the root
+    #[arg(short = 'b', value_name = "B0")]
+    pub(crate) b: Option<String>,
+    /// Seed of the root's random state
+    #[arg(short = 'r', value_name = "SEED")]
+    pub(crate) r: Option<String>,
+    /// Binomial: children of a non-leaf
+    #[arg(short = 'm', value_name = "M")]
+    pub(crate) m: Option<String>,
+    /// Binomial: probability of a non-leaf
+    #[arg(short = 'q', value_name = "Q")]
+    pub(crate) q: Option<String>,
+    /// Geometric shape: 0 linear, 1 exponential, 2 cyclic, 3 fixed
+    #[arg(short = 'a', value_name = "SHAPE")]
+    pub(crate) a: Option<String>,
+    /// Geometric/balanced: depth parameter
+    #[arg(short = 'd', value_name = "DEPTH")]
+    pub(crate) d: Option<String>,
+    /// Hybrid: fraction of the depth where geometric turns binomial
+    #[arg(short = 'f', value_name = "FRACTION")]
+    pub(crate) f: Option<String>,
+    /// Compute granularity: SHA-1 evaluations per child
+    #[arg(short = 'g', value_name = "G")]
+    pub(crate) g: Option<String>,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+impl UtsArgs {
+    /// The reference-code flags given, as `["-t", "1", ...]`.
+    pub(crate) fn reference_flags(&self) -> Vec<String> {
+        let flags = [
+            ("-t", &self.t),
+            ("-b", &self.b),
+            ("-r", &self.r),
+            ("-m", &self.m),
+            ("-q", &self.q),
+            ("-a", &self.a),
+            ("-d", &self.d),
+            ("-f", &self.f),
+            ("-g", &self.g),
+        ];
+        flags
+            .into_iter()
+            .filter_map(|(flag, value)| value.as_ref().map(|v| [flag.to_owned(), v.clone()]))
+            .flatten()
+            .collect()
+    }
+}
+
+/// `treelb nqueens`
+#[derive(Debug, Args)]
+pub(crate) struct NqueensArgs {
+    /// Board size N (1 to 32)
+    #[arg(value_name = "N")]
+    pub(crate) n: String,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// `treelb bench`
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// Workloads to time, comma-separated: UTS sample trees and nqueens:N
+    #[arg(long, value_name = "LIST", default_value = "T1,T3,nqueens:14")]
+    pub(crate) workloads: String,
+    /// Runs per measurement; the median is reported
+    #[arg(long, value_name = "N", default_value = "3")]
+    pub(crate) repeat: String,
+    /// PEs of the parallel measurement [default: all cores]
+    #[arg(short = 'p', long, value_name = "P")]
+    pub(crate) threads: Option<String>,
+    /// Δt: units of work between two checks for requests
+    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
+    pub(crate) budget: String,
+    /// Print the results as JSON on stdout instead of a table
+    #[arg(long)]
+    pub(crate) json: bool,
+}

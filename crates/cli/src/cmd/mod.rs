@@ -1,0 +1,31 @@
+//! One module per subcommand, and the run shared by all applications.
+
+pub(crate) mod bench;
+pub(crate) mod nqueens;
+pub(crate) mod uts;
+
+use std::time::Duration;
+
+use treelb::search::{DfsWork, Search};
+use treelb_threads::{Outcome, run_with_monitor};
+
+use crate::config::{Error, RunConfig};
+use crate::progress::Progress;
+
+/// Runs a search on the threads runtime with a progress indicator.
+pub(crate) fn run_search<S>(
+    search: &S,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Outcome<S::Output>, Error>
+where
+    S: Search,
+    S::Node: Clone,
+{
+    let mut progress = Progress::new(cfg.progress, expected_units, unit);
+    let root = DfsWork::new(search, cfg.split_policy);
+    let outcome = run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
+    progress.finish();
+    Ok(outcome)
+}

@@ -1,0 +1,52 @@
+//! `treelb nqueens N`: count the solutions of N-Queens.
+
+use std::io::Write;
+
+use serde::Serialize;
+use treelb_apps::nqueens::{NQueens, NQueensResult};
+
+use crate::args::NqueensArgs;
+use crate::config::{Error, RunConfig, number};
+use crate::report::{Line, Report};
+
+#[derive(Serialize)]
+struct Instance {
+    n: u32,
+}
+
+#[derive(Serialize)]
+struct Answer {
+    #[serde(flatten)]
+    result: NQueensResult,
+    published_solutions: Option<u64>,
+}
+
+pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<bool, Error> {
+    let cfg = RunConfig::from_args(&args.run)?;
+    let n: u32 = number("N", &args.n)?;
+    let problem = NQueens::new(n)?;
+    let outcome = super::run_search(&problem, &cfg, None, "nodes")?;
+    let result = outcome.output;
+    let published = NQueens::known_solutions(n);
+    let mut solutions = Line::new("solutions", result.solutions);
+    let matches = published.is_none_or(|p| p == result.solutions);
+    if let Some(p) = published {
+        solutions = solutions.note(if matches {
+            format!("published: {p} ✓")
+        } else {
+            format!("MISMATCH: published {p}")
+        });
+    }
+    let lines = vec![solutions, Line::new("nodes", result.nodes)];
+    let answer = Answer { result, published_solutions: published };
+    let title = format!("N-Queens, n = {n}");
+    Report::new("nqueens", title, Instance { n }, answer, lines, "nodes", &cfg, outcome.stats)
+        .write(cfg.json, out)?;
+    if !matches {
+        eprintln!(
+            "treelb: error: {} solutions found, the published count is {published:?}",
+            result.solutions
+        );
+    }
+    Ok(matches)
+}

@@ -1,0 +1,133 @@
+//! Checked configuration: what the command line asked for, validated.
+
+use std::fmt;
+use std::str::FromStr;
+
+use treelb::{Init, SplitPolicy, Strategy};
+use treelb_threads::Config;
+
+use crate::args::RunArgs;
+
+/// A one-line error for the user: what was wrong, and where.
+#[derive(Debug)]
+pub(crate) struct Error(pub(crate) String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<E: std::error::Error> From<E> for Error {
+    fn from(e: E) -> Self {
+        Error(e.to_string())
+    }
+}
+
+/// Builds an [`Error`] from a format string.
+macro_rules! err {
+    ($($t:tt)*) => { $crate::config::Error(format!($($t)*)) };
+}
+pub(crate) use err;
+
+/// Parses a number given to `flag`, with the flag's name in the error.
+pub(crate) fn number<T: FromStr>(flag: &str, value: &str) -> Result<T, Error> {
+    value.trim().parse().map_err(|_| err!("{flag} expects a non-negative integer, got `{value}`"))
+}
+
+/// Parses a number that must be at least 1.
+pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
+    match number::<u64>(flag, value)? {
+        0 => Err(err!("{flag} must be at least 1, got 0")),
+        n => Ok(n),
+    }
+}
+
+/// The number of PEs: given, or all cores.
+pub(crate) fn threads(value: Option<&str>) -> Result<usize, Error> {
+    match value {
+        Some(v) => {
+            let n = positive("--threads", v)?;
+            usize::try_from(n)
+                .ok()
+                .filter(|&n| n <= 4096)
+                .ok_or_else(|| err!("--threads {n} is too many (at most 4096)"))
+        }
+        None => Ok(Config::default().threads),
+    }
+}
+
+/// A validated run configuration.
+#[derive(Clone, Debug)]
+pub(crate) struct RunConfig {
+    pub(crate) runtime: Config,
+    pub(crate) split_policy: SplitPolicy,
+    pub(crate) json: bool,
+    pub(crate) progress: bool,
+}
+
+impl RunConfig {
+    pub(crate) fn from_args(args: &RunArgs) -> Result<Self, Error> {
+        let runtime = Config {
+            threads: threads(args.threads.as_deref())?,
+            budget: positive("--budget", &args.budget)?,
+            init: args.init.parse::<Init>().map_err(|e| err!("--init: {e}"))?,
+            strategy: args.strategy.parse::<Strategy>().map_err(|e| err!("--strategy: {e}"))?,
+            seed: match &args.seed {
+                Some(s) => number("--seed", s)?,
+                None => Config::default().seed,
+            },
+        };
+        let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
+        Ok(RunConfig { runtime, split_policy, json: args.json, progress: !args.no_progress && !args.json })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args() -> RunArgs {
+        RunArgs {
+            threads: Some("2".into()),
+            budget: "64".into(),
+            split_policy: "bottom".into(),
+            init: "selective".into(),
+            strategy: "random-polling".into(),
+            seed: Some("9".into()),
+            json: false,
+            no_progress: false,
+        }
+    }
+
+    #[test]
+    fn good_arguments_become_a_config() {
+        let c = RunConfig::from_args(&args()).unwrap();
+        assert_eq!(c.runtime.threads, 2);
+        assert_eq!(c.runtime.budget, 64);
+        assert_eq!(c.runtime.init, Init::Selective);
+        assert_eq!(c.runtime.seed, 9);
+        assert_eq!(c.split_policy, SplitPolicy::Bottom);
+    }
+
+    #[test]
+    fn each_bad_argument_names_its_flag() {
+        type Breaker = fn(&mut RunArgs);
+        let cases: [(Breaker, &str); 7] = [
+            (|a| a.threads = Some("0".into()), "--threads must be at least 1, got 0"),
+            (|a| a.threads = Some("two".into()), "--threads expects a non-negative integer, got `two`"),
+            (|a| a.threads = Some("100000".into()), "--threads 100000 is too many (at most 4096)"),
+            (|a| a.budget = "0".into(), "--budget must be at least 1, got 0"),
+            (|a| a.init = "all".into(), "--init: unknown initialization `all`"),
+            (|a| a.split_policy = "top".into(), "--split-policy: unknown split policy `top`"),
+            (|a| a.strategy = "guess".into(), "--strategy: unknown strategy `guess`"),
+        ];
+        for (break_it, message) in cases {
+            let mut a = args();
+            break_it(&mut a);
+            let e = RunConfig::from_args(&a).unwrap_err().to_string();
+            assert!(e.starts_with(message), "{e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+}

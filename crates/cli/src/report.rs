@@ -1,0 +1,198 @@
+//! The report of a run: a human-readable summary with a per-PE table, or the
+//! same content as JSON.
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
+use serde::Serialize;
+use treelb::{PeStats, RunStats};
+
+use crate::config::RunConfig;
+
+/// How the run was configured, as reported.
+#[derive(Debug, Serialize)]
+pub(crate) struct RunSetup {
+    pub(crate) runtime: &'static str,
+    pub(crate) threads: usize,
+    pub(crate) budget: u64,
+    pub(crate) strategy: String,
+    pub(crate) init: String,
+    pub(crate) split_policy: String,
+    pub(crate) seed: u64,
+}
+
+impl RunSetup {
+    pub(crate) fn new(cfg: &RunConfig) -> Self {
+        let c = &cfg.runtime;
+        RunSetup {
+            runtime: "threads",
+            threads: c.threads,
+            budget: c.budget,
+            strategy: c.strategy.to_string(),
+            init: c.init.to_string(),
+            split_policy: cfg.split_policy.to_string(),
+            seed: c.seed,
+        }
+    }
+}
+
+/// One line of the answer: a label and a value (and an optional note).
+#[derive(Debug, Serialize)]
+pub(crate) struct Line {
+    pub(crate) label: &'static str,
+    pub(crate) value: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) note: Option<String>,
+}
+
+impl Line {
+    pub(crate) fn new(label: &'static str, value: impl ToString) -> Self {
+        Line { label, value: value.to_string(), note: None }
+    }
+
+    pub(crate) fn note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+}
+
+/// Everything a run reports.
+#[derive(Debug, Serialize)]
+pub(crate) struct Report<I: Serialize, A: Serialize> {
+    /// The application: "uts", "nqueens".
+    pub(crate) app: &'static str,
+    /// A one-line description of the instance.
+    pub(crate) title: String,
+    /// The instance's parameters.
+    pub(crate) instance: I,
+    /// The answer, as data.
+    pub(crate) answer: A,
+    /// The answer, as lines for people (not in the JSON).
+    #[serde(skip)]
+    pub(crate) lines: Vec<Line>,
+    /// The unit of work ("nodes").
+    pub(crate) unit: &'static str,
+    pub(crate) setup: RunSetup,
+    pub(crate) wall_secs: f64,
+    pub(crate) work_units: u64,
+    pub(crate) units_per_sec: f64,
+    /// Σ busy / (P · wall).
+    pub(crate) efficiency_estimate: f64,
+    pub(crate) pes: Vec<PeStats>,
+}
+
+impl<I: Serialize, A: Serialize> Report<I, A> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        app: &'static str,
+        title: String,
+        instance: I,
+        answer: A,
+        lines: Vec<Line>,
+        unit: &'static str,
+        cfg: &RunConfig,
+        stats: RunStats,
+    ) -> Self {
+        Report {
+            app,
+            title,
+            instance,
+            answer,
+            lines,
+            unit,
+            setup: RunSetup::new(cfg),
+            wall_secs: stats.wall.as_secs_f64(),
+            work_units: stats.work_units(),
+            units_per_sec: stats.units_per_sec(),
+            efficiency_estimate: stats.efficiency(),
+            pes: stats.pes,
+        }
+    }
+
+    /// Writes the report as JSON (`json`) or as text for people.
+    pub(crate) fn write(&self, json: bool, out: &mut impl Write) -> io::Result<()> {
+        if json {
+            serde_json::to_writer_pretty(&mut *out, self)?;
+            return writeln!(out);
+        }
+        writeln!(out, "{}", self.title)?;
+        let width = self.lines.iter().map(|l| l.label.len()).max().unwrap_or(0).max(12);
+        let mut line = |label: &str, value: &str, note: Option<&str>| -> io::Result<()> {
+            match note {
+                Some(note) => writeln!(out, "  {label:<width$}  {value}  ({note})"),
+                None => writeln!(out, "  {label:<width$}  {value}"),
+            }
+        };
+        for l in &self.lines {
+            line(l.label, &l.value, l.note.as_deref())?;
+        }
+        line("wall time", &format!("{:.3} s", self.wall_secs), None)?;
+        line(&format!("{}/s", self.unit), &human_rate(self.units_per_sec), None)?;
+        line("efficiency", &format!("{:.3}", self.efficiency_estimate), Some("busy time / (P × wall time)"))?;
+        let s = &self.setup;
+        line(
+            "run",
+            &format!(
+                "{} threads · Δt {} · {} · init {} · split {} · seed {}",
+                s.threads, s.budget, s.strategy, s.init, s.split_policy, s.seed
+            ),
+            None,
+        )?;
+        writeln!(out)?;
+        writeln!(out, "{}", pe_table(&self.pes, self.unit))
+    }
+}
+
+/// A rate like `4.91 M`.
+pub(crate) fn human_rate(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2} M", x / 1e6),
+        x if x >= 1e3 => format!("{:.2} k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// The per-PE statistics table, with a total row.
+pub(crate) fn pe_table(pes: &[PeStats], unit: &str) -> Table {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header([
+        "PE",
+        unit,
+        "busy %",
+        "req sent",
+        "req failed",
+        "req recv",
+        "splits",
+        "pieces sent",
+        "pieces recv",
+        "busy s",
+        "idle s",
+    ]);
+    let mut total = PeStats::default();
+    let row = |name: String, p: &PeStats| {
+        [
+            name,
+            p.work_units.to_string(),
+            format!("{:.1}", 100.0 * p.busy_fraction()),
+            p.requests_sent.to_string(),
+            p.requests_failed.to_string(),
+            p.requests_received.to_string(),
+            p.splits.to_string(),
+            p.pieces_sent.to_string(),
+            p.pieces_received.to_string(),
+            format!("{:.3}", p.busy.as_secs_f64()),
+            format!("{:.3}", p.idle.as_secs_f64()),
+        ]
+        .map(|s| Cell::new(s).set_alignment(CellAlignment::Right))
+    };
+    for p in pes {
+        table.add_row(row(p.pe.to_string(), p));
+        total.add(p);
+    }
+    if pes.len() > 1 {
+        table.add_row(row("all".to_owned(), &total));
+    }
+    table
+}

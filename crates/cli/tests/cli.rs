@@ -1,0 +1,139 @@
+//! The `treelb` binary as a user runs it.
+//!
+//! * answers: UTS sample trees and N-Queens print their published counts;
+//! * reports: the table and the JSON carry the same numbers;
+//! * bad input: every kind gets one line on stderr and exit code 2, never a
+//!   panic trace.
+
+use std::process::{Command, Output};
+
+fn treelb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_treelb")).args(args).output().expect("the treelb binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn uts_t1_on_two_threads_prints_the_published_count() {
+    let o = treelb(&["uts", "--tree", "T1", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("nodes         4130071  (published: 4130071 ✓)"), "{out}");
+    assert!(out.contains("2 threads"), "{out}");
+    assert!(out.contains("│ all"), "the per-PE table has a total row: {out}");
+}
+
+#[test]
+fn uts_reference_flags_give_the_same_tree() {
+    let o = treelb(&[
+        "uts",
+        "-t",
+        "0",
+        "-b",
+        "2000",
+        "-q",
+        "0.124875",
+        "-m",
+        "8",
+        "-r",
+        "42",
+        "--threads",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["nodes"], 4_112_897);
+    assert_eq!(json["app"], "uts");
+    assert_eq!(json["pes"].as_array().unwrap().len(), 3);
+    assert_eq!(json["work_units"], 4_112_897);
+    assert_eq!(json["setup"]["threads"], 3);
+}
+
+#[test]
+fn nqueens_with_every_option() {
+    let o = treelb(&[
+        "nqueens",
+        "10",
+        "-p",
+        "4",
+        "--budget",
+        "7",
+        "--split-policy",
+        "bottom",
+        "--init",
+        "selective",
+        "--seed",
+        "5",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["solutions"], 724);
+    assert_eq!(json["answer"]["published_solutions"], 724);
+    assert_eq!(json["setup"]["split_policy"], "bottom");
+    assert_eq!(json["setup"]["init"], "selective");
+    assert_eq!(json["setup"]["budget"], 7);
+}
+
+#[test]
+fn list_shows_the_sample_trees() {
+    let o = treelb(&["uts", "--list"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for name in ["T1 ", "T3 ", "T1L", "T3L"] {
+        assert!(out.contains(name), "{out}");
+    }
+}
+
+#[test]
+fn bench_reports_efficiency() {
+    let o = treelb(&["bench", "--workloads", "nqueens:8,default", "--repeat", "1", "-p", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["nodes"], 2057);
+    assert_eq!(rows[1]["nodes"], 1732);
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_code_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["uts", "--tree", "T9"], "unknown sample tree `T9`"),
+        (&["uts", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (&["uts", "--threads", "-3"], "error"),
+        (&["uts", "--budget", "0"], "--budget must be at least 1"),
+        (&["uts", "--budget", "lots"], "--budget expects a non-negative integer"),
+        (&["uts", "--split-policy", "top"], "unknown split policy `top`"),
+        (&["uts", "--init", "everywhere"], "unknown initialization `everywhere`"),
+        (&["uts", "--strategy", "guess"], "unknown strategy `guess`"),
+        (&["uts", "-t", "7"], "UTS parameters"),
+        (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
+        (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),
+        (&["uts", "-b", "nan"], "UTS parameters"),
+        (&["uts", "--tree", "T1", "-d", "3"], "cannot be used with"),
+        (&["uts", "--frobnicate"], "unexpected argument"),
+        (&["nqueens", "0"], "n = 0"),
+        (&["nqueens", "33"], "n = 33"),
+        (&["nqueens", "eight"], "N expects a non-negative integer"),
+        (&["bench", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
+        (&["bench", "--repeat", "0"], "--repeat must be at least 1"),
+        (&["frobnicate"], "unrecognized subcommand"),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}
