@@ -187,12 +187,22 @@ impl Params {
         Params::from_uts_args(flags.split_whitespace())
     }
 
-    /// Checks that the parameters describe a finite tree that the reference
-    /// would generate without undefined behaviour.
+    /// Checks that the parameters describe a tree that the reference would
+    /// generate without undefined behaviour and that is likely finite.
     ///
-    /// Only the parameters the tree type uses are checked: `m` and `q` for
-    /// binomial and hybrid trees, the shape and `gen_mx` for geometric and
-    /// hybrid trees, `shift_depth` for hybrid trees.
+    /// Always: `b0` is finite and in `[0, 2^31 - 1]`, and `granularity >= 1`.
+    /// The other parameters are checked only where the tree type uses them:
+    ///
+    /// * geometric and hybrid trees: `gen_mx >= 1`, and `b0 > 1` for the
+    ///   exponential-decrease shape (else the branching factor grows with
+    ///   depth);
+    /// * hybrid trees: `shift_depth` in `[0, 1]`;
+    /// * binomial and hybrid trees: `q` in `[0, 1]`, `m >= 1` if `q > 0`, and
+    ///   the tree is finite with probability at least 1/2 (see
+    ///   [`finite_probability`](Params::finite_probability)). A tree with
+    ///   `q * m > 1` is infinite in expectation, but may still be finite, like
+    ///   the published T3L; one finite with small probability would most likely
+    ///   make the search run forever.
     pub fn validate(&self) -> Result<(), ParamsError> {
         let b0 = self.b0;
         if !(b0.is_finite() && (0.0..=f64::from(i32::MAX)).contains(&b0)) {
@@ -237,9 +247,7 @@ impl Params {
         }
         Ok(())
     }
-}
 
-impl Params {
     /// The expected number of children of a binomial node below the root:
     /// `q * m`, with `m` truncated to [`MAX_NUM_CHILDREN`] as the reference
     /// does.
@@ -293,6 +301,9 @@ impl Params {
                 // Nodes of height h < shift_depth * gen_mx are geometric.
                 let geometric_heights = (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32;
                 let eta = binomial_extinction(self.q, self.m.min(MAX_NUM_CHILDREN));
+                if eta == 1.0 {
+                    return 1.0;
+                }
                 let finite = (0..geometric_heights).rev().fold(eta, |finite, height| {
                     truncated_geometric_pgf(self.geometric_branching(height), finite)
                 });
