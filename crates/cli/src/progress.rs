@@ -31,20 +31,35 @@ impl Progress {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
-            let (bar, template) = match self.total {
+            let (length, template) = match self.total {
                 Some(total) => (
-                    ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
-                    format!("{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} ({{per_sec}}, eta {{eta}})", self.unit),
+                    Some(total),
+                    format!(
+                        "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} {{msg}}",
+                        self.unit
+                    ),
                 ),
-                None => (
-                    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-                    format!("{{elapsed_precise}} {{spinner}} {{human_pos}} {} ({{per_sec}})", self.unit),
-                ),
+                None => {
+                    (None, format!("{{elapsed_precise}} {{spinner}} {{human_pos}} {} {{msg}}", self.unit))
+                }
             };
+            let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr())
+                .with_elapsed(snap.elapsed);
             bar.set_style(ProgressStyle::with_template(&template).expect("valid template"));
             bar
         });
+        // The rate over the whole run: indicatif's own estimate would start
+        // when the bar appears, a second into the run.
+        let secs = snap.elapsed.as_secs_f64();
+        let rate = snap.work_units as f64 / secs;
+        let eta = match self.total {
+            Some(total) if rate > 0.0 && total > snap.work_units => {
+                format!(", eta {:.0} s", (total - snap.work_units) as f64 / rate)
+            }
+            _ => String::new(),
+        };
         bar.set_position(snap.work_units);
+        bar.set_message(format!("({}/s{eta})", crate::report::human_rate(rate)));
     }
 
     /// Removes the indicator before the report is printed.
