@@ -1,7 +1,7 @@
 //! UTS: the published sample trees, the node code, the flag parser and the
 //! validation messages.
 
-use treelb::search::{DfsWork, Search, SplitPolicy};
+use treelb::search::{DfsWork, SplitPolicy, expand_one};
 use treelb::{Reduce, Work, seq};
 use treelb_apps::uts::{
     GeoShape, MAX_NUM_CHILDREN, Params, ParamsError, SAMPLE_TREES, SampleTree, TreeType, Uts, UtsResult,
@@ -128,12 +128,11 @@ fn expand_uses_num_children_and_child() {
     assert_eq!(root.height(), 0);
     // The root of a binomial tree has floor(b0) children.
     assert_eq!(uts.num_children(&root), 2000);
-    let mut stack = Vec::new();
     let mut acc = UtsResult::default();
-    uts.expand(root, &mut acc, &mut treelb::search::Children::new(&mut stack));
+    let children = expand_one(&uts, root, &mut acc);
     assert_eq!(acc, UtsResult { nodes: 1, leaves: 0, max_depth: 0 });
-    assert_eq!(stack.len(), 2000);
-    for (i, child) in stack.iter().enumerate() {
+    assert_eq!(children.len(), 2000);
+    for (i, child) in children.iter().enumerate() {
         assert_eq!(*child, uts.child(&root, i as u32));
         assert_eq!(child.height(), 1);
         assert!([0, 8].contains(&uts.num_children(child)));
