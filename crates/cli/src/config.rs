@@ -78,6 +78,7 @@ impl RunConfig {
                 None => Config::default().seed,
             },
         };
+        runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
         Ok(RunConfig { runtime, split_policy, json: args.json, progress: !args.no_progress && !args.json })
     }

@@ -114,6 +114,7 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["uts", "--split-policy", "top"], "unknown split policy `top`"),
         (&["uts", "--init", "everywhere"], "unknown initialization `everywhere`"),
         (&["uts", "--strategy", "guess"], "unknown strategy `guess`"),
+        (&["nqueens", "8", "--strategy", "max-load"], "does not run on the threads runtime yet"),
         (&["uts", "-t", "7"], "UTS parameters"),
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),

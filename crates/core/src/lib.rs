@@ -11,6 +11,8 @@
 //!   ([`Search`]); the DFS-stack adapter [`DfsWork`] makes it a piece of work
 //!   and splits it by a [`SplitPolicy`] (half of the oldest generation, or the
 //!   bottom-most node).
+//! * [`incumbent`] — the shared best solution of branch and bound, and the
+//!   early stop of decision searches.
 //! * [`init`] — how the root reaches the PEs: PE 0 alone, or selective
 //!   initialization by the bits of the PE index.
 //! * [`strategy`] — whom an idle PE asks for work (random polling, …), as plain
@@ -56,6 +58,7 @@
 //! assert_eq!(count, 17711);
 //! ```
 
+pub mod incumbent;
 pub mod init;
 pub mod reduce;
 pub mod search;
@@ -64,6 +67,7 @@ pub mod stats;
 pub mod strategy;
 pub mod work;
 
+pub use incumbent::{Incumbent, Sense};
 pub use init::Init;
 pub use reduce::Reduce;
 pub use search::{DfsWork, Search, SplitPolicy};

@@ -33,9 +33,17 @@ pub fn run_search<S: Search>(search: &S) -> (S::Output, u64) {
     while let Some(entry) = stack.pop() {
         search.expand(entry.node, &mut acc, &mut Children::new(&mut stack));
         nodes += 1;
+        // A decision search stops at its first witness; checking every 1024
+        // nodes keeps the check off the per-node path.
+        if nodes % 1024 == 0 && search.should_stop() {
+            break;
+        }
     }
     (acc, nodes)
 }
+
+/// Units per slice of [`run_work`] between two checks of `should_stop`.
+const SLICE: u64 = 1 << 16;
 
 /// Works a whole piece on one core, with no splits; returns the output and the
 /// number of work units done.
@@ -43,9 +51,9 @@ pub fn run_work<W: Work>(mut piece: W) -> (W::Output, u64) {
     let mut acc = W::Output::default();
     let mut units = 0;
     loop {
-        let progress = piece.work(u64::MAX, &mut acc);
-        units += progress.used(u64::MAX);
-        if progress.is_exhausted() {
+        let progress = piece.work(SLICE, &mut acc);
+        units += progress.used(SLICE);
+        if progress.is_exhausted() || piece.should_stop() {
             return (acc, units);
         }
     }

@@ -11,7 +11,9 @@ use std::str::FromStr;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-/// A load-balancing scheme, selectable by name.
+/// A load-balancing scheme, selectable by name. The names are the same in
+/// every driver (threads runtime, simulator, MPI); a driver that does not run
+/// a scheme says so when it is asked to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
@@ -20,16 +22,75 @@ pub enum Strategy {
     /// splits its piece and sends one part.
     #[default]
     RandomPolling,
+    /// Global round robin (`002_…`, "Work Stealing"): idle PEs take their
+    /// victims in turn from one shared target counter.
+    GlobalRoundRobin,
+    /// Asynchronous round robin (`002_…`): every PE asks the PEs in turn,
+    /// from its own target counter incremented modulo P.
+    AsyncRoundRobin,
+    /// Randomized work sharing (`002_…`, "Work Sharing"): a busy PE pushes
+    /// part of its work to a PE chosen at random.
+    WorkSharing,
+    /// Extreme work sharing (`002_…`): every new subproblem goes to the pool
+    /// of a PE chosen at random.
+    ExtremeWorkSharing,
+    /// Work sharing whose pushes go to the least loaded of `d` random PEs
+    /// (`002_…`, "Uniform Allocation").
+    TwoChoice,
+    /// Work sharing whose pushes go to the least loaded of one random PE from
+    /// each of `d` groups, ties to the left (`002_…`, "Non-uniform
+    /// Allocation").
+    AlwaysGoLeft,
+    /// Loui and Sohoni (`004_…`): idle PEs visit the PE with the largest
+    /// reported load; loads are reported lazily, when ⌈log_ρ L⌉ grows.
+    MaxLoad,
+    /// The multi-level producer/consumer scheme analysed by Kimura and
+    /// Ichiyoshi (`001_…`): a tree of producers with a fan-out per level.
+    Multilevel,
+    /// A central master hands out pieces, largest first.
+    MasterWorker,
+    /// Static assignment of contiguous blocks of the root's subproblems.
+    StaticBlock,
+    /// Static assignment of the root's subproblems round robin.
+    StaticCyclic,
+    /// Static assignment of the root's subproblems at random.
+    StaticRandom,
 }
 
 impl Strategy {
     /// Every strategy, in documentation order.
-    pub const ALL: [Strategy; 1] = [Strategy::RandomPolling];
+    pub const ALL: [Strategy; 13] = [
+        Strategy::RandomPolling,
+        Strategy::GlobalRoundRobin,
+        Strategy::AsyncRoundRobin,
+        Strategy::WorkSharing,
+        Strategy::ExtremeWorkSharing,
+        Strategy::TwoChoice,
+        Strategy::AlwaysGoLeft,
+        Strategy::MaxLoad,
+        Strategy::Multilevel,
+        Strategy::MasterWorker,
+        Strategy::StaticBlock,
+        Strategy::StaticCyclic,
+        Strategy::StaticRandom,
+    ];
 
     /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::RandomPolling => "random-polling",
+            Strategy::GlobalRoundRobin => "global-round-robin",
+            Strategy::AsyncRoundRobin => "async-round-robin",
+            Strategy::WorkSharing => "work-sharing",
+            Strategy::ExtremeWorkSharing => "extreme-work-sharing",
+            Strategy::TwoChoice => "two-choice",
+            Strategy::AlwaysGoLeft => "always-go-left",
+            Strategy::MaxLoad => "max-load",
+            Strategy::Multilevel => "multilevel",
+            Strategy::MasterWorker => "master-worker",
+            Strategy::StaticBlock => "static-block",
+            Strategy::StaticCyclic => "static-cyclic",
+            Strategy::StaticRandom => "static-random",
         }
     }
 }
@@ -51,25 +112,47 @@ impl FromStr for Strategy {
     }
 }
 
-/// The per-PE state of a strategy that chooses whom to ask for work.
+/// The per-PE state of a work-stealing strategy: whom to ask next.
+///
+/// * Random polling: a PE chosen uniformly at random among the others.
+/// * Asynchronous round robin: the PE's own target, `me + 1, me + 2, …`
+///   modulo P, skipping itself.
+/// * Global round robin: the next value of one counter shared by all PEs;
+///   the driver owns the counter (a shared atomic, a message to the PE that
+///   holds it, a one-sided fetch-and-add) and passes each ticket to
+///   [`VictimSelector::victim_from_ticket`].
+///
+/// Other strategies use random choices where they need a PE at random.
 #[derive(Clone, Debug)]
 pub struct VictimSelector {
     me: usize,
     p: usize,
     rng: SmallRng,
+    strategy: Strategy,
+    /// Asynchronous round robin: the next target.
+    target: usize,
 }
 
 impl VictimSelector {
     /// The selector of PE `me` of `p`, seeded from the run's `seed` so that a
     /// run's choices are reproducible per PE.
-    pub fn new(_strategy: Strategy, me: usize, p: usize, seed: u64) -> Self {
+    pub fn new(strategy: Strategy, me: usize, p: usize, seed: u64) -> Self {
         // Distinct, well-mixed streams per PE from one run seed.
         let stream = seed ^ (me as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        VictimSelector { me, p, rng: SmallRng::seed_from_u64(stream) }
+        VictimSelector { me, p, rng: SmallRng::seed_from_u64(stream), strategy, target: (me + 1) % p.max(1) }
     }
 
-    /// The next PE to ask: uniformly random among the other PEs, or `None` if
-    /// there is no other PE.
+    /// Whether the victims come from a counter shared by all PEs (global
+    /// round robin): then the driver calls
+    /// [`victim_from_ticket`](Self::victim_from_ticket) instead of
+    /// [`next_victim`](Self::next_victim).
+    pub fn uses_global_counter(&self) -> bool {
+        self.strategy == Strategy::GlobalRoundRobin
+    }
+
+    /// The next PE to ask, or `None` if there is no other PE: uniformly at
+    /// random for random polling (and every strategy without a rule of its
+    /// own), the PE's own round-robin target for asynchronous round robin.
     ///
     /// ```
     /// use treelb::strategy::{Strategy, VictimSelector};
@@ -79,14 +162,50 @@ impl VictimSelector {
     ///     assert!(v < 4 && v != 2);
     /// }
     /// assert_eq!(VictimSelector::new(Strategy::RandomPolling, 0, 1, 7).next_victim(), None);
+    ///
+    /// let mut s = VictimSelector::new(Strategy::AsyncRoundRobin, 2, 4, 7);
+    /// let order: Vec<_> = (0..5).map(|_| s.next_victim().unwrap()).collect();
+    /// assert_eq!(order, [3, 0, 1, 3, 0]);
     /// ```
     #[inline]
     pub fn next_victim(&mut self) -> Option<usize> {
         if self.p < 2 {
             return None;
         }
+        if self.strategy == Strategy::AsyncRoundRobin {
+            if self.target == self.me {
+                self.target = (self.target + 1) % self.p;
+            }
+            let v = self.target;
+            self.target = (v + 1) % self.p;
+            return Some(v);
+        }
+        self.random_other()
+    }
+
+    /// A PE other than this one, uniformly at random (`None` if P = 1).
+    #[inline]
+    pub fn random_other(&mut self) -> Option<usize> {
+        if self.p < 2 {
+            return None;
+        }
         let v = self.rng.random_range(0..self.p - 1);
         Some(if v >= self.me { v + 1 } else { v })
+    }
+
+    /// Global round robin: the PE that a ticket of the shared counter names,
+    /// or `None` if it names this PE (the driver then draws the next ticket).
+    ///
+    /// ```
+    /// use treelb::strategy::{Strategy, VictimSelector};
+    /// let s = VictimSelector::new(Strategy::GlobalRoundRobin, 1, 3, 0);
+    /// let victims: Vec<_> = (0..4).map(|t| s.victim_from_ticket(t)).collect();
+    /// assert_eq!(victims, [Some(0), None, Some(2), Some(0)]);
+    /// ```
+    #[inline]
+    pub fn victim_from_ticket(&self, ticket: u64) -> Option<usize> {
+        let v = (ticket % self.p as u64) as usize;
+        (v != self.me).then_some(v)
     }
 }
 

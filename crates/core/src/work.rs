@@ -81,4 +81,11 @@ pub trait Work: Send {
     fn load(&self) -> u64 {
         0
     }
+
+    /// Whether the whole computation is decided and every PE should stop (a
+    /// decision search found its witness). Runtimes check it after every
+    /// slice of work; the default never stops early.
+    fn should_stop(&self) -> bool {
+        false
+    }
 }

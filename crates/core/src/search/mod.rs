@@ -31,6 +31,13 @@ pub trait Search: Sync {
     /// Visits `node`: folds its contribution into `acc` and pushes its children
     /// onto `children`. The last child pushed is expanded first.
     fn expand(&self, node: Self::Node, acc: &mut Self::Output, children: &mut Children<'_, Self::Node>);
+
+    /// Whether the search is decided and every PE should stop now (a
+    /// decision search found its witness; see [`crate::incumbent`]). Checked
+    /// once per slice of work, not per node. Default: never.
+    fn should_stop(&self) -> bool {
+        false
+    }
 }
 
 /// One slot of a DFS stack: an open node, and whether it is the first
@@ -253,6 +260,11 @@ impl<S: Search> Work for DfsWork<'_, S> {
     #[inline]
     fn load(&self) -> u64 {
         self.stack.len() as u64
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.search.should_stop()
     }
 }
 
