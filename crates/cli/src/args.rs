@@ -133,7 +133,7 @@ pub(crate) struct BenchArgs {
     /// Workloads to time, comma-separated: UTS sample trees and nqueens:N
     #[arg(long, value_name = "LIST", default_value = "T1,T3,nqueens:14")]
     pub(crate) workloads: String,
-    /// Runs per measurement; the median is reported
+    /// Runs per measurement; the fastest is reported
     #[arg(long, value_name = "N", default_value = "3")]
     pub(crate) repeat: String,
     /// PEs of the parallel measurement [default: all cores]
