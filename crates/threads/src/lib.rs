@@ -44,6 +44,7 @@
 mod backoff;
 mod mailbox;
 mod pe;
+mod sync;
 mod termination;
 
 use std::any::Any;
@@ -296,5 +297,10 @@ fn pe_main<W: Work + Clone>(
     (std::mem::take(&mut pe.acc), pe.stats)
 }
 
-#[cfg(test)]
+// The runtime tests need real threads: under `cfg(loom)` the mailboxes and
+// the detector only work inside a loom model, which `loom_tests` builds.
+#[cfg(all(test, not(loom)))]
 mod tests;
+
+#[cfg(all(test, loom))]
+mod loom_tests;

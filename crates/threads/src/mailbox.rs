@@ -22,10 +22,9 @@
 //! reply mutex before `reply_state` is stored with `Release`; the requester
 //! reads the state with `Acquire` before it locks the mutex to take the piece.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
-
 use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicU8, AtomicU64, AtomicUsize, Mutex, Ordering};
 
 /// The request slot holds no request.
 pub(crate) const NO_REQUEST: usize = usize::MAX;
@@ -106,7 +105,14 @@ impl<W> Mailbox<W> {
 
     /// Tells the owner to stop.
     pub(crate) fn abort(&self) {
-        self.request.store(ABORT, Ordering::Release);
+        // A swap rather than a store: every write to the slot is then a
+        // read-modify-write, one chain in which the abort comes after the
+        // writes it overwrites. Under the C++ memory model a store would do
+        // the same, but loom 0.7 models a plain store that races with the
+        // owner's swap as unordered with it, and lets the owner's loads miss
+        // the abort forever. It costs nothing: once per PE, when a run stops
+        // early.
+        self.request.swap(ABORT, Ordering::Release);
     }
 
     /// Requester: prepares its own reply slot before posting a request.

@@ -35,9 +35,9 @@
 //! per-node path. (Distributed memory needs the four-counter wave of `003_…`
 //! §2 instead, where no PE can read a global counter.)
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 /// The live-work counter and the `done` flag.
 pub(crate) struct Termination {
@@ -83,7 +83,7 @@ impl Termination {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
