@@ -1,0 +1,59 @@
+//! # treelb-sim — a discrete-event simulator of dynamic load balancing
+//!
+//! The seeds are mostly analysis: bounds that hold for thousands of PEs,
+//! which no machine here has. This crate lets those results happen on one
+//! core: it simulates P processing elements (PEs) exchanging messages, and
+//! drives the *same* scheduler the threads runtime runs — the strategies'
+//! victim choice is `treelb::strategy::VictimSelector`, the work is a
+//! `treelb::Work` (splits included), and selective initialization is
+//! `treelb::init::selective`. What the simulator adds is time.
+//!
+//! ## The model
+//!
+//! * [`machine`] — Sanders' conservative LogP (`003_…` §1.1): a message
+//!   costs `T_rout` per hop of the network (crossbar, fat tree, 3D/2D torus,
+//!   ring); a busy PE probes for messages every Δt of work at `T_poll` a
+//!   probe; a split costs `T_split`; termination detection is a tree
+//!   reduction, `2⌈log₂ P⌉·T_rout` after the last piece ends.
+//! * [`workload`] — what is worked on: abstract pieces of hidden size that
+//!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
+//!   generations; or a real UTS tree, one node costing a given time.
+//! * [`queue`] — events ordered by (time, sequence number): a run is a
+//!   function of its seed.
+//! * [`engine`] — `003_…` Figure 1 as events: random polling, global round
+//!   robin (a counter PE that serializes tickets), asynchronous round robin.
+//! * [`utilization`] — busy PEs over time, binned without knowing the run's
+//!   length in advance.
+//!
+//! ## Why this model
+//!
+//! Time is integer ticks, so costs add exactly and two runs with one seed
+//! agree to the tick. A PE's state changes only when a message arrives or
+//! its piece runs out, so a busy PE nobody asks is one event for its whole
+//! piece, not one per Δt: the number of events is about the number of
+//! messages, which is what load balancing costs anyway.
+//!
+//! ```
+//! use treelb::{Init, Strategy};
+//! use treelb_sim::engine::{simulate, SimConfig};
+//! use treelb_sim::machine::{Costs, Machine, Network};
+//! use treelb_sim::workload::{AlphaDist, AlphaModel};
+//!
+//! let model = AlphaModel { total: 10_000_000, dist: AlphaDist::Fixed { alpha: 1.0 / 3.0 },
+//!                          atomic: 100, max_generation: 64, seed: 1 };
+//! let machine = Machine::new(256, Network::Crossbar, Costs::default());
+//! let cfg = SimConfig::new(machine, Strategy::RandomPolling, Init::Root, 7);
+//! let (report, done) = simulate(model.root(), &cfg).unwrap();
+//! assert_eq!(done, 10_000_000); // every unit of work done exactly once
+//! assert!(report.efficiency > 0.5 && report.t_par > 10_000_000 / 256);
+//! ```
+
+pub mod engine;
+pub mod machine;
+pub mod queue;
+pub mod utilization;
+pub mod workload;
+
+pub use engine::{SimConfig, SimReport, simulate};
+pub use machine::{Costs, Machine, Network};
+pub use workload::{AlphaDist, AlphaModel, AlphaPiece, SimWork};

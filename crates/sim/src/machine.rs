@@ -1,0 +1,236 @@
+//! The machine: P PEs on a network, and what communication, splitting and
+//! polling cost.
+//!
+//! The model is Sanders' (`003_…` §1.1), a conservative LogP: a message sent
+//! at time t from PE i arrives at PE j at `t + T_rout · max(1, d(i, j))`,
+//! where `d` is the number of hops on the [`Network`] (1 on a crossbar, so
+//! `T_rout` = L + o + g there). A busy PE probes its message queue every Δt
+//! of work, and each probe costs `T_poll`; serving a request costs `T_split`
+//! on top. Termination detection is a tree reduction: the run ends
+//! `2 ⌈log₂ P⌉ · T_rout` after the last piece is exhausted (a wave up the
+//! reduction tree and the verdict back down).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::queue::Time;
+
+/// The interconnection network, which sets the distance `d(i, j)` in hops
+/// (`000_…` Figure 3 lists the isoefficiency of random polling for each).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// Every pair one hop apart: `d(n) = 1`.
+    #[default]
+    Crossbar,
+    /// A binary fat tree with the PEs at the leaves: `2 · (level of the
+    /// lowest common ancestor)` hops, so `d(n) = 2 log₂ n`.
+    FatTree,
+    /// A 3D torus of side ≈ ∛P: Manhattan distance with wrap-around.
+    Torus3d,
+    /// A 2D torus of side ≈ √P: Manhattan distance with wrap-around.
+    Torus2d,
+    /// A ring: `d(n) = n / 2`.
+    Ring,
+}
+
+impl Network {
+    /// Every network, in the order of `000_…` Figure 3.
+    pub const ALL: [Network; 5] =
+        [Network::Crossbar, Network::FatTree, Network::Torus3d, Network::Torus2d, Network::Ring];
+
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::Crossbar => "crossbar",
+            Network::FatTree => "fat-tree",
+            Network::Torus3d => "torus-3d",
+            Network::Torus2d => "torus-2d",
+            Network::Ring => "ring",
+        }
+    }
+}
+
+impl fmt::Display for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Network {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Network::ALL.into_iter().find(|n| n.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Network::ALL.iter().map(|n| n.name()).collect();
+            format!("unknown network `{s}` (expected one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// The cost parameters of the machine, in ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Costs {
+    /// `T_rout`: the time a message takes per hop (latency plus overhead).
+    pub t_rout: Time,
+    /// `T_split`: the time a busy PE spends splitting its piece for a request.
+    pub t_split: Time,
+    /// `T_poll`: the time one probe of the message queue costs a busy PE.
+    pub t_poll: Time,
+    /// Δt: the work a busy PE does between two probes.
+    pub dt: Time,
+    /// Global round robin: the time the counter PE spends on one
+    /// fetch-and-increment. Requests for tickets queue at the counter, so at
+    /// most one ticket leaves it per `t_counter`.
+    pub t_counter: Time,
+}
+
+impl Default for Costs {
+    /// One message costs as much as 100 ticks of work; a split a tenth of
+    /// that; a probe 1 tick every 100 ticks of work (so probing costs 1 %).
+    fn default() -> Self {
+        Costs { t_rout: 100, t_split: 10, t_poll: 1, dt: 100, t_counter: 10 }
+    }
+}
+
+/// A machine: P PEs, a network and the costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// The number of PEs.
+    pub p: u32,
+    /// The network.
+    pub network: Network,
+    /// The costs.
+    pub costs: Costs,
+    /// Torus side lengths (x, y, z), derived from P and the network.
+    #[serde(skip)]
+    dims: [u32; 3],
+}
+
+impl Machine {
+    /// A machine of `p` PEs (at least 1) on `network` with `costs`.
+    ///
+    /// A torus whose side would not be whole takes the nearest power-of-two
+    /// sides whose product is at least P (PEs fill it in row order).
+    pub fn new(p: u32, network: Network, costs: Costs) -> Self {
+        assert!(p >= 1, "a machine needs at least one PE");
+        let bits = u32::BITS - (p - 1).leading_zeros(); // ⌈log₂ p⌉
+        let dims = match network {
+            Network::Torus2d => {
+                let x = 1u32 << bits.div_ceil(2);
+                [x, (1u32 << bits) / x, 1]
+            }
+            Network::Torus3d => {
+                let x = 1u32 << bits.div_ceil(3);
+                let y = 1u32 << (bits - bits.div_ceil(3)).div_ceil(2);
+                [x, y, (1u32 << bits) / (x * y)]
+            }
+            _ => [p, 1, 1],
+        };
+        Machine { p, network, costs, dims }
+    }
+
+    /// The number of hops between PEs `a` and `b` (0 if `a == b`).
+    ///
+    /// ```
+    /// use treelb_sim::machine::{Costs, Machine, Network};
+    /// let m = |n| Machine::new(16, n, Costs::default());
+    /// assert_eq!(m(Network::Crossbar).hops(3, 9), 1);
+    /// assert_eq!(m(Network::Ring).hops(1, 15), 2);
+    /// assert_eq!(m(Network::Torus2d).hops(0, 15), 2); // (0,0) to (3,3) wraps
+    /// assert_eq!(m(Network::FatTree).hops(4, 5), 2);
+    /// assert_eq!(m(Network::FatTree).hops(0, 15), 8);
+    /// ```
+    #[inline]
+    pub fn hops(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            return 0;
+        }
+        match self.network {
+            Network::Crossbar => 1,
+            Network::FatTree => 2 * (u32::BITS - (a ^ b).leading_zeros()),
+            Network::Ring => {
+                let d = a.abs_diff(b);
+                d.min(self.p - d)
+            }
+            Network::Torus2d | Network::Torus3d => {
+                let [x, y, _] = self.dims;
+                let ring = |u: u32, v: u32, n: u32| {
+                    let d = u.abs_diff(v);
+                    d.min(n - d)
+                };
+                let (ax, ay, az) = (a % x, (a / x) % y, a / (x * y));
+                let (bx, by, bz) = (b % x, (b / x) % y, b / (x * y));
+                ring(ax, bx, x) + ring(ay, by, y) + ring(az, bz, self.dims[2])
+            }
+        }
+    }
+
+    /// The time a message from `a` to `b` takes: `T_rout · max(1, hops)`.
+    #[inline]
+    pub fn delay(&self, a: u32, b: u32) -> Time {
+        self.costs.t_rout * Time::from(self.hops(a, b).max(1))
+    }
+
+    /// The network diameter in hops, `d(n)`.
+    pub fn diameter(&self) -> u32 {
+        let bits = u32::BITS - (self.p - 1).leading_zeros();
+        match self.network {
+            Network::Crossbar => 1,
+            Network::FatTree => 2 * bits,
+            Network::Ring => self.p / 2,
+            Network::Torus2d | Network::Torus3d => self.dims.iter().map(|&n| n / 2).sum(),
+        }
+    }
+
+    /// `⌈log₂ P⌉`: the depth of a binary reduction or broadcast tree.
+    pub fn log_p(&self) -> u32 {
+        u32::BITS - (self.p - 1).leading_zeros()
+    }
+
+    /// The delay of termination detection after the last piece is exhausted:
+    /// a reduction up a binary tree and the verdict back down,
+    /// `2 ⌈log₂ P⌉ · T_rout` (`003_…`: O(T_rout log P)). Zero for one PE.
+    pub fn termination_delay(&self) -> Time {
+        2 * Time::from(self.log_p()) * self.costs.t_rout
+    }
+
+    /// The time a broadcast from PE 0 takes to reach every PE along a binary
+    /// tree: `⌈log₂ P⌉ · T_rout` (selective initialization starts with it).
+    pub fn broadcast_delay(&self) -> Time {
+        Time::from(self.log_p()) * self.costs.t_rout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torus_distances_are_symmetric_and_bounded_by_the_diameter() {
+        for network in Network::ALL {
+            for p in [1, 2, 7, 16, 64, 100] {
+                let m = Machine::new(p, network, Costs::default());
+                let mut max = 0;
+                for a in 0..p {
+                    for b in 0..p {
+                        let h = m.hops(a, b);
+                        assert_eq!(h, m.hops(b, a));
+                        assert_eq!(h == 0, a == b);
+                        max = max.max(h);
+                    }
+                }
+                assert!(max <= m.diameter().max(1), "{network} p={p}: {max} > {}", m.diameter());
+            }
+        }
+    }
+
+    #[test]
+    fn termination_is_free_on_one_pe() {
+        let m = Machine::new(1, Network::Crossbar, Costs::default());
+        assert_eq!(m.termination_delay(), 0);
+        assert_eq!(Machine::new(1024, Network::Crossbar, Costs::default()).termination_delay(), 2000);
+    }
+}
