@@ -1,12 +1,19 @@
-//! Applications of `treelb` whose answers are known exactly, so that every run
-//! of every load balancer can be checked:
+//! Applications of `treelb` whose answers are known exactly, so that every
+//! run of every load balancer can be checked:
 //!
 //! * [`uts`] — the Unbalanced Tree Search benchmark, bit-exact with its
 //!   reference implementation, with the published sizes of its sample trees;
-//! * [`nqueens`] — counting the solutions of the N-Queens problem.
+//! * [`nqueens`] — counting the solutions of the N-Queens problem;
+//! * [`clique`] — maximum clique and k-clique decision on DIMACS graphs
+//!   (branch and bound with colouring bounds; decision with early stop).
 //!
-//! Both are [`treelb::Search`]es: [`treelb::DfsWork`] makes them pieces of
-//! work for a runtime, and [`treelb::seq::run_search`] runs them sequentially.
+//! They are [`treelb::Search`]es: [`treelb::DfsWork`] makes them pieces of
+//! work for a runtime, and [`treelb::seq::run_search`] runs them
+//! sequentially. The branch-and-bound applications keep their answer in a
+//! shared [`treelb::Incumbent`] and count nodes in [`bnb::BnbStats`].
 
+pub mod bnb;
+pub mod clique;
 pub mod nqueens;
+pub mod splitmix;
 pub mod uts;

@@ -24,6 +24,12 @@ pub(crate) enum Command {
     Nqueens(NqueensArgs),
     /// Time the sequential baseline, treelb at P = 1 and at P = all cores.
     Bench(BenchArgs),
+    /// Maximum clique of a DIMACS graph (or, with --k, is there a K-clique?).
+    ///
+    /// Branch and bound with bitset colouring bounds; prints ω and a maximum
+    /// clique (1-based, verified). With --k K, stops every PE at the first
+    /// clique of K vertices.
+    Clique(CliqueArgs),
 }
 
 /// How to run: the options every application takes.
@@ -145,4 +151,26 @@ pub(crate) struct BenchArgs {
     /// Print the results as JSON on stdout instead of a table
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// `treelb clique`
+#[derive(Debug, Args)]
+pub(crate) struct CliqueArgs {
+    /// A graph in DIMACS format (`p edge N M` or `p col N M`, then `e U V`)
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    /// Decide whether a clique of K vertices exists, instead of maximising
+    #[arg(long, value_name = "K")]
+    pub(crate) k: Option<String>,
+    /// Check ω against this value: exit code 1 if it differs
+    #[arg(long, value_name = "OMEGA")]
+    pub(crate) expect: Option<String>,
+    /// Start with no incumbent (no greedy clique first)
+    #[arg(long)]
+    pub(crate) no_heuristic: bool,
+    /// Also run the same search sequentially and report its time and nodes
+    #[arg(long)]
+    pub(crate) compare_seq: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
 }

@@ -1,0 +1,51 @@
+//! Sequential and parallel times of the branch-and-bound applications on the
+//! shared benchmark instances.
+//!
+//! ```text
+//! cargo run --release -p treelb-apps --example bnb_times -- clique brock200_2 keller4
+//! ```
+//!
+//! Prints, per instance, the optimum, the sequential time and nodes, and the
+//! time and nodes on P = 2 threads.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb_apps::clique::{CliqueSearch, dimacs};
+use treelb_threads::{Config, run};
+
+fn instances() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances")
+}
+
+fn clique(name: &str, threads: &[usize]) {
+    let g = dimacs::read_file(instances().join("clique").join(format!("{name}.clq"))).expect("readable");
+    let search = CliqueSearch::max_clique(&g);
+    let start = Instant::now();
+    let (stats, _) = treelb::seq::run_search(&search);
+    let secs = start.elapsed().as_secs_f64();
+    let (omega, c) = search.incumbent.into_best().unwrap();
+    assert!(g.is_clique(&c));
+    println!("{name:<12} ω = {omega:<3} seq  {secs:>8.3} s  {stats}");
+    for &p in threads {
+        let search = CliqueSearch::max_clique(&g);
+        let config = Config { threads: p, ..Config::default() };
+        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let (o, _) = search.incumbent.into_best().unwrap();
+        assert_eq!(o, omega);
+        println!("{:<12} P = {p:<3} {:>8.3} s  {}", "", outcome.stats.wall.as_secs_f64(), outcome.output);
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (app, names) = args.split_first().expect("usage: bnb_times APP INSTANCE...");
+    let threads = [2];
+    for name in names {
+        match app.as_str() {
+            "clique" => clique(name, &threads),
+            other => panic!("unknown app {other}"),
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The DIMACS graph format of the second DIMACS implementation challenge
+//! (`.clq` files).
+//!
+//! ```text
+//! c a comment
+//! p edge 4 3        (some files say `p col 4 3`)
+//! e 1 2
+//! e 2 3
+//! e 3 4
+//! ```
+//!
+//! * `c` lines are comments; blank lines are ignored;
+//! * exactly one `p` line, before any edge: `p edge N M` or `p col N M`
+//!   with `N` vertices and `M` edges;
+//! * `e U V` lines, vertices numbered from 1. An edge may be listed twice (in
+//!   either direction); the count `M` of the header is not checked against
+//!   the lines, because files in the wild disagree with their own headers;
+//! * `n V W` lines (vertex weights of weighted instances) are checked and
+//!   ignored;
+//! * a line `END` ends the data (some challenge files have one); nothing
+//!   but comments and blank lines may follow it.
+//!
+//! Every malformed input is a [`DimacsError`] naming the line and what was
+//! expected there.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::Graph;
+
+/// The largest number of vertices accepted: the adjacency bitsets of a graph
+/// with `n` vertices take `n²/8` bytes.
+pub const MAX_VERTICES: usize = 1 << 16;
+
+/// Why a DIMACS file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DimacsError {
+    /// The file could not be read.
+    #[error("cannot read the graph: {0}")]
+    Io(#[from] std::io::Error),
+    /// A `p` line that is not `p edge N M` or `p col N M`.
+    #[error("line {line}: expected a problem line `p edge N M` or `p col N M`, found `{found}`")]
+    BadHeader {
+        /// The 1-based line number.
+        line: usize,
+        /// The offending line.
+        found: String,
+    },
+    /// A second `p` line.
+    #[error("line {line}: a second problem line (the first is on line {first})")]
+    DuplicateHeader {
+        /// The 1-based line number of the second `p` line.
+        line: usize,
+        /// The line number of the first.
+        first: usize,
+    },
+    /// More vertices than [`MAX_VERTICES`].
+    #[error("line {line}: {n} vertices are too many (at most {max})", max = MAX_VERTICES)]
+    TooManyVertices {
+        /// The 1-based line number of the `p` line.
+        line: usize,
+        /// The number of vertices the header declares.
+        n: usize,
+    },
+    /// An `e` or `n` line before the `p` line.
+    #[error("line {line}: expected the problem line `p edge N M` before the first {what}")]
+    DataBeforeHeader {
+        /// The 1-based line number.
+        line: usize,
+        /// "edge" or "vertex weight".
+        what: &'static str,
+    },
+    /// An `e` line that is not `e U V` with two integers.
+    #[error("line {line}: expected an edge `e U V` with two vertex numbers, found `{found}`")]
+    BadEdge {
+        /// The 1-based line number.
+        line: usize,
+        /// The offending line.
+        found: String,
+    },
+    /// An `n` line that is not `n V W` with two integers.
+    #[error("line {line}: expected a vertex weight `n V W` with two integers, found `{found}`")]
+    BadVertexWeight {
+        /// The 1-based line number.
+        line: usize,
+        /// The offending line.
+        found: String,
+    },
+    /// A vertex number outside `1..=N`.
+    #[error("line {line}: expected a vertex number between 1 and {n}, found {vertex}")]
+    VertexOutOfRange {
+        /// The 1-based line number.
+        line: usize,
+        /// The vertex number as written (1-based).
+        vertex: u64,
+        /// The number of vertices of the header.
+        n: usize,
+    },
+    /// An edge from a vertex to itself.
+    #[error(
+        "line {line}: expected an edge between two different vertices, found the self-loop {vertex}–{vertex}"
+    )]
+    SelfLoop {
+        /// The 1-based line number.
+        line: usize,
+        /// The vertex (1-based).
+        vertex: u64,
+    },
+    /// A line that is none of `c`, `p`, `e`, `n`, `END`.
+    #[error("line {line}: expected a `c`, `p`, `e` or `n` line, found `{found}`")]
+    UnknownLine {
+        /// The 1-based line number.
+        line: usize,
+        /// The offending line.
+        found: String,
+    },
+    /// Data after an `END` line.
+    #[error("line {line}: expected nothing after `END` (line {end}), found `{found}`")]
+    AfterEnd {
+        /// The 1-based line number.
+        line: usize,
+        /// The line of `END`.
+        end: usize,
+        /// The offending line.
+        found: String,
+    },
+    /// The input ended without a `p` line.
+    #[error("the input has no problem line `p edge N M`")]
+    MissingHeader,
+}
+
+/// Parses a DIMACS graph from a string.
+///
+/// ```
+/// use treelb_apps::clique::dimacs;
+/// let g = dimacs::parse_str("c triangle\np col 3 3\ne 1 2\ne 2 3\ne 1 3\n")?;
+/// assert_eq!((g.n(), g.edge_count()), (3, 3));
+/// let e = dimacs::parse_str("p edge 3 1\ne 1 4\n").unwrap_err();
+/// assert_eq!(e.to_string(), "line 2: expected a vertex number between 1 and 3, found 4");
+/// # Ok::<(), dimacs::DimacsError>(())
+/// ```
+pub fn parse_str(text: &str) -> Result<Graph, DimacsError> {
+    parse(text.as_bytes())
+}
+
+/// Reads a DIMACS graph from a file.
+pub fn read_file(path: impl AsRef<Path>) -> Result<Graph, DimacsError> {
+    let file = std::fs::File::open(path)?;
+    parse(std::io::BufReader::new(file))
+}
+
+/// Parses a DIMACS graph from a reader.
+pub fn parse(reader: impl BufRead) -> Result<Graph, DimacsError> {
+    let mut graph: Option<(Graph, usize)> = None;
+    let mut end: Option<usize> = None;
+    for (index, text) in reader.lines().enumerate() {
+        let line = index + 1;
+        let text = text?;
+        let mut fields = text.split_whitespace();
+        let Some(kind) = fields.next() else {
+            continue;
+        };
+        if kind.starts_with('c') {
+            // A comment: the line starts with `c` (some files write `c---`).
+            continue;
+        }
+        if let Some(end) = end {
+            return Err(DimacsError::AfterEnd { line, end, found: text.trim().to_owned() });
+        }
+        let rest: Vec<&str> = fields.collect();
+        match kind {
+            "p" => {
+                if let Some((_, first)) = graph {
+                    return Err(DimacsError::DuplicateHeader { line, first });
+                }
+                let bad = || DimacsError::BadHeader { line, found: text.trim().to_owned() };
+                let [format, n, m] = rest[..] else {
+                    return Err(bad());
+                };
+                if format != "edge" && format != "col" && format != "edges" {
+                    return Err(bad());
+                }
+                let n: usize = n.parse().map_err(|_| bad())?;
+                let _m: u64 = m.parse().map_err(|_| bad())?;
+                if n > MAX_VERTICES {
+                    return Err(DimacsError::TooManyVertices { line, n });
+                }
+                graph = Some((Graph::new(n), line));
+            }
+            "e" => {
+                let Some((g, _)) = graph.as_mut() else {
+                    return Err(DimacsError::DataBeforeHeader { line, what: "edge" });
+                };
+                let bad = || DimacsError::BadEdge { line, found: text.trim().to_owned() };
+                let [u, v] = rest[..] else {
+                    return Err(bad());
+                };
+                let u: u64 = u.parse().map_err(|_| bad())?;
+                let v: u64 = v.parse().map_err(|_| bad())?;
+                let u = vertex(u, g.n(), line)?;
+                let v = vertex(v, g.n(), line)?;
+                if u == v {
+                    return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
+                }
+                g.add_edge(u, v);
+            }
+            "n" => {
+                let Some((g, _)) = graph.as_ref() else {
+                    return Err(DimacsError::DataBeforeHeader { line, what: "vertex weight" });
+                };
+                let bad = || DimacsError::BadVertexWeight { line, found: text.trim().to_owned() };
+                let [v, w] = rest[..] else {
+                    return Err(bad());
+                };
+                let v: u64 = v.parse().map_err(|_| bad())?;
+                let _w: i64 = w.parse().map_err(|_| bad())?;
+                vertex(v, g.n(), line)?;
+            }
+            "END" if rest.is_empty() => end = Some(line),
+            _ => return Err(DimacsError::UnknownLine { line, found: text.trim().to_owned() }),
+        }
+    }
+    graph.map(|(g, _)| g).ok_or(DimacsError::MissingHeader)
+}
+
+/// A 1-based vertex number as a 0-based index, checked.
+fn vertex(v: u64, n: usize, line: usize) -> Result<usize, DimacsError> {
+    match usize::try_from(v) {
+        Ok(i) if (1..=n).contains(&i) => Ok(i - 1),
+        _ => Err(DimacsError::VertexOutOfRange { line, vertex: v, n }),
+    }
+}

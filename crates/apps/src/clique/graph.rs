@@ -1,0 +1,297 @@
+//! Undirected simple graphs as adjacency bitsets, and the families whose
+//! clique number is known in closed form.
+
+use std::fmt;
+
+use crate::splitmix::SplitMix64;
+
+/// Bits per word of a bitset.
+pub(crate) const WORD: usize = 64;
+
+/// The number of 64-bit words that hold `n` bits.
+#[inline]
+pub(crate) fn words_for(n: usize) -> usize {
+    n.div_ceil(WORD)
+}
+
+/// An undirected simple graph on the vertices `0..n`, stored as one
+/// adjacency bitset per vertex (`n²/8` bytes; fine for the few thousand
+/// vertices a clique search can handle).
+///
+/// ```
+/// use treelb_apps::clique::Graph;
+/// let mut g = Graph::new(4);
+/// g.add_edge(0, 1);
+/// g.add_edge(1, 2);
+/// assert!(g.has_edge(2, 1));
+/// assert_eq!(g.edge_count(), 2);
+/// assert_eq!(g.degree(1), 2);
+/// assert!(g.is_clique(&[0, 1]));
+/// assert!(!g.is_clique(&[0, 1, 2]));
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Graph {
+    n: usize,
+    words: usize,
+    adj: Vec<u64>,
+}
+
+impl fmt::Debug for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Graph").field("n", &self.n).field("edges", &self.edge_count()).finish()
+    }
+}
+
+impl Graph {
+    /// The graph with `n` vertices and no edges.
+    pub fn new(n: usize) -> Self {
+        let words = words_for(n);
+        Graph { n, words, adj: vec![0; n * words] }
+    }
+
+    /// The number of vertices.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Adds the edge `{u, v}`; returns whether it was new.
+    ///
+    /// # Panics
+    /// If `u` or `v` is not a vertex, or `u == v` (no self-loops).
+    pub fn add_edge(&mut self, u: usize, v: usize) -> bool {
+        assert!(u < self.n && v < self.n, "edge {{{u}, {v}}} outside the vertices 0..{}", self.n);
+        assert_ne!(u, v, "self-loop at vertex {u}");
+        let new = !self.has_edge(u, v);
+        self.adj[u * self.words + v / WORD] |= 1 << (v % WORD);
+        self.adj[v * self.words + u / WORD] |= 1 << (u % WORD);
+        new
+    }
+
+    /// Whether `{u, v}` is an edge.
+    #[inline]
+    pub fn has_edge(&self, u: usize, v: usize) -> bool {
+        self.adj[u * self.words + v / WORD] >> (v % WORD) & 1 == 1
+    }
+
+    /// The adjacency bitset of `v`: bit `u` of word `u / 64` is set when
+    /// `{u, v}` is an edge.
+    #[inline]
+    pub fn row(&self, v: usize) -> &[u64] {
+        &self.adj[v * self.words..(v + 1) * self.words]
+    }
+
+    /// The number of neighbours of `v`.
+    pub fn degree(&self, v: usize) -> usize {
+        self.row(v).iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The neighbours of `v`, in increasing order.
+    pub fn neighbours(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        bits(self.row(v))
+    }
+
+    /// The number of edges.
+    pub fn edge_count(&self) -> usize {
+        (0..self.n).map(|v| self.degree(v)).sum::<usize>() / 2
+    }
+
+    /// Whether the vertices are distinct and pairwise adjacent.
+    pub fn is_clique(&self, vertices: &[u32]) -> bool {
+        vertices.iter().all(|&v| (v as usize) < self.n)
+            && vertices.iter().enumerate().all(|(i, &u)| {
+                vertices[i + 1..].iter().all(|&v| u != v && self.has_edge(u as usize, v as usize))
+            })
+    }
+
+    /// The complement: `{u, v}` is an edge of it iff it is not one of `self`.
+    pub fn complement(&self) -> Graph {
+        let mut g = Graph::new(self.n);
+        for u in 0..self.n {
+            for v in u + 1..self.n {
+                if !self.has_edge(u, v) {
+                    g.add_edge(u, v);
+                }
+            }
+        }
+        g
+    }
+
+    /// The subgraph induced by `vertices`, renumbered `0..vertices.len()`
+    /// in the given order.
+    pub fn induced(&self, vertices: &[usize]) -> Graph {
+        let mut g = Graph::new(vertices.len());
+        for (i, &u) in vertices.iter().enumerate() {
+            for (j, &v) in vertices.iter().enumerate().skip(i + 1) {
+                if self.has_edge(u, v) {
+                    g.add_edge(i, j);
+                }
+            }
+        }
+        g
+    }
+
+    /// The graph on `0..n` with an edge wherever `adjacent(u, v)` (asked once
+    /// per pair `u < v`).
+    pub fn from_fn(n: usize, mut adjacent: impl FnMut(usize, usize) -> bool) -> Graph {
+        let mut g = Graph::new(n);
+        for u in 0..n {
+            for v in u + 1..n {
+                if adjacent(u, v) {
+                    g.add_edge(u, v);
+                }
+            }
+        }
+        g
+    }
+
+    /// The complete graph `K_n`: ω = n.
+    pub fn complete(n: usize) -> Graph {
+        Graph::from_fn(n, |_, _| true)
+    }
+
+    /// The cycle `C_n` (`n >= 3`): ω = 3 for the triangle, 2 otherwise.
+    pub fn cycle(n: usize) -> Graph {
+        Graph::from_fn(n, |u, v| v - u == 1 || (u == 0 && v == n - 1))
+    }
+
+    /// The Petersen graph: ω = 2 (it has no triangle).
+    pub fn petersen() -> Graph {
+        // Outer 5-cycle 0..5, spokes i–i+5, inner pentagram 5..10.
+        Graph::from_fn(10, |u, v| {
+            (v < 5 && (v - u == 1 || (u == 0 && v == 4)))
+                || (u < 5 && v == u + 5)
+                || (u >= 5 && (v - u == 2 || v - u == 3))
+        })
+    }
+
+    /// The Turán graph `T(n, r)`: complete `r`-partite with parts as equal
+    /// as possible (`u` and `v` adjacent iff `u mod r != v mod r`);
+    /// ω = min(n, r).
+    pub fn turan(n: usize, r: usize) -> Graph {
+        assert!(r >= 1, "a Turán graph has at least one part");
+        Graph::from_fn(n, |u, v| u % r != v % r)
+    }
+
+    /// The Hamming graph of the DIMACS challenge, `hamming{bits}-{d}`: the
+    /// `2^bits` words of `bits` bits, adjacent when their Hamming distance
+    /// is at least `d`. Its cliques are the binary codes of minimum distance
+    /// `d`, so ω = A(bits, d): e.g. 2^(bits−1) for d = 2, 16 for
+    /// hamming8-4.
+    pub fn hamming(bits: u32, d: u32) -> Graph {
+        assert!(bits <= 16, "hamming graphs beyond 16 bits are too large");
+        Graph::from_fn(1 << bits, |u, v| (u ^ v).count_ones() >= d)
+    }
+
+    /// The Johnson graph of the DIMACS challenge, `johnson{n}-{w}-{d}`: the
+    /// `w`-subsets of an `n`-set, adjacent when their symmetric difference
+    /// has at least `d` elements (constant-weight codes). For `w = 2`,
+    /// `d = 4` the cliques are sets of disjoint pairs: ω = ⌊n/2⌋.
+    pub fn johnson(n: u32, w: u32, d: u32) -> Graph {
+        let sets = weight_subsets(n, w);
+        Graph::from_fn(sets.len(), |a, b| (sets[a] ^ sets[b]).count_ones() >= d)
+    }
+
+    /// The classic Johnson graph `J(n, k)`: the `k`-subsets of an `n`-set,
+    /// adjacent when they share `k − 1` elements. For `1 <= k < n`,
+    /// ω = max(n − k + 1, k + 1): the sets through a common `(k−1)`-set, or
+    /// the `k`-subsets of a `(k+1)`-set.
+    pub fn johnson_classic(n: u32, k: u32) -> Graph {
+        let sets = weight_subsets(n, k);
+        Graph::from_fn(sets.len(), |a, b| (sets[a] ^ sets[b]).count_ones() == 2)
+    }
+
+    /// A random graph `G(n, p)`: each pair is an edge with probability `p`,
+    /// drawn from a [`SplitMix64`] with the given seed.
+    pub fn random(n: usize, p: f64, seed: u64) -> Graph {
+        let mut rng = SplitMix64::new(seed);
+        Graph::from_fn(n, |_, _| rng.unit() < p)
+    }
+
+    /// A greedy clique: from each start vertex, add the candidate of highest
+    /// degree among the remaining candidates until none is left; the largest
+    /// clique found. A quick lower bound on ω, `O(n³ / 64)`.
+    pub fn greedy_clique(&self) -> Vec<u32> {
+        let mut best: Vec<u32> = Vec::new();
+        let mut cand = vec![0u64; self.words];
+        for start in 0..self.n {
+            let mut clique = vec![start as u32];
+            cand.copy_from_slice(self.row(start));
+            while let Some(v) = bits(&cand).max_by_key(|&v| (intersection_count(&cand, self.row(v)), v)) {
+                clique.push(v as u32);
+                for (c, r) in cand.iter_mut().zip(self.row(v)) {
+                    *c &= r;
+                }
+            }
+            if clique.len() > best.len() {
+                best = clique;
+            }
+        }
+        best.sort_unstable();
+        best
+    }
+}
+
+/// The number of common bits of two bitsets.
+#[inline]
+pub(crate) fn intersection_count(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).map(|(x, y)| (x & y).count_ones() as usize).sum()
+}
+
+/// The indices of the set bits of a bitset, in increasing order.
+pub(crate) fn bits(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(i, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(i * WORD + b)
+        })
+    })
+}
+
+/// The `w`-element subsets of `0..n` as bitmasks, in increasing order.
+fn weight_subsets(n: u32, w: u32) -> Vec<u64> {
+    assert!(n <= 32, "Johnson graphs beyond a 32-element ground set are too large");
+    (0u64..1 << n).filter(|s| s.count_ones() == w).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_have_their_sizes() {
+        assert_eq!(Graph::complete(6).edge_count(), 15);
+        assert_eq!(Graph::cycle(7).edge_count(), 7);
+        let p = Graph::petersen();
+        assert_eq!(p.edge_count(), 15);
+        assert!((0..10).all(|v| p.degree(v) == 3));
+        assert_eq!(Graph::hamming(4, 2).n(), 16);
+        assert_eq!(Graph::johnson(6, 2, 4).n(), 15);
+        // J(5, 2) is the complement of the Petersen graph.
+        assert_eq!(Graph::johnson_classic(5, 2).edge_count(), 45 - 15);
+        assert_eq!(Graph::turan(7, 3).edge_count(), 21 - 3 - 1 - 1);
+    }
+
+    #[test]
+    fn complement_and_induced() {
+        let c = Graph::cycle(5).complement();
+        assert_eq!(c.edge_count(), 5);
+        let sub = Graph::complete(5).induced(&[4, 1, 3]);
+        assert_eq!(sub, Graph::complete(3));
+        assert_eq!(bits(&[0b1010, 1]).collect::<Vec<_>>(), [1, 3, 64]);
+    }
+
+    #[test]
+    fn greedy_finds_a_clique() {
+        let g = Graph::random(40, 0.5, 1);
+        let c = g.greedy_clique();
+        assert!(g.is_clique(&c));
+        assert!(c.len() >= 2);
+        assert_eq!(Graph::complete(9).greedy_clique().len(), 9);
+        assert!(Graph::new(0).greedy_clique().is_empty());
+    }
+}

@@ -1,0 +1,329 @@
+//! Maximum clique and k-clique decision: graphs whose ω is known in closed
+//! form, random graphs against brute force, the DIMACS parser's errors, and
+//! the DIMACS benchmark graphs with their published ω on the threads runtime
+//! for P ∈ {1, 2, 3, 4, 8}.
+
+use std::path::{Path, PathBuf};
+
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb::{Init, seq};
+use treelb_apps::clique::{CliqueSearch, DimacsError, Graph, dimacs};
+use treelb_threads::{Config, run};
+
+const PES: [usize; 5] = [1, 2, 3, 4, 8];
+
+fn instances() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances/clique")
+}
+
+/// ω and a maximum clique, sequentially; checks that the witness is a clique
+/// of the reported size.
+fn omega_seq(g: &Graph, seeded: bool) -> i64 {
+    let search = if seeded { CliqueSearch::max_clique(g) } else { CliqueSearch::max_clique_unseeded(g) };
+    let (stats, nodes) = seq::run_search(&search);
+    assert_eq!(stats.nodes(), nodes);
+    let (omega, clique) =
+        search.incumbent.into_best().expect("every graph has a clique, if only the empty one");
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
+    omega
+}
+
+/// ω on the threads runtime with `p` PEs; checks the witness.
+fn omega_par(g: &Graph, p: usize, init: Init, policy: SplitPolicy, seeded: bool) -> i64 {
+    let search = if seeded { CliqueSearch::max_clique(g) } else { CliqueSearch::max_clique_unseeded(g) };
+    let config = Config { threads: p, init, budget: 16, ..Config::default() };
+    let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
+    assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
+    let (omega, clique) = search.incumbent.into_best().unwrap();
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique));
+    omega
+}
+
+/// The decision "is there a clique of k vertices?"; checks a witness.
+fn has_k_clique(g: &Graph, k: u32, p: usize) -> bool {
+    let search = CliqueSearch::k_clique(g, k);
+    if p == 0 {
+        seq::run_search(&search);
+    } else {
+        let config = Config { threads: p, budget: 16, ..Config::default() };
+        run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+    }
+    match search.found() {
+        Some(c) => {
+            assert_eq!(c.len(), k as usize, "the witness has exactly k vertices");
+            assert!(g.is_clique(&c));
+            true
+        }
+        None => false,
+    }
+}
+
+/// ω by Bron–Kerbosch with pivoting on 64-bit masks (n <= 64).
+fn brute_force_omega(g: &Graph) -> u32 {
+    fn bk(nbr: &[u64], r: u32, p: u64, x: u64) -> u32 {
+        if p == 0 {
+            return if x == 0 { r } else { 0 };
+        }
+        let pivot = (p | x).trailing_zeros() as usize;
+        let mut best = r;
+        let (mut p, mut x) = (p, x);
+        let mut branch = p & !nbr[pivot];
+        while branch != 0 {
+            let v = branch.trailing_zeros() as usize;
+            branch &= branch - 1;
+            best = best.max(bk(nbr, r + 1, p & nbr[v], x & nbr[v]));
+            p &= !(1 << v);
+            x |= 1 << v;
+        }
+        best
+    }
+    let n = g.n();
+    assert!(n <= 64);
+    let nbr: Vec<u64> = (0..n).map(|v| g.neighbours(v).fold(0, |m, u| m | 1 << u)).collect();
+    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    bk(&nbr, 0, all, 0)
+}
+
+fn check_omega(g: &Graph, omega: i64, what: &str) {
+    assert_eq!(omega_seq(g, true), omega, "{what}, seeded");
+    assert_eq!(omega_seq(g, false), omega, "{what}, unseeded");
+    let k = u32::try_from(omega).unwrap();
+    assert!(has_k_clique(g, k, 0), "{what}: a clique of ω vertices");
+    assert!(!has_k_clique(g, k + 1, 0), "{what}: no clique of ω + 1 vertices");
+}
+
+#[test]
+fn complete_empty_cycle_and_petersen_graphs() {
+    for n in 0..=12 {
+        check_omega(&Graph::complete(n), n as i64, &format!("K_{n}"));
+        check_omega(&Graph::new(n), (n > 0) as i64, &format!("empty graph on {n} vertices"));
+    }
+    check_omega(&Graph::cycle(3), 3, "C_3");
+    for n in 4..=9 {
+        check_omega(&Graph::cycle(n), 2, &format!("C_{n}"));
+    }
+    check_omega(&Graph::petersen(), 2, "Petersen");
+    check_omega(&Graph::petersen().complement(), 4, "complement of Petersen");
+}
+
+#[test]
+fn turan_and_cocktail_party_graphs() {
+    for n in 1..=16 {
+        for r in 1..=6 {
+            check_omega(&Graph::turan(n, r), n.min(r) as i64, &format!("T({n}, {r})"));
+        }
+    }
+    // K_{2m} minus a perfect matching: ω = m.
+    for m in 1..=10 {
+        let g = Graph::from_fn(2 * m, |u, v| v != u + m);
+        check_omega(&g, m as i64, &format!("cocktail party graph, m = {m}"));
+    }
+}
+
+#[test]
+fn hamming_graphs_are_binary_codes() {
+    // A(n, 1) = 2^n, A(n, 2) = 2^(n−1), A(n, n) = 2, A(5, 4) = 2, A(6, 4) = 4,
+    // A(7, 4) = 8, A(8, 4) = 16, A(6, 3) = 8.
+    for n in 1..=7 {
+        check_omega(&Graph::hamming(n, 1), 1 << n, &format!("hamming{n}-1"));
+        check_omega(&Graph::hamming(n, 2), 1 << (n - 1), &format!("hamming{n}-2"));
+        check_omega(&Graph::hamming(n, n), 2, &format!("hamming{n}-{n}"));
+    }
+    for (n, d, omega) in [(5, 4, 2), (6, 4, 4), (7, 4, 8), (8, 4, 16), (6, 3, 8)] {
+        check_omega(&Graph::hamming(n, d), omega, &format!("hamming{n}-{d}"));
+    }
+}
+
+#[test]
+fn johnson_graphs() {
+    // DIMACS johnson{n}-2-4: disjoint pairs, ω = ⌊n/2⌋; johnson8-4-4: the
+    // Steiner system S(3, 4, 8) with 14 blocks.
+    for n in 4..=14 {
+        check_omega(&Graph::johnson(n, 2, 4), i64::from(n / 2), &format!("johnson{n}-2-4"));
+    }
+    check_omega(&Graph::johnson(8, 4, 4), 14, "johnson8-4-4");
+    // J(n, k): ω = max(n − k + 1, k + 1).
+    for n in 2..=9 {
+        for k in 1..n {
+            let omega = (n - k + 1).max(k + 1);
+            check_omega(&Graph::johnson_classic(n, k), i64::from(omega), &format!("J({n}, {k})"));
+        }
+    }
+}
+
+#[test]
+fn random_graphs_match_brute_force() {
+    let mut checked = 0;
+    for n in [1, 2, 3, 5, 8, 12, 16, 20, 30, 40] {
+        for p in [0.1, 0.3, 0.5, 0.7, 0.9] {
+            for seed in 0..4 {
+                let g = Graph::random(n, p, seed * 1000 + n as u64);
+                let omega = i64::from(brute_force_omega(&g));
+                check_omega(&g, omega, &format!("G({n}, {p}), seed {seed}"));
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 200);
+}
+
+#[test]
+fn random_graphs_on_threads_match_brute_force() {
+    for (i, n) in [10, 25, 40, 60].into_iter().enumerate() {
+        for p in [0.3, 0.6, 0.9] {
+            let g = Graph::random(n, p, 77 + i as u64);
+            let omega = i64::from(brute_force_omega(&g));
+            for (j, threads) in PES.into_iter().enumerate() {
+                let init = Init::ALL[j % 2];
+                let policy = SplitPolicy::ALL[(i + j) % 2];
+                let what = format!("G({n}, {p}), P = {threads}");
+                assert_eq!(omega_par(&g, threads, init, policy, false), omega, "{what}");
+                let k = u32::try_from(omega).unwrap();
+                assert!(has_k_clique(&g, k, threads), "{what}");
+                assert!(!has_k_clique(&g, k + 1, threads), "{what}");
+            }
+        }
+    }
+}
+
+/// Reads a benchmark graph and checks its size against the README's table.
+fn benchmark(name: &str, n: usize, m: usize) -> Graph {
+    let g = dimacs::read_file(instances().join(format!("{name}.clq"))).expect("the benchmark file reads");
+    assert_eq!((g.n(), g.edge_count()), (n, m), "{name}");
+    g
+}
+
+/// The published ω for every P, varying the initialization and the split
+/// policy with P.
+fn published_for_every_p(name: &str, n: usize, m: usize, omega: i64) {
+    let g = benchmark(name, n, m);
+    assert_eq!(omega_seq(&g, true), omega, "{name} sequential");
+    for (j, p) in PES.into_iter().enumerate() {
+        let init = Init::ALL[j % 2];
+        let policy = SplitPolicy::ALL[j / 2 % 2];
+        let what = format!("{name}, P = {p}, init {init}, split {policy}");
+        assert_eq!(omega_par(&g, p, init, policy, j % 2 == 1), omega, "{what}");
+    }
+}
+
+#[test]
+fn brock200_2_has_omega_12() {
+    published_for_every_p("brock200_2", 200, 9876, 12);
+}
+
+#[test]
+fn brock200_4_has_omega_17() {
+    published_for_every_p("brock200_4", 200, 13089, 17);
+}
+
+#[test]
+fn brock200_1_has_omega_21() {
+    published_for_every_p("brock200_1", 200, 14834, 21);
+}
+
+#[test]
+fn keller4_has_omega_11() {
+    published_for_every_p("keller4", 171, 9435, 11);
+}
+
+#[test]
+fn hamming8_4_has_omega_16() {
+    published_for_every_p("hamming8-4", 256, 20864, 16);
+    // The file is the generated graph.
+    assert_eq!(benchmark("hamming8-4", 256, 20864), Graph::hamming(8, 4));
+}
+
+#[test]
+fn c125_9_has_omega_34() {
+    // The header of this file says `p col`.
+    published_for_every_p("C125.9", 125, 6963, 34);
+}
+
+#[test]
+fn p_hat300_1_has_omega_8() {
+    published_for_every_p("p_hat300-1", 300, 10933, 8);
+}
+
+#[test]
+fn k_clique_decisions_on_benchmarks() {
+    for (name, n, m, omega) in [("brock200_2", 200, 9876, 12), ("keller4", 171, 9435, 11)] {
+        let g = benchmark(name, n, m);
+        for p in [0, 1, 2, 4] {
+            assert!(has_k_clique(&g, omega, p), "{name}: a clique of {omega}, P = {p}");
+            assert!(!has_k_clique(&g, omega + 1, p), "{name}: no clique of {}, P = {p}", omega + 1);
+        }
+    }
+}
+
+#[test]
+fn a_decision_stops_every_pe_at_the_first_witness() {
+    // brock200_1 has ω = 21; cliques of 17 are plentiful. The decision stops
+    // long before the full optimisation would have finished.
+    let g = benchmark("brock200_1", 200, 14834);
+    let full = CliqueSearch::max_clique_unseeded(&g);
+    let (_, full_nodes) = seq::run_search(&full);
+    for p in [1, 2, 4, 8] {
+        let search = CliqueSearch::k_clique(&g, 17);
+        let config = Config { threads: p, budget: 16, ..Config::default() };
+        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let witness = search.found().expect("a clique of 17 exists");
+        assert!(g.is_clique(&witness) && witness.len() == 17);
+        let units = outcome.stats.work_units();
+        assert!(units * 20 < full_nodes, "P = {p}: {units} units vs {full_nodes} for the whole search");
+    }
+}
+
+fn parse_error(text: &str) -> DimacsError {
+    dimacs::parse_str(text).expect_err("malformed input")
+}
+
+#[test]
+fn both_header_spellings_and_the_tolerated_extras() {
+    let edge = dimacs::parse_str("c comment\n\np edge 3 2\ne 1 2\ne 2 3\ne 3 2\n").unwrap();
+    let col = dimacs::parse_str("p col 3 2\ne 1 2\ne 2 3\n").unwrap();
+    assert_eq!(edge, col);
+    assert_eq!(edge.edge_count(), 2);
+    let extras = dimacs::parse_str("p edge 3 1\nn 1 5\ne 1 3\nEND\nc trailing comment\n\n").unwrap();
+    assert!(extras.has_edge(0, 2));
+    assert_eq!(dimacs::parse_str("p edge 0 0\n").unwrap().n(), 0);
+}
+
+#[test]
+fn every_malformed_input_names_its_line() {
+    let cases: [(&str, &str); 16] = [
+        ("", "the input has no problem line `p edge N M`"),
+        ("c only comments\n", "the input has no problem line `p edge N M`"),
+        ("p graph 3 1\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p graph 3 1`"),
+        ("p edge 3\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3`"),
+        (
+            "p edge three 1\n",
+            "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge three 1`",
+        ),
+        ("p edge 3 -1\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3 -1`"),
+        ("p edge 3 1\np edge 3 1\n", "line 2: a second problem line (the first is on line 1)"),
+        ("p edge 99999999 1\n", "line 1: 99999999 vertices are too many (at most 65536)"),
+        ("e 1 2\np edge 3 1\n", "line 1: expected the problem line `p edge N M` before the first edge"),
+        ("n 1 2\n", "line 1: expected the problem line `p edge N M` before the first vertex weight"),
+        ("p edge 3 1\ne 1\n", "line 2: expected an edge `e U V` with two vertex numbers, found `e 1`"),
+        ("p edge 3 1\n\ne 1 x\n", "line 3: expected an edge `e U V` with two vertex numbers, found `e 1 x`"),
+        ("p edge 3 1\ne 0 2\n", "line 2: expected a vertex number between 1 and 3, found 0"),
+        (
+            "p edge 3 1\ne 2 2\n",
+            "line 2: expected an edge between two different vertices, found the self-loop 2–2",
+        ),
+        ("p edge 3 1\nx 1 2\n", "line 2: expected a `c`, `p`, `e` or `n` line, found `x 1 2`"),
+        ("p edge 3 1\nEND\ne 1 2\n", "line 3: expected nothing after `END` (line 2), found `e 1 2`"),
+    ];
+    for (text, message) in cases {
+        assert_eq!(parse_error(text).to_string(), message, "input {text:?}");
+    }
+    assert!(matches!(parse_error("p edge 2 1\nn 1 x\n"), DimacsError::BadVertexWeight { line: 2, .. }));
+    assert!(matches!(
+        parse_error("p edge 2 1\nn 3 1\n"),
+        DimacsError::VertexOutOfRange { line: 2, vertex: 3, n: 2 }
+    ));
+    let missing = dimacs::read_file(instances().join("no-such-graph.clq")).unwrap_err();
+    assert!(matches!(missing, DimacsError::Io(_)), "{missing}");
+}

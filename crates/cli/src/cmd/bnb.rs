@@ -1,0 +1,46 @@
+//! What the branch-and-bound subcommands (`clique`, `knapsack`, `tsp`)
+//! share: node-count lines, and the optional sequential run whose node count
+//! and time are reported beside the parallel ones (search anomalies).
+
+use std::time::Instant;
+
+use serde::Serialize;
+use treelb::Search;
+use treelb_apps::bnb::BnbStats;
+
+use crate::report::Line;
+
+/// A sequential run of the same search, for comparison.
+#[derive(Debug, Serialize)]
+pub(crate) struct Sequential {
+    pub(crate) wall_secs: f64,
+    pub(crate) branched: u64,
+    pub(crate) pruned: u64,
+}
+
+/// Runs `search` with `treelb::seq::run_search` and times it.
+pub(crate) fn sequential<S: Search<Output = BnbStats>>(search: &S) -> Sequential {
+    let start = Instant::now();
+    let (stats, _) = treelb::seq::run_search(search);
+    Sequential { wall_secs: start.elapsed().as_secs_f64(), branched: stats.branched, pruned: stats.pruned }
+}
+
+/// The node counts of the run, and of the sequential run if there was one.
+pub(crate) fn node_lines(stats: &BnbStats, seq: Option<&Sequential>) -> Vec<Line> {
+    let mut lines = vec![
+        Line::new("branched", stats.branched).note("nodes expanded"),
+        Line::new("pruned", stats.pruned).note("nodes cut off by the incumbent when taken"),
+    ];
+    if let Some(s) = seq {
+        lines.push(
+            Line::new("sequential", format!("{:.3} s", s.wall_secs))
+                .note(format!("{} branched, {} pruned; the same search on one core", s.branched, s.pruned)),
+        );
+    }
+    lines
+}
+
+/// A list of 1-based numbers, space-separated.
+pub(crate) fn one_based(items: &[u32]) -> String {
+    items.iter().map(|v| (v + 1).to_string()).collect::<Vec<_>>().join(" ")
+}

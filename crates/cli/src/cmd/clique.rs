@@ -1,0 +1,128 @@
+//! `treelb clique FILE`: the clique number ω and a maximum clique of a DIMACS
+//! graph; with `--k K`, whether a clique of K vertices exists.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+use treelb_apps::clique::{CliqueSearch, Graph, dimacs};
+
+use super::bnb::{self, Sequential};
+use crate::args::CliqueArgs;
+use crate::config::{Error, RunConfig, err, number};
+use crate::report::{Line, Report};
+
+#[derive(Serialize)]
+struct Instance {
+    file: String,
+    vertices: usize,
+    edges: usize,
+    /// The clique size sought by a decision run.
+    k: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct Answer {
+    /// The clique number (maximum clique runs).
+    omega: Option<i64>,
+    /// Decision runs: whether a clique of k vertices exists.
+    exists: Option<bool>,
+    /// The clique found, 1-based vertex numbers as in the file.
+    clique: Vec<u32>,
+    /// The clique was checked against the graph.
+    verified: bool,
+    expected_omega: Option<i64>,
+    branched: u64,
+    pruned: u64,
+    sequential: Option<Sequential>,
+}
+
+pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error> {
+    let cfg = RunConfig::from_args(&args.run)?;
+    let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
+    let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
+    if k.is_some() && expected.is_some() {
+        return Err(err!(
+            "--expect checks the clique number of a maximum clique run; it does not go with --k"
+        ));
+    }
+    let path = Path::new(&args.file);
+    let graph = dimacs::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+    let make = || match k {
+        Some(k) => CliqueSearch::k_clique(&graph, k),
+        None if args.no_heuristic => CliqueSearch::max_clique_unseeded(&graph),
+        None => CliqueSearch::max_clique(&graph),
+    };
+    let seq = args.compare_seq.then(|| bnb::sequential(&make()));
+    let search = make();
+    let outcome = super::run_search(&search, &cfg, None, "nodes")?;
+    let stats = outcome.output;
+    let best = search.incumbent.into_best();
+    let clique: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
+    let verified = graph.is_clique(&clique);
+    if !verified {
+        return Err(err!("internal error: the reported vertex set {clique:?} is not a clique"));
+    }
+
+    let name = path.file_name().map_or_else(|| args.file.clone(), |f| f.to_string_lossy().into_owned());
+    let mut lines = Vec::new();
+    let mut ok = true;
+    let (omega, exists) = match k {
+        None => {
+            let omega = clique.len() as i64;
+            let mut line = Line::new("ω", omega).note("clique number");
+            if let Some(e) = expected {
+                ok = e == omega;
+                line = line.note(if ok {
+                    format!("expected: {e} ✓")
+                } else {
+                    format!("MISMATCH: expected {e}")
+                });
+            }
+            lines.push(line);
+            lines.push(Line::new("clique", bnb::one_based(&clique)).note(verified_note(&graph, &clique)));
+            (Some(omega), None)
+        }
+        Some(k) => {
+            let exists = clique.len() >= k as usize;
+            lines.push(Line::new("answer", if exists { "yes" } else { "no" }).note(format!(
+                "{} clique of {k} vertices",
+                if exists { "there is a" } else { "there is no" }
+            )));
+            if exists {
+                lines
+                    .push(Line::new("witness", bnb::one_based(&clique)).note(verified_note(&graph, &clique)));
+            }
+            (None, Some(exists))
+        }
+    };
+    lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    let title = match k {
+        None => format!("Maximum clique — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count()),
+        Some(k) => {
+            format!("Clique of {k} vertices? — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count())
+        }
+    };
+    let instance = Instance { file: args.file.clone(), vertices: graph.n(), edges: graph.edge_count(), k };
+    let answer = Answer {
+        omega,
+        exists,
+        clique: clique.iter().map(|v| v + 1).collect(),
+        verified,
+        expected_omega: expected,
+        branched: stats.branched,
+        pruned: stats.pruned,
+        sequential: seq,
+    };
+    Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats)
+        .write(cfg.json, out)?;
+    if !ok {
+        eprintln!("treelb: error: ω = {} found, {} expected", clique.len(), expected.unwrap_or_default());
+    }
+    Ok(ok)
+}
+
+fn verified_note(graph: &Graph, clique: &[u32]) -> String {
+    debug_assert!(graph.is_clique(clique));
+    format!("1-based; verified: {} pairwise adjacent vertices", clique.len())
+}
