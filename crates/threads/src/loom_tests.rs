@@ -698,6 +698,6 @@ fn loom_termination_three_pes() {
 /// Kept under test to show that the models above can fail.
 #[test]
 #[should_panic(expected = "saw `done` while PE 0 holds a piece")]
-fn loom_termination_catches_publish_before_count() {
+fn broken_detector_counts_after_publishing() {
     check(Explore::Exhaustive, || termination_model(2, PUBLISH_THEN_COUNT));
 }
