@@ -35,7 +35,7 @@ pub fn run_search<S: Search>(search: &S) -> (S::Output, u64) {
         nodes += 1;
         // A decision search stops at its first witness; checking every 1024
         // nodes keeps the check off the per-node path.
-        if nodes % 1024 == 0 && search.should_stop() {
+        if nodes.is_multiple_of(1024) && search.should_stop() {
             break;
         }
     }

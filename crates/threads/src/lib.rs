@@ -51,12 +51,13 @@ use std::any::Any;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 pub use treelb::{Init, RunStats, Strategy, Work};
 
+use crossbeam_utils::CachePadded;
 use treelb::Reduce;
 use treelb::init::selective;
 use treelb::strategy::VictimSelector;
@@ -67,6 +68,10 @@ use termination::Termination;
 
 /// The default Δt: units of work between two polls of the request slot.
 pub const DEFAULT_BUDGET: u64 = 256;
+
+/// The strategies this runtime runs.
+pub const SUPPORTED_STRATEGIES: [Strategy; 3] =
+    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
 
 /// How to run: number of PEs, Δt, initialization, strategy, seed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +109,8 @@ pub enum ConfigError {
     NoThreads,
     /// `budget` was 0.
     ZeroBudget,
+    /// The strategy does not run on the threads runtime (yet).
+    UnsupportedStrategy(Strategy),
 }
 
 impl fmt::Display for ConfigError {
@@ -111,6 +118,11 @@ impl fmt::Display for ConfigError {
         match self {
             ConfigError::NoThreads => f.write_str("the number of threads must be at least 1"),
             ConfigError::ZeroBudget => f.write_str("the work budget (Δt) must be at least 1 unit"),
+            ConfigError::UnsupportedStrategy(s) => write!(
+                f,
+                "strategy `{s}` does not run on the threads runtime yet (available: {})",
+                SUPPORTED_STRATEGIES.map(Strategy::name).join(", ")
+            ),
         }
     }
 }
@@ -125,6 +137,9 @@ impl Config {
         }
         if self.budget == 0 {
             return Err(ConfigError::ZeroBudget);
+        }
+        if !SUPPORTED_STRATEGIES.contains(&self.strategy) {
+            return Err(ConfigError::UnsupportedStrategy(self.strategy));
         }
         Ok(())
     }
@@ -152,6 +167,8 @@ pub struct Snapshot {
 pub(crate) struct Shared<W> {
     pub(crate) mailboxes: Vec<Mailbox<W>>,
     pub(crate) termination: Termination,
+    /// Global round robin: the shared target counter, on its own line.
+    pub(crate) round_robin: CachePadded<AtomicU64>,
     aborted: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     monitor: Thread,
@@ -174,6 +191,13 @@ impl<W> Shared<W> {
         }
         drop(slot);
         self.aborted.store(true, Ordering::Release);
+        self.stop_all();
+    }
+
+    /// Stops every PE: idle ones see `done`, busy ones find the abort mark
+    /// in their request slot at their next poll. Used when the computation is
+    /// decided early (a decision search found its witness) and on a panic.
+    pub(crate) fn stop_all(&self) {
         self.termination.abort();
         for mailbox in &self.mailboxes {
             mailbox.abort();
@@ -210,6 +234,7 @@ where
     let shared = Shared {
         mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
         termination: Termination::new(live),
+        round_robin: CachePadded::new(AtomicU64::new(0)),
         aborted: AtomicBool::new(false),
         panic: Mutex::new(None),
         monitor: thread::current(),

@@ -9,6 +9,7 @@
 //! until termination
 //! ```
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use treelb::strategy::VictimSelector;
@@ -101,6 +102,11 @@ impl<'a, W: Work> Pe<'a, W> {
             if progress.is_exhausted() {
                 return None;
             }
+            if work.should_stop() {
+                // The computation is decided: stop everyone, drop the rest.
+                self.shared.stop_all();
+                return Some(Exit::Aborted);
+            }
             // The poll: one relaxed load unless somebody asked.
             if mailbox.has_request() {
                 match mailbox.take_request() {
@@ -150,7 +156,7 @@ impl<'a, W: Work> Pe<'a, W> {
             if shared.termination.is_done() {
                 return Err(self.exit_reason());
             }
-            let Some(victim) = self.victims.next_victim() else {
+            let Some(victim) = self.next_victim() else {
                 backoff.wait();
                 continue;
             };
@@ -184,6 +190,23 @@ impl<'a, W: Work> Pe<'a, W> {
                 }
             }
             backoff.wait();
+        }
+    }
+
+    /// Whom to ask next: the strategy's choice; for global round robin the
+    /// next ticket of the shared counter (a ticket naming this PE is skipped).
+    fn next_victim(&mut self) -> Option<usize> {
+        if !self.victims.uses_global_counter() {
+            return self.victims.next_victim();
+        }
+        if self.shared.mailboxes.len() < 2 {
+            return None;
+        }
+        loop {
+            let ticket = self.shared.round_robin.fetch_add(1, Ordering::Relaxed);
+            if let Some(victim) = self.victims.victim_from_ticket(ticket) {
+                return Some(victim);
+            }
         }
     }
 

@@ -43,28 +43,44 @@ fn config(threads: usize, init: Init, budget: u64) -> Config {
     Config { threads, budget, init, ..Config::default() }
 }
 
+/// Random polling under every init, split policy and two budgets; the other
+/// strategies under the defaults and with selective initialization.
+fn combinations() -> Vec<(Strategy, Init, SplitPolicy, u64)> {
+    let mut all = Vec::new();
+    for init in Init::ALL {
+        for policy in SplitPolicy::ALL {
+            for budget in [1, 64] {
+                all.push((Strategy::RandomPolling, init, policy, budget));
+            }
+        }
+    }
+    for strategy in SUPPORTED_STRATEGIES.into_iter().filter(|&s| s != Strategy::RandomPolling) {
+        for init in Init::ALL {
+            all.push((strategy, init, SplitPolicy::OldestHalf, 16));
+        }
+    }
+    all
+}
+
 #[test]
-fn every_p_init_and_policy_gives_the_sequential_answer() {
+fn every_p_strategy_init_and_policy_gives_the_sequential_answer() {
     let tree = Irregular { depth: 15 };
     let (expected, nodes) = seq::run_search(&tree);
     assert!(nodes > 50_000, "the test tree is too small: {nodes}");
     for p in [1, 2, 3, 4, 8] {
-        for init in Init::ALL {
-            for policy in SplitPolicy::ALL {
-                for budget in [1, 64] {
-                    let outcome = run(DfsWork::new(&tree, policy), &config(p, init, budget)).unwrap();
-                    let what = format!("p = {p}, {init}, {policy}, budget {budget}");
-                    assert_eq!(outcome.output, expected, "{what}");
-                    let total = outcome.stats.total();
-                    assert_eq!(total.work_units, nodes, "{what}");
-                    assert_eq!(outcome.stats.pes.len(), p);
-                    assert_eq!(total.pieces_sent, total.pieces_received, "{what}");
-                    assert_eq!(total.splits, total.pieces_sent, "{what}");
-                    assert!(total.requests_failed <= total.requests_sent, "{what}");
-                    let e = outcome.stats.efficiency();
-                    assert!((0.0..=1.0 + 1e-9).contains(&e), "{what}: efficiency {e}");
-                }
-            }
+        for (strategy, init, policy, budget) in combinations() {
+            let config = Config { strategy, ..config(p, init, budget) };
+            let outcome = run(DfsWork::new(&tree, policy), &config).unwrap();
+            let what = format!("p = {p}, {strategy}, {init}, {policy}, budget {budget}");
+            assert_eq!(outcome.output, expected, "{what}");
+            let total = outcome.stats.total();
+            assert_eq!(total.work_units, nodes, "{what}");
+            assert_eq!(outcome.stats.pes.len(), p);
+            assert_eq!(total.pieces_sent, total.pieces_received, "{what}");
+            assert_eq!(total.splits, total.pieces_sent, "{what}");
+            assert!(total.requests_failed <= total.requests_sent, "{what}");
+            let e = outcome.stats.efficiency();
+            assert!((0.0..=1.0 + 1e-9).contains(&e), "{what}: efficiency {e}");
         }
     }
 }
@@ -150,6 +166,10 @@ fn bad_configurations_are_rejected() {
     assert_eq!(err.to_string(), "the number of threads must be at least 1");
     let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config(2, Init::Root, 0)).unwrap_err();
     assert_eq!(err, ConfigError::ZeroBudget);
+    let config = Config { strategy: Strategy::MaxLoad, ..config(2, Init::Root, 1) };
+    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config).unwrap_err();
+    assert_eq!(err, ConfigError::UnsupportedStrategy(Strategy::MaxLoad));
+    assert!(err.to_string().starts_with("strategy `max-load` does not run on the threads runtime yet"));
 }
 
 #[test]
@@ -165,4 +185,47 @@ fn the_monitor_sees_progress() {
     .unwrap();
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "progress went backwards: {seen:?}");
     assert!(seen.iter().all(|&u| u <= outcome.stats.work_units()));
+}
+
+/// A decision search: is there a node whose id is divisible by `modulus`?
+/// Stops at the first witness.
+struct FindMultiple {
+    tree: Irregular,
+    modulus: u64,
+    found: treelb::Incumbent<u64>,
+}
+
+impl Search for FindMultiple {
+    type Node = (u64, u32);
+    type Output = (u64, u64);
+    fn root(&self) -> (u64, u32) {
+        self.tree.root()
+    }
+    fn expand(&self, node: (u64, u32), acc: &mut (u64, u64), c: &mut Children<'_, (u64, u32)>) {
+        if node.0.is_multiple_of(self.modulus) {
+            self.found.offer(1, || node.0);
+        }
+        self.tree.expand(node, acc, c);
+    }
+    fn should_stop(&self) -> bool {
+        self.found.best().is_some()
+    }
+}
+
+#[test]
+fn a_decision_search_stops_every_pe_at_the_first_witness() {
+    let total = seq::run_search(&Irregular { depth: 15 }).1;
+    for p in [1, 2, 4, 8] {
+        for init in Init::ALL {
+            let search = FindMultiple {
+                tree: Irregular { depth: 15 },
+                modulus: 5_000,
+                found: treelb::Incumbent::new(treelb::Sense::Maximize),
+            };
+            let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config(p, init, 16)).unwrap();
+            let (_, witness) = search.found.into_best().expect("a witness exists");
+            assert!(witness.is_multiple_of(5_000), "p = {p}, {init}");
+            assert!(outcome.stats.work_units() < total, "p = {p}, {init}: did not stop early");
+        }
+    }
 }
