@@ -1,12 +1,12 @@
 //! The applications on the threads runtime: the published answers for every
-//! number of PEs (oversubscribed beyond the cores), both initializations and
-//! both split policies.
+//! number of PEs (oversubscribed beyond the cores), every strategy of the
+//! runtime, both initializations and both split policies.
 
 use treelb::search::{DfsWork, Search, SplitPolicy};
-use treelb::{Init, Reduce};
+use treelb::{Init, Reduce, Strategy};
 use treelb_apps::nqueens::NQueens;
 use treelb_apps::uts::{Params, SAMPLE_TREES, Uts, UtsResult};
-use treelb_threads::{Config, run};
+use treelb_threads::{Config, SUPPORTED_STRATEGIES, run};
 
 const PES: [usize; 5] = [1, 2, 3, 4, 8];
 
@@ -15,14 +15,23 @@ where
     S: Search,
     S::Node: Clone,
 {
+    // Random polling under both inits and split policies; every other
+    // strategy of the runtime under both inits.
+    let mut combinations = Vec::new();
+    for init in Init::ALL {
+        for policy in SplitPolicy::ALL {
+            combinations.push((Strategy::RandomPolling, init, policy));
+        }
+        for strategy in SUPPORTED_STRATEGIES.into_iter().filter(|&s| s != Strategy::RandomPolling) {
+            combinations.push((strategy, init, SplitPolicy::OldestHalf));
+        }
+    }
     for p in PES {
-        for init in Init::ALL {
-            for policy in SplitPolicy::ALL {
-                let config = Config { threads: p, init, budget: 64, ..Config::default() };
-                let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");
-                check(&outcome.output, &format!("P = {p}, init {init}, split {policy}"));
-                assert_eq!(outcome.stats.pes.len(), p);
-            }
+        for &(strategy, init, policy) in &combinations {
+            let config = Config { threads: p, init, strategy, budget: 64, ..Config::default() };
+            let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");
+            check(&outcome.output, &format!("P = {p}, {strategy}, init {init}, split {policy}"));
+            assert_eq!(outcome.stats.pes.len(), p);
         }
     }
 }
