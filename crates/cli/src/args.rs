@@ -24,6 +24,9 @@ pub(crate) enum Command {
     Nqueens(NqueensArgs),
     /// Time the sequential baseline, treelb at P = 1 and at P = all cores.
     Bench(BenchArgs),
+    /// Simulate load balancing on a discrete-event model of P PEs, or
+    /// reproduce the seeds' figures.
+    Sim(Box<crate::cmd::sim::SimArgs>),
     /// Maximum clique of a DIMACS graph (or, with --k, is there a K-clique?).
     ///
     /// Branch and bound with bitset colouring bounds; prints ω and a maximum

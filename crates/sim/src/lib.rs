@@ -48,9 +48,13 @@
 //! assert!(report.efficiency > 0.5 && report.t_par > 10_000_000 / 256);
 //! ```
 
+pub mod alloc;
 pub mod engine;
 pub mod machine;
+pub mod plot;
 pub mod queue;
+pub mod reproduce;
+pub mod sweep;
 pub mod utilization;
 pub mod workload;
 

@@ -4,6 +4,7 @@ pub(crate) mod bench;
 pub(crate) mod bnb;
 pub(crate) mod clique;
 pub(crate) mod nqueens;
+pub(crate) mod sim;
 pub(crate) mod uts;
 
 use std::time::Duration;

@@ -1,0 +1,325 @@
+//! `treelb sim`: the discrete-event simulator (`treelb-sim`).
+//!
+//! * `treelb sim run` simulates one run on P PEs and prints a summary (or
+//!   JSON), optionally with a utilization plot;
+//! * `treelb sim reproduce` runs the reproductions of the seeds' figures and
+//!   writes `docs/reproductions/README.md` with its plots.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb::{Init, Strategy};
+use treelb_apps::uts::{Params, SampleTree, Uts};
+use treelb_sim::engine::{SimReport, simulate_with};
+use treelb_sim::plot::{Chart, Series, Style};
+use treelb_sim::reproduce::{self, Scale};
+use treelb_sim::sweep::Observer;
+use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig};
+
+use crate::config::{Error, err, number, positive};
+
+/// `treelb sim`
+#[derive(Debug, Args)]
+pub(crate) struct SimArgs {
+    #[command(subcommand)]
+    command: SimCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum SimCommand {
+    /// Simulate one run and print what happened.
+    Run(Box<RunArgs>),
+    /// Run the reproductions of the seeds' results and write a report with plots.
+    Reproduce(ReproduceArgs),
+}
+
+/// `treelb sim run`
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Balancing strategy: random-polling, global-round-robin or async-round-robin
+    #[arg(long, value_name = "NAME", default_value = "random-polling")]
+    strategy: String,
+    /// How the root reaches the PEs: root (PE 0 starts) or selective
+    #[arg(long, value_name = "INIT", default_value = "root")]
+    init: String,
+    /// Number of simulated PEs
+    #[arg(short = 'p', long, value_name = "P", default_value = "1024")]
+    pes: String,
+    /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
+    #[arg(long, value_name = "NET", default_value = "crossbar")]
+    network: String,
+    /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), or uts:TREE
+    /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19"
+    #[arg(long, value_name = "SPEC", default_value = "alpha:0.333")]
+    workload: String,
+    /// Abstract workloads: total work T_seq, in ticks
+    #[arg(short = 'w', long, value_name = "TICKS", default_value = "1000000000")]
+    work: String,
+    /// Abstract workloads: T_atomic, the size below which a piece does not split
+    #[arg(long, value_name = "TICKS", default_value = "100")]
+    atomic: String,
+    /// Abstract workloads: h, the generation from which a piece does not split
+    #[arg(long, value_name = "H")]
+    max_generation: Option<String>,
+    /// UTS: ticks per node expanded
+    #[arg(long, value_name = "TICKS", default_value = "10")]
+    node_cost: String,
+    /// UTS: which open nodes a split gives away: oldest-half or bottom
+    #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
+    split_policy: String,
+    /// T_rout: ticks per message hop
+    #[arg(long, value_name = "TICKS")]
+    t_rout: Option<String>,
+    /// T_split: ticks a split costs
+    #[arg(long, value_name = "TICKS")]
+    t_split: Option<String>,
+    /// T_poll: ticks a probe of the message queue costs
+    #[arg(long, value_name = "TICKS")]
+    t_poll: Option<String>,
+    /// Δt: ticks of work between probes
+    #[arg(long, value_name = "TICKS")]
+    dt: Option<String>,
+    /// Global round robin: ticks the counter spends per ticket
+    #[arg(long, value_name = "TICKS")]
+    t_counter: Option<String>,
+    /// Seed of the PEs' random choices
+    #[arg(long, value_name = "N", default_value = "1")]
+    seed: String,
+    /// Stop after this many events
+    #[arg(long, value_name = "N")]
+    max_events: Option<String>,
+    /// Print the report as JSON on stdout
+    #[arg(long)]
+    json: bool,
+    /// Include every PE's counters in the JSON
+    #[arg(long)]
+    per_pe: bool,
+    /// Draw PE utilization over time to this file (.png or .svg)
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+}
+
+/// `treelb sim reproduce`
+#[derive(Debug, Args)]
+struct ReproduceArgs {
+    /// Where to write README.md, the plots and data.json
+    #[arg(long, value_name = "DIR", default_value = "docs/reproductions")]
+    out: PathBuf,
+    /// Smaller sweeps (about a minute), same conclusions
+    #[arg(long)]
+    quick: bool,
+    /// Never show a progress bar
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// Runs `treelb sim`.
+pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
+    match &args.command {
+        SimCommand::Run(a) => run_one(a, out),
+        SimCommand::Reproduce(a) => run_reproduce(a, out),
+    }
+}
+
+fn parse<T: std::str::FromStr<Err = E>, E: std::fmt::Display>(flag: &str, v: &str) -> Result<T, Error> {
+    v.parse().map_err(|e| err!("{flag}: {e}"))
+}
+
+fn costs(a: &RunArgs) -> Result<Costs, Error> {
+    let mut c = Costs::default();
+    let set = |flag: &str, v: &Option<String>, slot: &mut u64| -> Result<(), Error> {
+        if let Some(v) = v {
+            *slot = number(flag, v)?;
+        }
+        Ok(())
+    };
+    set("--t-rout", &a.t_rout, &mut c.t_rout)?;
+    set("--t-split", &a.t_split, &mut c.t_split)?;
+    set("--t-poll", &a.t_poll, &mut c.t_poll)?;
+    if let Some(v) = &a.dt {
+        c.dt = positive("--dt", v)?;
+    }
+    set("--t-counter", &a.t_counter, &mut c.t_counter)?;
+    Ok(c)
+}
+
+fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
+    let strategy: Strategy = parse("--strategy", &a.strategy)?;
+    let init: Init = parse("--init", &a.init)?;
+    let network: Network = parse("--network", &a.network)?;
+    let p = positive("--pes", &a.pes)?;
+    let p = u32::try_from(p)
+        .ok()
+        .filter(|&p| p <= 1 << 24)
+        .ok_or_else(|| err!("--pes {p} is too many (at most 16777216)"))?;
+    let machine = Machine::new(p, network, costs(a)?);
+    let mut cfg = SimConfig::new(machine, strategy, init, number("--seed", &a.seed)?);
+    if let Some(m) = &a.max_events {
+        cfg.max_events = positive("--max-events", m)?;
+    }
+    let (kind, spec) = a.workload.split_once(':').unwrap_or((a.workload.as_str(), ""));
+    let (report, workload) = match kind {
+        "alpha" => {
+            let dist: AlphaDist = parse("--workload", spec)?;
+            let model = AlphaModel {
+                total: positive("--work", &a.work)?,
+                dist,
+                atomic: number("--atomic", &a.atomic)?,
+                max_generation: match &a.max_generation {
+                    Some(h) => number("--max-generation", h)?,
+                    None => u32::MAX,
+                },
+                seed: cfg.seed,
+            };
+            let (r, _) = simulate_with(model.root(), &cfg, a.per_pe).map_err(|e| err!("{e}"))?;
+            (r, format!("abstract, {dist}, T_atomic = {}", model.atomic))
+        }
+        "uts" => {
+            let params = match SampleTree::find(spec) {
+                Some(s) => s.params(),
+                None => Params::from_uts_str(spec).map_err(|e| err!("--workload: {e}"))?,
+            };
+            let uts = Uts::new(params).map_err(|e| err!("--workload: {e}"))?;
+            let policy: SplitPolicy = parse("--split-policy", &a.split_policy)?;
+            cfg.unit_ticks = positive("--node-cost", &a.node_cost)?;
+            let (r, result) =
+                simulate_with(DfsWork::new(&uts, policy), &cfg, a.per_pe).map_err(|e| err!("{e}"))?;
+            (r, format!("UTS {spec}: {result}, {} ticks per node, {policy}", cfg.unit_ticks))
+        }
+        _ => {
+            return Err(err!(
+                "--workload: expected alpha:A, alpha:LO..0.5 or uts:TREE, got `{}`",
+                a.workload
+            ));
+        }
+    };
+    if let Some(path) = &a.plot {
+        utilization_chart(&report).draw(path).map_err(|e| err!("{e}"))?;
+    }
+    if a.json {
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        summary(&report, &workload, out)?;
+    }
+    Ok(report.complete)
+}
+
+fn utilization_chart(r: &SimReport) -> Chart {
+    let t_rout = r.machine.costs.t_rout.max(1) as f64;
+    Chart {
+        title: format!("{} ({} init), P = {}", r.strategy, r.init, r.machine.p),
+        x_label: "time (T_rout)".into(),
+        y_label: "PEs busy (%)".into(),
+        log_x: false,
+        log_y: false,
+        y_range: Some((0.0, 105.0)),
+        series: vec![Series::new(
+            "utilization",
+            r.utilization.points().map(|(t, u)| (t / t_rout, 100.0 * u)).collect(),
+            Style::Line,
+            0,
+        )],
+    }
+}
+
+fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Error> {
+    let m = &r.machine;
+    let c = &m.costs;
+    let p = f64::from(m.p);
+    writeln!(out, "strategy      {} ({} init)", r.strategy, r.init)?;
+    writeln!(out, "machine       P = {} on {}, diameter {} hops", m.p, m.network, m.diameter())?;
+    writeln!(
+        out,
+        "costs         T_rout {} · T_split {} · T_poll {} · Δt {} · T_counter {} (ticks)",
+        c.t_rout, c.t_split, c.t_poll, c.dt, c.t_counter
+    )?;
+    writeln!(out, "workload      {workload}")?;
+    writeln!(out, "T_seq         {} ticks ({} units)", r.t_seq, r.work_units)?;
+    writeln!(
+        out,
+        "T_par         {} ticks (last work at {}, T_seq/P = {:.0})",
+        r.t_par,
+        r.t_last_work,
+        r.t_seq as f64 / p
+    )?;
+    writeln!(out, "efficiency    {:.4}", r.efficiency)?;
+    writeln!(
+        out,
+        "requests      {} sent, {} failed ({:.1} %), {} transfers{}",
+        r.requests,
+        r.requests_failed,
+        100.0 * r.requests_failed as f64 / (r.requests.max(1) as f64),
+        r.transfers,
+        if r.counter_ops > 0 { format!(", {} counter tickets", r.counter_ops) } else { String::new() }
+    )?;
+    if let Some(t) = r.utilization.first_reaching(0.9) {
+        writeln!(out, "utilization   90 % reached at {t} ticks")?;
+    } else {
+        writeln!(out, "utilization   never reached 90 %")?;
+    }
+    writeln!(
+        out,
+        "simulation    {} events in {:.3} s ({:.1} M events/s){}",
+        r.events,
+        r.wall_seconds,
+        r.events_per_second() / 1e6,
+        if r.complete { "" } else { " — stopped at --max-events" }
+    )?;
+    Ok(())
+}
+
+/// A progress bar on stderr for the phases of `reproduce`, only on a terminal.
+struct Bar {
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Observer for Bar {
+    fn phase(&mut self, label: &str, total: u64) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        if self.enabled {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{elapsed_precise} {msg:>16} [{bar:30}] {pos}/{len}")
+                    .expect("valid template"),
+            );
+            b.set_message(label.to_owned());
+            self.bar = Some(b);
+        }
+    }
+
+    fn step(&mut self) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+    }
+}
+
+fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> {
+    let scale = if a.quick { Scale::Quick } else { Scale::Full };
+    std::fs::create_dir_all(&a.out).map_err(|e| err!("{}: {e}", a.out.display()))?;
+    let start = Instant::now();
+    let mut bar = Bar { bar: None, enabled: !a.no_progress && std::io::stderr().is_terminal() };
+    let all = reproduce::all(scale, &mut bar);
+    if let Some(b) = bar.bar.take() {
+        b.finish_and_clear();
+    }
+    let command = format!("treelb sim reproduce{}", if a.quick { " --quick" } else { "" });
+    let md = reproduce::write_report(&all, &a.out, &command).map_err(|e| err!("{e}"))?;
+    write_file(&a.out.join("README.md"), md.as_bytes())?;
+    let json = serde_json::to_vec_pretty(&all)?;
+    write_file(&a.out.join("data.json"), &json)?;
+    writeln!(out, "wrote {} ({:.1} s)", a.out.join("README.md").display(), start.elapsed().as_secs_f64())?;
+    Ok(true)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    std::fs::write(path, bytes).map_err(|e| err!("{}: {e}", path.display()))
+}

@@ -1,0 +1,157 @@
+//! The work-stealing simulation, checked.
+//!
+//! * `conservation_*` — every unit of work is done exactly once, whatever the
+//!   strategy, initialization and network;
+//! * `termination_*` — the run never ends before the last piece;
+//! * `hand_computed_*` — small cases whose timings are worked out by hand;
+//! * `determinism_*` — one seed, one result;
+//! * `uts_*` — a real tree gives the sequential answer.
+
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb::{Init, Strategy};
+use treelb_apps::uts::{Params, Uts};
+use treelb_sim::engine::{STEALING, SimConfig, simulate, simulate_with};
+use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network};
+
+fn model(total: u64, dist: AlphaDist) -> AlphaModel {
+    AlphaModel { total, dist, atomic: 50, max_generation: 40, seed: 9 }
+}
+
+fn config(p: u32, network: Network, strategy: Strategy, init: Init) -> SimConfig {
+    SimConfig::new(Machine::new(p, network, Costs::default()), strategy, init, 5)
+}
+
+#[test]
+fn conservation_every_strategy_init_and_network() {
+    let m = model(3_000_000, AlphaDist::Uniform { min: 0.1 });
+    for strategy in STEALING {
+        for init in Init::ALL {
+            for network in Network::ALL {
+                for p in [1, 2, 5, 64] {
+                    let cfg = config(p, network, strategy, init);
+                    let (r, done) = simulate_with(m.root(), &cfg, true).unwrap();
+                    let what = format!("{strategy} {init} {network} P={p}");
+                    assert!(r.complete, "{what}");
+                    assert_eq!(done, 3_000_000, "{what}");
+                    assert_eq!(r.work_units, 3_000_000, "{what}");
+                    assert_eq!(r.t_seq, 3_000_000, "{what}");
+                    assert_eq!(r.per_pe.iter().map(|pe| pe.work_units).sum::<u64>(), 3_000_000, "{what}");
+                    assert!(r.requests_failed <= r.requests, "{what}");
+                    assert_eq!(r.transfers, r.per_pe.iter().map(|pe| pe.pieces_sent).sum::<u64>(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn termination_never_before_the_last_piece() {
+    let m = model(2_000_000, AlphaDist::Fixed { alpha: 1.0 / 3.0 });
+    for strategy in STEALING {
+        for init in Init::ALL {
+            let cfg = config(128, Network::Torus2d, strategy, init);
+            let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
+            // The busy time of all PEs covers the work; no PE is busy past the end.
+            let busy: u64 = r.per_pe.iter().map(|pe| pe.busy).sum();
+            assert!(busy >= r.t_seq, "{strategy} {init}: busy {busy} < T_seq {}", r.t_seq);
+            assert!(r.per_pe.iter().all(|pe| pe.busy <= r.t_last_work));
+            assert!(r.t_last_work * 128 >= r.t_seq);
+            assert_eq!(r.t_par, r.t_last_work + cfg.machine.termination_delay());
+            assert!(r.efficiency <= 1.0);
+        }
+    }
+}
+
+/// One PE: the work, plus one probe per Δt except after the last stretch;
+/// termination detection is free on one PE.
+#[test]
+fn hand_computed_one_pe() {
+    let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
+    for strategy in STEALING {
+        let (r, _) = simulate(m.root(), &config(1, Network::Crossbar, strategy, Init::Root)).unwrap();
+        // 100 stretches of Δt = 100, 99 probes of T_poll = 1 between them.
+        assert_eq!(r.t_par, 10_000 + 99);
+        assert_eq!((r.requests, r.transfers), (0, 0));
+    }
+}
+
+/// Two PEs, even splits (α = 1/2), costs T_rout = 100, T_split = 10,
+/// T_poll = 1, Δt = 100:
+///
+/// * t = 0: PE 1 asks PE 0; the request arrives at 100.
+/// * t = 100: PE 0 has done 100 units and probes (until 101), splits the
+///   9900 left (until 111) and sends 4950; they arrive at 211.
+/// * PE 0 works its 4950 from 111: 50 stretches and 49 probes, done at 5110.
+/// * PE 1 works its 4950 from 211: done at 5210. PE 0's request of 5110
+///   arrives at 5210, after PE 1 finished: nothing is left.
+/// * Termination: 2 ⌈log₂ 2⌉ T_rout = 200 later, at 5410.
+#[test]
+fn hand_computed_two_pes() {
+    let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
+    let cfg = config(2, Network::Crossbar, Strategy::RandomPolling, Init::Root);
+    let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
+    assert_eq!(r.t_last_work, 5210);
+    assert_eq!(r.t_par, 5410);
+    assert_eq!((r.requests, r.transfers, r.requests_failed), (2, 1, 0));
+    assert_eq!(r.per_pe[0].busy, 5110);
+    assert_eq!(r.per_pe[1].busy, 5210 - 211);
+    assert_eq!(r.per_pe[0].work_units, 5050);
+}
+
+/// Selective initialization on two PEs: the root is broadcast (100), each PE
+/// splits once (10) and works its half; no request is needed.
+#[test]
+fn hand_computed_two_pes_selective() {
+    let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
+    let cfg = config(2, Network::Crossbar, Strategy::RandomPolling, Init::Selective);
+    let (r, _) = simulate(m.root(), &cfg).unwrap();
+    // Each half: 5000 units, 49 probes, from 110.
+    assert_eq!(r.t_last_work, 110 + 5000 + 49);
+    assert_eq!(r.t_par, 110 + 5000 + 49 + 200);
+    assert_eq!(r.transfers, 0);
+}
+
+#[test]
+fn determinism_one_seed_one_result() {
+    let m = model(5_000_000, AlphaDist::Uniform { min: 0.05 });
+    for strategy in STEALING {
+        let cfg = config(300, Network::FatTree, strategy, Init::Root);
+        let (mut a, _) = simulate_with(m.root(), &cfg, true).unwrap();
+        let (mut b, _) = simulate_with(m.root(), &cfg, true).unwrap();
+        a.wall_seconds = 0.0;
+        b.wall_seconds = 0.0;
+        assert_eq!(a, b, "{strategy}");
+        if strategy == Strategy::RandomPolling {
+            let other = SimConfig { seed: 6, ..cfg };
+            let (c, _) = simulate(m.root(), &other).unwrap();
+            assert_ne!((a.t_par, a.requests), (c.t_par, c.requests));
+        }
+    }
+}
+
+#[test]
+fn unsupported_strategies_say_so() {
+    let m = model(1000, AlphaDist::Fixed { alpha: 0.5 });
+    let err =
+        simulate(m.root(), &config(4, Network::Crossbar, Strategy::StaticBlock, Init::Root)).unwrap_err();
+    assert!(err.to_string().contains("static-block"));
+}
+
+#[test]
+fn uts_gives_the_sequential_answer() {
+    // A small geometric tree (a few thousand nodes).
+    let params = Params::from_uts_args(["-t", "1", "-a", "3", "-d", "7", "-b", "4", "-r", "19"]).unwrap();
+    let uts = Uts::new(params).unwrap();
+    let (expected, nodes) = treelb::seq::run_search(&uts);
+    for strategy in STEALING {
+        for init in Init::ALL {
+            let mut cfg = config(16, Network::Crossbar, strategy, init);
+            cfg.unit_ticks = 20;
+            let (r, out) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
+            assert_eq!(out, expected, "{strategy} {init}");
+            assert_eq!(r.work_units, nodes);
+            assert_eq!(r.t_seq, nodes * 20);
+            assert!(r.transfers > 0);
+        }
+    }
+}
