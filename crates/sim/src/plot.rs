@@ -59,6 +59,24 @@ pub struct Chart {
     pub y_range: Option<(f64, f64)>,
     /// The series.
     pub series: Vec<Series>,
+    /// Where the legend goes.
+    pub legend: Legend,
+}
+
+/// The corner of the legend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Legend {
+    /// Lower right (the default).
+    #[default]
+    LowerRight,
+    /// Upper left.
+    UpperLeft,
+    /// Upper right.
+    UpperRight,
+    /// Lower left.
+    LowerLeft,
+    /// The middle of the plot.
+    Center,
 }
 
 /// Why a chart could not be drawn.
@@ -189,16 +207,22 @@ impl Chart {
             .y_label_area_size(70)
             .build_cartesian_2d(x, y)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
+        let mut mesh = chart.configure_mesh();
+        if self.log_x {
+            mesh.x_labels(8);
+        }
+        if self.log_y {
+            mesh.y_labels(8);
+        }
+        let light = if self.log_x || self.log_y { 0 } else { 4 };
+        mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .x_label_formatter(&|v| short(*v))
             .y_label_formatter(&|v| short(*v))
             .label_style(("sans-serif", 13))
             .axis_desc_style(("sans-serif", 15))
             .light_line_style(RGBColor(240, 240, 240))
-            .max_light_lines(4)
+            .max_light_lines(light)
             .draw()
             .map_err(err)?;
         for s in &self.series {
@@ -235,7 +259,13 @@ impl Chart {
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.3))
             .label_font(("sans-serif", 13))
-            .position(SeriesLabelPosition::LowerRight)
+            .position(match self.legend {
+                Legend::LowerRight => SeriesLabelPosition::LowerRight,
+                Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Legend::UpperRight => SeriesLabelPosition::UpperRight,
+                Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+                Legend::Center => SeriesLabelPosition::MiddleMiddle,
+            })
             .draw()
             .map_err(err)?;
         Ok(())

@@ -17,7 +17,7 @@ use treelb::{Init, Strategy};
 use crate::alloc::{Placement, golden, mean_max_load};
 use crate::engine::{SimConfig, SimReport, simulate};
 use crate::machine::{Costs, Machine, Network};
-use crate::plot::{Chart, PlotError, Series, Style, short};
+use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::queue::Time;
 use crate::sweep::{IsoPoint, IsoSetup, Observer, fit_line, isoefficiency};
 use crate::workload::{AlphaDist, AlphaModel};
@@ -471,6 +471,7 @@ fn fig2_section(w: &mut String, f: &Fig2, dir: &Path) -> Result<(), PlotError> {
         log_x: false,
         log_y: false,
         y_range: Some((0.0, 105.0)),
+        legend: Legend::Center,
         series: vec![
             Series::new("PE 0 holds the root", scale(&f.root), Style::Line, 1),
             Series::new("selective initialization", scale(&f.selective), Style::Line, 0),
@@ -599,6 +600,7 @@ fn iso_section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotError> {
         log_y: true,
         y_range: None,
         series,
+        legend: Legend::LowerRight,
     };
     chart.draw(&dir.join("isoefficiency.png"))?;
     let _ = writeln!(w, "![isoefficiency](isoefficiency.png)\n");
@@ -684,6 +686,7 @@ fn bound_section(w: &mut String, b: &Bound, dir: &Path) -> Result<(), PlotError>
         log_y: true,
         y_range: None,
         series,
+        legend: Legend::LowerRight,
     };
     chart.draw(&dir.join("bound.png"))?;
     let _ = writeln!(w, "![overhead against the bound](bound.png)\n");
@@ -768,6 +771,7 @@ fn allocation_section(w: &mut String, a: &Allocation, dir: &Path) -> Result<(), 
         log_y: false,
         y_range: Some((0.0, a.rules.iter().flat_map(|(_, l)| l.iter().copied()).fold(0.0, f64::max) + 1.0)),
         series,
+        legend: Legend::UpperLeft,
     };
     chart.draw(&dir.join("allocation.png"))?;
     let _ = writeln!(w, "![maximum load](allocation.png)\n");

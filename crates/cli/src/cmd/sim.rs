@@ -15,7 +15,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_sim::engine::{SimReport, simulate_with};
-use treelb_sim::plot::{Chart, Series, Style};
+use treelb_sim::plot::{Chart, Legend, Series, Style};
 use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::sweep::Observer;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig};
@@ -218,6 +218,7 @@ fn utilization_chart(r: &SimReport) -> Chart {
         log_x: false,
         log_y: false,
         y_range: Some((0.0, 105.0)),
+        legend: Legend::LowerRight,
         series: vec![Series::new(
             "utilization",
             r.utilization.points().map(|(t, u)| (t / t_rout, 100.0 * u)).collect(),

@@ -1,0 +1,81 @@
+//! The reproductions at reduced size, asserting the papers' qualitative
+//! results (the full sizes run in `treelb sim reproduce`).
+
+use treelb::Strategy;
+use treelb_sim::alloc::Placement;
+use treelb_sim::reproduce::{self, Scale};
+use treelb_sim::sweep::Quiet;
+
+/// `000_…` Figure 2: selective initialization reaches 90 % utilization
+/// earlier, and does not remove the tail.
+#[test]
+fn selective_initialization_reaches_90_percent_earlier() {
+    let f = reproduce::fig2(Scale::Tiny);
+    let (root, selective) = f.time_to_90();
+    let selective = selective.expect("selective initialization reaches 90 %");
+    assert!(root.is_none_or(|root| selective < root), "{root:?} vs {selective}");
+    assert!(f.selective.efficiency > f.root.efficiency);
+    assert!(f.selective.requests < f.root.requests);
+    // The end is no faster: both runs drain in the same way.
+    let end_phase = |r: &treelb_sim::SimReport| r.t_par - r.t_seq / u64::from(r.machine.p);
+    assert!(end_phase(&f.selective) * 2 > end_phase(&f.root) / 2);
+}
+
+/// Reproduction 2: global round robin needs more work than random polling
+/// for the same efficiency at the larger P, and its work grows faster.
+#[test]
+fn global_round_robin_needs_more_work_than_random_polling() {
+    let iso = reproduce::iso(Scale::Tiny, &mut Quiet);
+    let curve = |s| iso.curves.iter().find(|c| c.setup.strategy == s).unwrap();
+    let (rp, grr) = (curve(Strategy::RandomPolling), curve(Strategy::GlobalRoundRobin));
+    let p = 256;
+    let (w_rp, w_grr) = (rp.work_at(p).unwrap(), grr.work_at(p).unwrap());
+    assert!(w_grr > w_rp, "P = {p}: global round robin {w_grr} vs random polling {w_rp}");
+    assert!(grr.slope_from(32) > rp.slope_from(32), "{} vs {}", grr.slope_from(32), rp.slope_from(32));
+    assert!(rp.slope_from(32) < 1.6, "random polling grows like P^{}", rp.slope_from(32));
+}
+
+/// `003_…` Theorem 1: the overhead over T_seq/P is within a constant of
+/// T_atomic + h(1/ε + T_rout + T_split) across h and T_rout.
+#[test]
+fn overhead_follows_the_bound() {
+    let b = reproduce::bound(Scale::Tiny, &mut Quiet);
+    for pt in &b.points {
+        let ratio = pt.overhead / pt.predicted;
+        assert!((0.1..10.0).contains(&ratio), "α {} T_rout {}: ratio {ratio}", pt.alpha, pt.t_rout);
+    }
+    // Deeper splitting costs more.
+    let at = |alpha: f64, t_rout| {
+        b.points.iter().find(|p| p.alpha == alpha && p.t_rout == t_rout).unwrap().overhead
+    };
+    assert!(at(0.05, 100) > at(0.5, 100));
+    assert!(at(0.5, 100) > at(0.5, 10));
+}
+
+/// `002_…`: two choices lower the maximum load below random placement, and
+/// always-go-left does not do worse than two choices.
+#[test]
+fn two_choice_max_load_below_random() {
+    let a = reproduce::allocation(Scale::Tiny, &mut Quiet);
+    let last = a.ps.len() - 1;
+    let load = |r| a.loads(r).unwrap()[last];
+    assert!(load(Placement::Uniform(2)) < load(Placement::Random));
+    assert!(load(Placement::Uniform(3)) <= load(Placement::Uniform(2)));
+    assert!(load(Placement::AlwaysGoLeft(2)) <= load(Placement::Uniform(2)));
+}
+
+/// The report renders, with its plots.
+#[test]
+fn report_writes_markdown_and_plots() {
+    let dir = std::env::temp_dir().join(format!("treelb-sim-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let all = reproduce::all(Scale::Tiny, &mut Quiet);
+    let md = reproduce::write_report(&all, &dir, "test").unwrap();
+    for plot in ["fig2_utilization.png", "isoefficiency.png", "bound.png", "allocation.png"] {
+        assert!(md.contains(plot));
+        let len = std::fs::metadata(dir.join(plot)).unwrap().len();
+        assert!(len > 5_000 && len < 500_000, "{plot}: {len} bytes");
+    }
+    assert!(md.contains("**Verdict.** Reproduced."));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
