@@ -52,6 +52,7 @@ pub mod alloc;
 pub mod engine;
 pub mod machine;
 pub mod plot;
+pub mod producer;
 pub mod queue;
 pub mod reproduce;
 pub mod sweep;

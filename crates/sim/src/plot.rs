@@ -272,11 +272,11 @@ impl Chart {
     }
 }
 
-/// A short label for a number: 16384 → "16k", 2.5e9 → "2.5G", 0.8 → "0.8".
+/// A short label for a number: 16384 → "16.4k", 2.5e9 → "2.5G", 0.8 → "0.8".
 ///
 /// ```
 /// use treelb_sim::plot::short;
-/// assert_eq!(short(16384.0), "16k");
+/// assert_eq!(short(16384.0), "16.4k");
 /// assert_eq!(short(2.5e9), "2.5G");
 /// assert_eq!(short(0.8), "0.8");
 /// assert_eq!(short(120.0), "120");

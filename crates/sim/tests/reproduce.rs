@@ -71,11 +71,28 @@ fn report_writes_markdown_and_plots() {
     std::fs::create_dir_all(&dir).unwrap();
     let all = reproduce::all(Scale::Tiny, &mut Quiet);
     let md = reproduce::write_report(&all, &dir, "test").unwrap();
-    for plot in ["fig2_utilization.png", "isoefficiency.png", "bound.png", "allocation.png"] {
+    for plot in
+        ["fig2_utilization.png", "isoefficiency.png", "bound.png", "producer_consumer.png", "allocation.png"]
+    {
         assert!(md.contains(plot));
         let len = std::fs::metadata(dir.join(plot)).unwrap().len();
         assert!(len > 5_000 && len < 500_000, "{plot}: {len} bytes");
     }
     assert!(md.contains("**Verdict.** Reproduced."));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `001_…`: with equal subtasks 1/η_max − 1 ≈ p²/(λt₁); exponential sizes
+/// cost a factor growing like log p.
+#[test]
+fn producer_consumer_exponential_sizes_cost_log_p() {
+    let k = reproduce::kimura(Scale::Tiny, &mut Quiet);
+    for r in &k.rows {
+        let det = r.normalized(r.deterministic.0);
+        assert!((0.8..1.25).contains(&det), "p = {}: {det}", r.p);
+        assert!(r.exponential.0 < r.deterministic.0);
+    }
+    let first = &k.rows[0];
+    let last = k.rows.last().unwrap();
+    assert!(last.normalized(last.exponential.0) > 1.5 * first.normalized(first.exponential.0));
 }

@@ -1,0 +1,108 @@
+//! The single-level producer/consumer scheme of Kimura and Ichiyoshi
+//! (`001_…` §3): one producer divides a task into N subtasks, one every
+//! 1/λ, and p consumers take them on demand.
+//!
+//! The model is their Definition 1, a queue with p servers: subtask n is
+//! created at `O_n = U_1 + … + U_n`, starts at `X_n = max(O_n, Z_n)` where
+//! `Z_n` is the time the first consumer becomes free, and ends at
+//! `Y_n = X_n + R_n`; `T_p = max Y_n`. Communication latency is not in the
+//! model (as in the paper). Efficiency is the "collective" mean
+//! `η = Σ T₁ / (p Σ T_p)` over trials, and `η_max` is η at the best
+//! granularity ν = E(N).
+//!
+//! Their results: with equal subtasks (deterministic case)
+//! `1/η_max ≈ 1 + p²/(λ t₁)`; with exponentially distributed subtask sizes
+//! `1/η_max ≈ 1 + ρ p² log p / (λ t₁)` for ρ = λ/(μp) > 1 — the load imbalance
+//! of the last subtasks costs a factor log p.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+/// How subtask sizes are distributed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Sizes {
+    /// Every subtask has size t₁/ν.
+    Deterministic,
+    /// Sizes are i.i.d. exponential with mean t₁/ν.
+    Exponential,
+}
+
+/// The parallel time of one run: `nu` subtasks of the given sizes, produced
+/// one every `1/lambda`, on `p` consumers. Returns (T₁, T_p).
+pub fn run(p: usize, nu: usize, t1: f64, lambda: f64, sizes: Sizes, rng: &mut SmallRng) -> (f64, f64) {
+    let mean = t1 / nu as f64;
+    let u = 1.0 / lambda;
+    // Free times of the consumers (as ordered bits of non-negative f64s).
+    let mut free: BinaryHeap<Reverse<u64>> = (0..p).map(|_| Reverse(0f64.to_bits())).collect();
+    let (mut total, mut end) = (0.0, 0.0f64);
+    for n in 1..=nu {
+        let created = n as f64 * u;
+        let Reverse(first) = free.pop().expect("p ≥ 1 consumers");
+        let start = created.max(f64::from_bits(first));
+        let r = match sizes {
+            Sizes::Deterministic => mean,
+            // Inverse transform; 1 - u avoids ln(0).
+            Sizes::Exponential => -mean * (1.0 - rng.random::<f64>()).ln(),
+        };
+        total += r;
+        let done = start + r;
+        end = end.max(done);
+        free.push(Reverse(done.to_bits()));
+    }
+    (total, end)
+}
+
+/// The collective mean efficiency over `trials` runs.
+pub fn efficiency(p: usize, nu: usize, t1: f64, lambda: f64, sizes: Sizes, trials: u32, seed: u64) -> f64 {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mut s1, mut sp) = (0.0, 0.0);
+    for _ in 0..trials.max(1) {
+        let (a, b) = run(p, nu, t1, lambda, sizes, &mut rng);
+        s1 += a;
+        sp += b;
+    }
+    s1 / (p as f64 * sp)
+}
+
+/// `η_max` and the best ν, scanning ν over a geometric grid (ratio 2^(1/8))
+/// around ρ = 1, i.e. ν = λ t₁ / p, where the paper puts the optimum: from
+/// ρ = 16 to ρ = 1/4.
+pub fn best(p: usize, t1: f64, lambda: f64, sizes: Sizes, trials: u32, seed: u64) -> (f64, usize) {
+    let centre = lambda * t1 / p as f64;
+    let hi = (4.0 * centre).max(p as f64);
+    let mut best = (0.0, p);
+    let mut nu = (centre / 16.0).max(p as f64);
+    while nu <= hi {
+        let n = nu.round() as usize;
+        let e = efficiency(p, n, t1, lambda, sizes, trials, seed);
+        if e > best.0 {
+            best = (e, n);
+        }
+        nu *= 2f64.powf(0.125);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_run_by_hand() {
+        // 2 consumers, 4 subtasks of size 5, one produced per tick:
+        // starts 1, 2, 6, 7; ends 6, 7, 11, 12.
+        let mut rng = SmallRng::seed_from_u64(0);
+        assert_eq!(run(2, 4, 20.0, 1.0, Sizes::Deterministic, &mut rng), (20.0, 12.0));
+    }
+
+    #[test]
+    fn a_slow_producer_is_the_bottleneck() {
+        // Subtasks of size 1 produced every 10 ticks: T_p = 10 ν + 1.
+        let mut rng = SmallRng::seed_from_u64(0);
+        assert_eq!(run(8, 100, 100.0, 0.1, Sizes::Deterministic, &mut rng).1, 1001.0);
+    }
+}
