@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb_apps::clique::{CliqueSearch, dimacs};
+use treelb_apps::knapsack::{Class, Knapsack, Spec};
 use treelb_threads::{Config, run};
 
 fn instances() -> PathBuf {
@@ -38,6 +39,39 @@ fn clique(name: &str, threads: &[usize]) {
     }
 }
 
+/// `NAME` is `CLASS:N:R:SEED`, e.g. `strong:60:1000:1`.
+fn knapsack(name: &str, threads: &[usize]) {
+    let f: Vec<&str> = name.split(':').collect();
+    let spec = Spec::new(
+        f[0].parse::<Class>().unwrap(),
+        f[1].parse().unwrap(),
+        f[2].parse().unwrap(),
+        f[3].parse().unwrap(),
+    );
+    let instance = spec.generate();
+    let search = Knapsack::new(&instance);
+    let start = Instant::now();
+    let (stats, _) = treelb::seq::run_search(&search);
+    let secs = start.elapsed().as_secs_f64();
+    let (best, items) = search.incumbent.into_best().unwrap();
+    assert_eq!(instance.profit_of(&items), Some(best));
+    println!("{name:<22} z = {best:<9} seq  {secs:>8.3} s  {stats}");
+    for &p in threads {
+        let search = Knapsack::new(&instance);
+        let config = Config { threads: p, ..Config::default() };
+        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let (o, _) = search.incumbent.into_best().unwrap();
+        assert_eq!(o, best);
+        println!(
+            "{:<22} P = {p:<3} {:>8.3} s  {}  per PE {:?}",
+            "",
+            outcome.stats.wall.as_secs_f64(),
+            outcome.output,
+            outcome.stats.pes.iter().map(|p| (p.work_units, p.busy.as_secs_f64())).collect::<Vec<_>>()
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (app, names) = args.split_first().expect("usage: bnb_times APP INSTANCE...");
@@ -45,6 +79,7 @@ fn main() {
     for name in names {
         match app.as_str() {
             "clique" => clique(name, &threads),
+            "knapsack" => knapsack(name, &threads),
             other => panic!("unknown app {other}"),
         }
     }

@@ -5,7 +5,9 @@
 //!   reference implementation, with the published sizes of its sample trees;
 //! * [`nqueens`] — counting the solutions of the N-Queens problem;
 //! * [`clique`] — maximum clique and k-clique decision on DIMACS graphs
-//!   (branch and bound with colouring bounds; decision with early stop).
+//!   (branch and bound with colouring bounds; decision with early stop);
+//! * [`knapsack`] — the 0/1 knapsack (branch and bound with the Dantzig
+//!   bound), Pisinger's instance classes, a dynamic-programming check.
 //!
 //! They are [`treelb::Search`]es: [`treelb::DfsWork`] makes them pieces of
 //! work for a runtime, and [`treelb::seq::run_search`] runs them
@@ -14,6 +16,7 @@
 
 pub mod bnb;
 pub mod clique;
+pub mod knapsack;
 pub mod nqueens;
 pub mod splitmix;
 pub mod uts;

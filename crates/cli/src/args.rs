@@ -33,6 +33,12 @@ pub(crate) enum Command {
     /// clique (1-based, verified). With --k K, stops every PE at the first
     /// clique of K vertices.
     Clique(CliqueArgs),
+    /// 0/1 knapsack: a generated instance (Pisinger's classes) or a file.
+    ///
+    /// Branch and bound with the Dantzig bound, items sorted by ratio;
+    /// prints the optimum and the packing; --dp checks it by dynamic
+    /// programming.
+    Knapsack(KnapsackArgs),
 }
 
 /// How to run: the options every application takes.
@@ -171,6 +177,42 @@ pub(crate) struct CliqueArgs {
     /// Start with no incumbent (no greedy clique first)
     #[arg(long)]
     pub(crate) no_heuristic: bool,
+    /// Also run the same search sequentially and report its time and nodes
+    #[arg(long)]
+    pub(crate) compare_seq: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// `treelb knapsack`
+#[derive(Debug, Args)]
+pub(crate) struct KnapsackArgs {
+    /// An instance: a line `N CAPACITY`, then N lines `PROFIT WEIGHT`
+    /// [default: a generated instance]
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<String>,
+    /// Class of the generated instance: uncorrelated, weakly-correlated,
+    /// strongly-correlated or subset-sum
+    #[arg(long, value_name = "CLASS", default_value = "strongly-correlated")]
+    pub(crate) class: String,
+    /// Number of items of the generated instance
+    #[arg(short = 'n', long = "items", value_name = "N", default_value = "80")]
+    pub(crate) n: String,
+    /// Weights (and profits) are drawn from 1..=R
+    #[arg(long, value_name = "R", default_value = "1000")]
+    pub(crate) range: String,
+    /// Seed of the generated instance (--seed is the PEs')
+    #[arg(long, value_name = "N", default_value = "2")]
+    pub(crate) instance_seed: String,
+    /// Capacity h/(H+1) of the total weight: instance h of a series of H
+    #[arg(long, value_name = "h", default_value = "1")]
+    pub(crate) h: String,
+    /// H of the capacity rule
+    #[arg(long, value_name = "H", default_value = "1")]
+    pub(crate) series: String,
+    /// Check the optimum by dynamic programming (O(n × capacity))
+    #[arg(long)]
+    pub(crate) dp: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

@@ -3,6 +3,7 @@
 pub(crate) mod bench;
 pub(crate) mod bnb;
 pub(crate) mod clique;
+pub(crate) mod knapsack;
 pub(crate) mod nqueens;
 pub(crate) mod sim;
 pub(crate) mod uts;
