@@ -1,36 +1,64 @@
 //! How an idle PE waits without taking the core from busy ones.
 //!
-//! The first few waits spin (work usually arrives within one Δt of the
-//! victim's work), then the PE yields its time slice, then it sleeps for
-//! doubling intervals up to a cap. On a machine with fewer cores than PEs,
-//! yielding and sleeping let the busy PEs run; the cap bounds how late an
-//! idle PE notices work or termination.
+//! A wait escalates in three stages: spinning for a few microseconds (an
+//! answer usually arrives within one Δt of the victim's work, tens of
+//! microseconds), then yielding the time slice for as long as the wait's
+//! *patience* lasts, then sleeping for doubling intervals up to a cap. Yielding costs a busy PE nothing when there are spare cores and hands
+//! the core over when there are not (more PEs than cores); sleeping stops an
+//! idle PE from polling at all once waiting has gone on for a while. The cap
+//! bounds how late a sleeping PE notices work or termination.
+//!
+//! Two patiences: waiting for the answer to a request that a PE has accepted
+//! (it is owed, and comes at the victim's next poll, within about one Δt of
+//! work) is worth a long yield phase; waiting before the next request after
+//! a rejection is not.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-const SPIN_LIMIT: u32 = 6;
-const YIELD_LIMIT: u32 = 12;
 const MAX_SLEEP: Duration = Duration::from_micros(500);
 
-/// An escalating wait: spin, then yield, then sleep.
-#[derive(Debug, Default)]
+/// How long to spin, and how long to yield, while an accepted request's
+/// answer is on its way.
+pub(crate) const REPLY_PATIENCE: Patience =
+    Patience { spin: Duration::from_micros(100), yield_until: Duration::from_millis(2) };
+/// The same between requests after a rejection.
+pub(crate) const RETRY_PATIENCE: Patience =
+    Patience { spin: Duration::from_micros(20), yield_until: Duration::from_micros(200) };
+
+/// How long a wait spins, and until when it yields, before it sleeps.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Patience {
+    spin: Duration,
+    yield_until: Duration,
+}
+
+/// An escalating wait: spin, then yield until the patience runs out, then
+/// sleep.
+#[derive(Debug)]
 pub(crate) struct Backoff {
-    step: u32,
+    patience: Patience,
+    since: Instant,
+    sleep_exp: u32,
 }
 
 impl Backoff {
+    /// A wait that starts now.
+    pub(crate) fn new(patience: Patience) -> Self {
+        Backoff { patience, since: Instant::now(), sleep_exp: 0 }
+    }
+
     /// Waits once, a little longer than last time.
     pub(crate) fn wait(&mut self) {
-        if self.step <= SPIN_LIMIT {
-            for _ in 0..1u32 << self.step {
+        let waited = self.since.elapsed();
+        if waited < self.patience.spin {
+            for _ in 0..64 {
                 std::hint::spin_loop();
             }
-        } else if self.step <= YIELD_LIMIT {
+        } else if waited < self.patience.yield_until {
             std::thread::yield_now();
         } else {
-            let exp = (self.step - YIELD_LIMIT).min(10);
-            std::thread::sleep(Duration::from_micros(1 << exp).min(MAX_SLEEP));
+            std::thread::sleep(Duration::from_micros(1 << self.sleep_exp).min(MAX_SLEEP));
+            self.sleep_exp = (self.sleep_exp + 1).min(10);
         }
-        self.step = self.step.saturating_add(1);
     }
 }

@@ -16,7 +16,7 @@ use treelb::strategy::VictimSelector;
 use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, REPLY_PATIENCE, RETRY_PATIENCE};
 use crate::mailbox::{Reply, Request};
 
 /// Why a PE's loop ended.
@@ -148,7 +148,7 @@ impl<'a, W: Work> Pe<'a, W> {
     fn find_work(&mut self) -> Result<W, Exit> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
-        let mut backoff = Backoff::default();
+        let mut backoff = Backoff::new(RETRY_PATIENCE);
         loop {
             if !self.reject_pending() {
                 return Err(Exit::Aborted);
@@ -167,7 +167,7 @@ impl<'a, W: Work> Pe<'a, W> {
                 backoff.wait();
                 continue;
             }
-            let mut waiting = Backoff::default();
+            let mut waiting = Backoff::new(REPLY_PATIENCE);
             loop {
                 match mine.reply() {
                     Reply::Work(work) => {
