@@ -170,7 +170,11 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         writeln!(out)?;
         return Ok(true);
     }
-    writeln!(out, "{} · {} cores · fastest of {} runs · Δt {}", report.machine, report.cores, repeat, budget)?;
+    writeln!(
+        out,
+        "{} · {} cores · fastest of {} runs · Δt {}",
+        report.machine, report.cores, repeat, budget
+    )?;
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header([
