@@ -18,20 +18,43 @@
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
 //!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
 //!   generations; or a real UTS tree, one node costing a given time.
-//! * [`queue`] — events ordered by (time, sequence number): a run is a
-//!   function of its seed.
+//! * [`queue`] — events ordered by (time, sequence number), so a run is a
+//!   function of its seed; a timing wheel, because nearly every event is
+//!   due within a few message times.
 //! * [`engine`] — `003_…` Figure 1 as events: random polling, global round
-//!   robin (a counter PE that serializes tickets), asynchronous round robin.
+//!   robin (a counter PE that serializes tickets), asynchronous round robin,
+//!   each from PE 0 holding the root or after selective initialization.
 //! * [`utilization`] — busy PEs over time, binned without knowing the run's
 //!   length in advance.
 //!
+//! Beside the machine, two models need no message passing at all:
+//! [`producer`] is Kimura and Ichiyoshi's producer/consumer queue (`001_…`
+//! Definition 1), and [`alloc`] places p tasks on p servers by the lecture's
+//! rules (`002_…`). [`sweep`] searches for isoefficiency, [`plot`] draws
+//! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
+//! into the reports of `docs/reproductions/`.
+//!
 //! ## Why this model
+//!
+//! The analyses bound T_par by what messages, splits and probes cost; so the
+//! simulator charges exactly those and nothing else: no caches, no
+//! contention in the network beyond the counter of global round robin, no
+//! cost for receiving. That makes a simulated run the paper's model made
+//! concrete, and a mismatch with a bound a finding about the bound (or the
+//! constant it hides), not about an unmodelled effect.
 //!
 //! Time is integer ticks, so costs add exactly and two runs with one seed
 //! agree to the tick. A PE's state changes only when a message arrives or
 //! its piece runs out, so a busy PE nobody asks is one event for its whole
 //! piece, not one per Δt: the number of events is about the number of
-//! messages, which is what load balancing costs anyway.
+//! messages, which is what load balancing costs anyway, and 16384 PEs run
+//! in about a second.
+//!
+//! What is not modelled yet: the work-sharing strategies (randomized and
+//! extreme work sharing, two-choice and always-go-left *as schedulers* —
+//! their placement rules are in [`alloc`]), Loui–Sohoni max-load visiting,
+//! the multi-level producer/consumer tree, master–worker and static
+//! assignment. [`engine::simulate`] says so when asked for one.
 //!
 //! ```
 //! use treelb::{Init, Strategy};
@@ -51,6 +74,7 @@
 pub mod alloc;
 pub mod engine;
 pub mod machine;
+pub mod maxload;
 pub mod plot;
 pub mod producer;
 pub mod queue;

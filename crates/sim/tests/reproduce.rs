@@ -96,3 +96,13 @@ fn producer_consumer_exponential_sizes_cost_log_p() {
     let last = k.rows.last().unwrap();
     assert!(last.normalized(last.exponential.0) > 1.5 * first.normalized(first.exponential.0));
 }
+
+/// `004_…`: max-load visiting needs O(k log n) heap steps.
+#[test]
+fn max_load_steps_grow_like_k_log_n() {
+    let m = reproduce::maxload(Scale::Tiny, &mut Quiet);
+    for r in &m.rows {
+        assert!(r.ratio() < 4.0, "k = {}, n = {}: {} steps", r.setup.k, r.n(), r.counts.steps());
+        assert!(r.counts.visits as usize >= r.setup.k - 1);
+    }
+}
