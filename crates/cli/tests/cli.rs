@@ -104,6 +104,19 @@ fn bench_reports_efficiency() {
 }
 
 #[test]
+fn compare_runs_every_strategy_of_the_runtime() {
+    let o = treelb(&["compare", "nqueens:9", "-p", "3", "--repeat", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let names: Vec<&str> =
+        json["rows"].as_array().unwrap().iter().map(|r| r["strategy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["random-polling", "global-round-robin", "async-round-robin"]);
+    let o = treelb(&["compare", "T1", "--strategies", "async-round-robin", "--repeat", "1", "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("async-round-robin"));
+}
+
+#[test]
 fn bad_input_gets_one_line_and_exit_code_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["uts", "--tree", "T9"], "unknown sample tree `T9`"),
@@ -126,6 +139,9 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["nqueens", "eight"], "N expects a non-negative integer"),
         (&["bench", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
         (&["bench", "--repeat", "0"], "--repeat must be at least 1"),
+        (&["compare", "T7"], "unknown sample tree `T7`"),
+        (&["compare", "T1", "--strategies", "max-load"], "does not run on the threads runtime yet"),
+        (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),
         (&["frobnicate"], "unrecognized subcommand"),
     ];
     for (args, message) in cases {

@@ -46,7 +46,7 @@ struct BenchReport {
 /// Times `f` `repeat` times; returns the fastest time and the last value.
 /// The fastest, not the median: on a shared machine other processes only
 /// ever add time, so the minimum is the estimate least disturbed by them.
-fn time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+pub(crate) fn time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut times = Vec::with_capacity(repeat);
     let mut last = None;
     for _ in 0..repeat {
@@ -95,13 +95,14 @@ where
 }
 
 /// A benchmark workload, checked.
-enum Workload {
+pub(crate) enum Workload {
     Uts(String, Uts),
     NQueens(String, NQueens),
 }
 
 impl Workload {
-    fn parse(spec: &str) -> Result<Workload, Error> {
+    /// Parses `T1`, `T3L`, … (UTS sample trees) or `nqueens:N`.
+    pub(crate) fn parse(spec: &str) -> Result<Workload, Error> {
         match spec.split_once(':') {
             Some(("nqueens", n)) => {
                 Ok(Workload::NQueens(spec.to_owned(), NQueens::new(number(&format!("{spec}: N"), n)?)?))
@@ -114,14 +115,14 @@ impl Workload {
         }
     }
 
-    fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Workload::Uts(name, _) | Workload::NQueens(name, _) => name,
         }
     }
 }
 
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
