@@ -1,9 +1,9 @@
 //! One module per subcommand, and the run shared by all applications.
 
 pub(crate) mod bench;
-pub(crate) mod compare;
 pub(crate) mod bnb;
 pub(crate) mod clique;
+pub(crate) mod compare;
 pub(crate) mod knapsack;
 pub(crate) mod nqueens;
 pub(crate) mod sim;
