@@ -21,7 +21,6 @@
 //! The run ends when no piece is left, neither on a PE nor in a message,
 //! plus the termination detection delay of the [`Machine`].
 
-use std::collections::VecDeque;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -143,7 +142,7 @@ impl std::error::Error for Unsupported {}
 
 /// The state of a PE that almost every event reads, kept apart from the
 /// rest so that the states of 16384 PEs fit in a core's L2 cache.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Hot {
     /// Bumped whenever the scheduled `Poll`/`Done` of this PE is superseded.
     epoch: u32,
@@ -152,8 +151,21 @@ struct Hot {
     /// Busy and running with nobody asking: only `Done` is scheduled, and
     /// the piece has not been worked since `run_start`.
     running: bool,
+    /// The first and last requester waiting for this PE's next probe
+    /// ([`NONE`] if none); the queue is linked through `Sim::next`.
+    head: u32,
+    tail: u32,
     /// When the current run started (if `running`).
     run_start: Time,
+}
+
+/// No PE: the end of a request queue.
+const NONE: u32 = u32::MAX;
+
+impl Default for Hot {
+    fn default() -> Self {
+        Hot { epoch: 0, busy: false, running: false, head: NONE, tail: NONE, run_start: 0 }
+    }
 }
 
 /// What an idle PE needs to ask for work.
@@ -161,6 +173,13 @@ struct Asker {
     selector: VictimSelector,
     requests_sent: u64,
     requests_failed: u64,
+}
+
+/// A PE's piece and counters, together because the events that touch one
+/// touch the other.
+struct Slot<W> {
+    piece: Option<W>,
+    c: Counters,
 }
 
 /// The rest of a PE's counters.
@@ -178,14 +197,15 @@ struct Sim<W: SimWork> {
     m: Machine,
     q: EventQueue,
     hot: Vec<Hot>,
-    pieces: Vec<Option<W>>,
+    slots: Vec<Slot<W>>,
     /// The piece on its way to each PE (a PE has at most one request, so
     /// at most one piece, in flight).
     inbox: Vec<Option<W>>,
-    /// Requests waiting for the next probe.
-    queues: Vec<VecDeque<u32>>,
+    /// The request queues, linked through the requesters: `next[r]` follows
+    /// requester `r` in the queue it waits in (a PE has at most one request
+    /// out, so it waits in at most one queue).
+    next: Vec<u32>,
     askers: Vec<Asker>,
-    counters: Vec<Counters>,
     /// Pieces anywhere: on PEs and in messages.
     live: u64,
     busy: u64,
@@ -224,9 +244,9 @@ pub fn simulate_with<W: SimWork>(
         m,
         q: EventQueue::default(),
         hot: vec![Hot::default(); p],
-        pieces: (0..p).map(|_| None).collect(),
+        slots: (0..p).map(|_| Slot { piece: None, c: Counters::default() }).collect(),
         inbox: (0..p).map(|_| None).collect(),
-        queues: (0..p).map(|_| VecDeque::new()).collect(),
+        next: vec![NONE; p],
         askers: (0..p)
             .map(|i| Asker {
                 selector: VictimSelector::new(cfg.strategy, i, p, cfg.seed),
@@ -234,7 +254,6 @@ pub fn simulate_with<W: SimWork>(
                 requests_failed: 0,
             })
             .collect(),
-        counters: vec![Counters::default(); p],
         live: 0,
         busy: 0,
         util: Recorder::default(),
@@ -263,7 +282,7 @@ pub fn simulate_with<W: SimWork>(
             let redundant = shares[0].units * unit;
             for (pe, share) in shares.into_iter().enumerate() {
                 sim.output.merge(share.output);
-                sim.counters[pe].work_units += share.units;
+                sim.slots[pe].c.work_units += share.units;
                 match share.piece {
                     Some(piece) => {
                         let ready = start + Time::from(piece.generation()) * m.costs.t_split + redundant;
@@ -313,7 +332,7 @@ pub fn simulate_with<W: SimWork>(
     let mut per = Vec::with_capacity(if per_pe { p } else { 0 });
     let (mut work_units, mut requests, mut failed, mut transfers) = (0, 0, 0, 0);
     for i in 0..p {
-        let c = &mut sim.counters[i];
+        let c = &mut sim.slots[i].c;
         if sim.hot[i].busy {
             c.busy += t_last - c.busy_since;
         }
@@ -362,6 +381,34 @@ impl<W: SimWork> Sim<W> {
         self.cfg.unit_ticks.max(1)
     }
 
+    /// Appends requester `from` to PE `to`'s queue.
+    #[inline]
+    fn enqueue(&mut self, to: u32, from: u32) {
+        self.next[from as usize] = NONE;
+        let h = &mut self.hot[to as usize];
+        if h.head == NONE {
+            h.head = from;
+        } else {
+            self.next[h.tail as usize] = from;
+        }
+        h.tail = from;
+    }
+
+    /// Removes the first requester of PE `id`'s queue.
+    #[inline]
+    fn dequeue(&mut self, id: u32) -> Option<u32> {
+        let h = &mut self.hot[id as usize];
+        let from = h.head;
+        if from == NONE {
+            return None;
+        }
+        h.head = self.next[from as usize];
+        if h.head == NONE {
+            h.tail = NONE;
+        }
+        Some(from)
+    }
+
     /// PE `pe` is idle at time `t` and asks for work.
     fn ask(&mut self, pe: u32, t: Time) {
         let sel = &mut self.askers[pe as usize].selector;
@@ -396,9 +443,10 @@ impl<W: SimWork> Sim<W> {
             }
             Msg::Work | Msg::Init => {
                 let i = to as usize;
-                self.pieces[i] = self.inbox[i].take();
-                debug_assert!(self.pieces[i].is_some());
-                let c = &mut self.counters[i];
+                let slot = &mut self.slots[i];
+                slot.piece = self.inbox[i].take();
+                debug_assert!(slot.piece.is_some());
+                let c = &mut slot.c;
                 if msg == Msg::Work {
                     c.pieces_received += 1;
                 }
@@ -435,7 +483,7 @@ impl<W: SimWork> Sim<W> {
             self.send(to, from, now, Msg::Reject);
             return;
         }
-        self.queues[i].push_back(from);
+        self.enqueue(to, from);
         if hot.running {
             // The next probe at or after `now`: probe j starts at
             // start + (j+1)·Δt + j·T_poll.
@@ -444,13 +492,14 @@ impl<W: SimWork> Sim<W> {
             let start = hot.run_start;
             let j = if now <= start + dt { 0 } else { (now - start - dt).div_ceil(dt + t_poll) };
             let probe = start + (j + 1) * dt + j * t_poll;
-            let piece = self.pieces[i].as_mut().expect("a busy PE has a piece");
+            let slot = &mut self.slots[i];
+            let piece = slot.piece.as_mut().expect("a busy PE has a piece");
             let left = piece.remaining().expect("a running piece knows its size") * unit;
             if (j + 1) * dt < left {
                 let units = (j + 1) * self.budget;
                 let progress = piece.work(units, &mut self.output);
                 debug_assert_eq!(progress, Progress::Pending);
-                self.counters[i].work_units += units;
+                slot.c.work_units += units;
                 let h = &mut self.hot[i];
                 h.epoch = h.epoch.wrapping_add(1);
                 h.running = false;
@@ -468,8 +517,9 @@ impl<W: SimWork> Sim<W> {
         let h = &mut self.hot[i];
         h.epoch = h.epoch.wrapping_add(1);
         let epoch = h.epoch;
-        let piece = self.pieces[i].as_mut().expect("a running PE has a piece");
-        if self.queues[i].is_empty()
+        let slot = &mut self.slots[i];
+        let piece = slot.piece.as_mut().expect("a running PE has a piece");
+        if h.head == NONE
             && let Some(left) = piece.remaining()
         {
             let (work, dt) = (left * unit, budget * unit);
@@ -482,11 +532,11 @@ impl<W: SimWork> Sim<W> {
         h.running = false;
         match piece.work(budget, &mut self.output) {
             Progress::Pending => {
-                self.counters[i].work_units += budget;
+                slot.c.work_units += budget;
                 self.q.push(t + budget * unit, Kind::Poll { pe: id, epoch });
             }
             Progress::Exhausted { used } => {
-                self.counters[i].work_units += used;
+                slot.c.work_units += used;
                 self.q.push(t + used * unit, Kind::Done { pe: id, epoch });
             }
         }
@@ -497,12 +547,13 @@ impl<W: SimWork> Sim<W> {
         let i = id as usize;
         let costs = self.m.costs;
         let mut t = now + costs.t_poll;
-        if let Some(from) = self.queues[i].pop_front() {
-            let piece = self.pieces[i].as_mut().expect("a polling PE has a piece");
+        if let Some(from) = self.dequeue(id) {
+            let slot = &mut self.slots[i];
+            let piece = slot.piece.as_mut().expect("a polling PE has a piece");
             match piece.split() {
                 Some(given) => {
                     t += costs.t_split;
-                    self.counters[i].pieces_sent += 1;
+                    slot.c.pieces_sent += 1;
                     self.inbox[from as usize] = Some(given);
                     self.live += 1;
                     self.send(id, from, t, Msg::Work);
@@ -516,17 +567,18 @@ impl<W: SimWork> Sim<W> {
     /// PE `id` exhausts its piece at `now`.
     fn done(&mut self, now: Time, id: u32) {
         let i = id as usize;
-        let mut piece = self.pieces[i].take().expect("a finishing PE has a piece");
+        let slot = &mut self.slots[i];
+        let mut piece = slot.piece.take().expect("a finishing PE has a piece");
         let h = &mut self.hot[i];
         if h.running {
             let left = piece.remaining().unwrap_or(0);
             let progress = piece.work(left, &mut self.output);
             debug_assert!(progress.is_exhausted());
-            self.counters[i].work_units += left;
+            slot.c.work_units += left;
         }
         h.busy = false;
         h.running = false;
-        let c = &mut self.counters[i];
+        let c = &mut slot.c;
         c.busy += now - c.busy_since;
         self.live -= 1;
         self.busy -= 1;
@@ -534,11 +586,9 @@ impl<W: SimWork> Sim<W> {
         if self.live == 0 {
             return;
         }
-        let mut waiting = std::mem::take(&mut self.queues[i]);
-        for from in waiting.drain(..) {
+        while let Some(from) = self.dequeue(id) {
             self.send(id, from, now, Msg::Reject);
         }
-        self.queues[i] = waiting;
         self.ask(id, now);
     }
 }

@@ -113,21 +113,31 @@ impl Ord for Far {
     }
 }
 
-/// The number of ticks the wheel covers (a power of two).
-const SPAN: usize = 1 << 12;
-const MASK: Time = SPAN as Time - 1;
-const WORDS: usize = SPAN / 64;
+/// Ticks per block: the first level of the wheel has one bucket per tick of
+/// the current block.
+const SPAN: u64 = 1 << 12;
+/// Blocks ahead that the second level holds, one bucket per block.
+const BLOCKS: u64 = 1 << 12;
+const WORDS: usize = (SPAN / 64) as usize;
+const BWORDS: usize = (BLOCKS / 64) as usize;
 
 /// A priority queue of events, earliest first, and among equal times in the
 /// order they were scheduled.
 ///
 /// A binary heap over all pending events spends most of its time missing the
 /// cache (tens of thousands of events, 15 levels). Most events of a load
-/// balancing run are due within a few message times, so the queue is a
-/// *timing wheel*: one FIFO bucket per tick for the next 65536 ticks, a bitmap of the non-empty buckets, and a binary heap only for
-/// events further ahead (pieces that end long from now). A far event moves
-/// into its bucket as soon as its time enters the wheel's window, before
-/// anything else can be scheduled at that time, so each bucket holds its
+/// balancing run are due within a few message times, and the others (pieces
+/// that end much later) within a few thousand, so the queue is a two-level
+/// *timing wheel*. Time is cut into blocks of 4096 ticks. The first level
+/// has one FIFO bucket per tick of the current block; the second one bucket
+/// per block for the next 4096 blocks (events unsorted, with their times);
+/// a binary heap holds only what lies beyond (16.7 million ticks ahead).
+/// Bitmaps find the next non-empty bucket. When the current block is
+/// drained, the next non-empty block is poured into the first level, after
+/// the far events that entered the second level's range have moved into it.
+///
+/// Every move happens before anything else can be scheduled at the moved
+/// events' times, and moves keep order, so each first-level bucket holds its
 /// events in the order they were scheduled: the queue yields exactly the
 /// (time, sequence number) order of a heap.
 ///
@@ -136,29 +146,36 @@ const WORDS: usize = SPAN / 64;
 /// let mut q = EventQueue::default();
 /// q.push(5, Kind::Done { pe: 1, epoch: 0 });
 /// q.push(3, Kind::Done { pe: 2, epoch: 0 });
-/// q.push(1 << 20, Kind::Done { pe: 3, epoch: 0 });
+/// q.push(1 << 30, Kind::Done { pe: 3, epoch: 0 });
+/// q.push(1 << 20, Kind::Done { pe: 4, epoch: 0 });
 /// q.push(5, Kind::Done { pe: 0, epoch: 0 });
 /// let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|e| (e.time, e.kind)).collect();
 /// assert_eq!(order, [
 ///     (3, Kind::Done { pe: 2, epoch: 0 }),
 ///     (5, Kind::Done { pe: 1, epoch: 0 }), // scheduled before PE 0's
 ///     (5, Kind::Done { pe: 0, epoch: 0 }),
-///     (1 << 20, Kind::Done { pe: 3, epoch: 0 }),
+///     (1 << 20, Kind::Done { pe: 4, epoch: 0 }),
+///     (1 << 30, Kind::Done { pe: 3, epoch: 0 }),
 /// ]);
 /// ```
 #[derive(Debug)]
 pub struct EventQueue {
-    /// Bucket `t & MASK` holds the events at time `t`, for `now <= t < now + SPAN`.
+    /// Bucket `t % SPAN` holds the events at time `t` of the current block.
     wheel: Vec<Vec<Kind>>,
-    /// Bit `i` is set iff bucket `i` is non-empty.
-    occupied: Vec<u64>,
-    /// Bit `w` is set iff word `w` of `occupied` is non-zero.
-    summary: [u64; WORDS / 64],
+    /// Bit `i` is set iff first-level bucket `i` is non-empty.
+    occupied: [u64; WORDS],
+    /// The current block, `now / SPAN`.
+    block: u64,
     /// The time of the bucket being drained.
     now: Time,
     /// The next unread event of the current bucket.
     head: usize,
-    /// Events at `now + SPAN` or later.
+    /// Bucket `b % BLOCKS` holds the events of block `b`, for
+    /// `block < b < block + BLOCKS`.
+    blocks: Vec<Vec<(Time, Kind)>>,
+    /// Bit `i` is set iff second-level bucket `i` is non-empty.
+    block_occupied: [u64; BWORDS],
+    /// Events of block `block + BLOCKS` or later.
     far: BinaryHeap<Reverse<Far>>,
     len: usize,
     seq: u64,
@@ -167,15 +184,36 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            wheel: vec![Vec::new(); SPAN],
-            occupied: vec![0; WORDS],
-            summary: [0; WORDS / 64],
+            wheel: vec![Vec::new(); SPAN as usize],
+            occupied: [0; WORDS],
+            block: 0,
             now: 0,
             head: 0,
+            blocks: vec![Vec::new(); BLOCKS as usize],
+            block_occupied: [0; BWORDS],
             far: BinaryHeap::new(),
             len: 0,
             seq: 0,
         }
+    }
+}
+
+/// The first set bit at index `from` or after, in `bits` (no wrap-around).
+fn next_set(bits: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    if w >= bits.len() {
+        return None;
+    }
+    let mut word = bits[w] & (!0u64 << (from % 64));
+    loop {
+        if word != 0 {
+            return Some(w * 64 + word.trailing_zeros() as usize);
+        }
+        w += 1;
+        if w == bits.len() {
+            return None;
+        }
+        word = bits[w];
     }
 }
 
@@ -187,8 +225,11 @@ impl EventQueue {
         debug_assert!(time >= self.now, "an event in the past: {time} < {}", self.now);
         self.seq += 1;
         self.len += 1;
-        if time - self.now < SPAN as Time {
+        let b = time / SPAN;
+        if b == self.block {
             self.put(time, kind);
+        } else if b - self.block < BLOCKS {
+            self.put_block(time, kind);
         } else {
             self.far.push(Reverse(Far { time, seq: self.seq, kind }));
         }
@@ -196,17 +237,23 @@ impl EventQueue {
 
     #[inline]
     fn put(&mut self, time: Time, kind: Kind) {
-        let b = (time & MASK) as usize;
-        self.wheel[b].push(kind);
-        self.occupied[b / 64] |= 1 << (b % 64);
-        self.summary[b / 4096] |= 1 << ((b / 64) % 64);
+        let i = (time % SPAN) as usize;
+        self.wheel[i].push(kind);
+        self.occupied[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    fn put_block(&mut self, time: Time, kind: Kind) {
+        let i = ((time / SPAN) % BLOCKS) as usize;
+        self.blocks[i].push((time, kind));
+        self.block_occupied[i / 64] |= 1 << (i % 64);
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<Event> {
-        let b = (self.now & MASK) as usize;
-        if let Some(&kind) = self.wheel[b].get(self.head) {
+        let i = (self.now % SPAN) as usize;
+        if let Some(&kind) = self.wheel[i].get(self.head) {
             self.head += 1;
             self.len -= 1;
             return Some(Event { time: self.now, kind });
@@ -216,64 +263,52 @@ impl EventQueue {
 
     #[cold]
     fn pop_slow(&mut self) -> Option<Event> {
+        // The current bucket is drained: empty it, keeping its memory.
+        let i = (self.now % SPAN) as usize;
+        self.wheel[i].clear();
+        self.head = 0;
+        self.occupied[i / 64] &= !(1 << (i % 64));
         if self.len == 0 {
             return None;
         }
-        // The current bucket is drained: empty it, keeping its memory.
-        let b = (self.now & MASK) as usize;
-        self.wheel[b].clear();
-        self.head = 0;
-        self.occupied[b / 64] &= !(1 << (b % 64));
-        if self.occupied[b / 64] == 0 {
-            self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
+        if let Some(j) = next_set(&self.occupied, i + 1) {
+            self.now = self.block * SPAN + j as Time;
+            return self.pop();
         }
-        let next = match self.next_occupied(b) {
-            Some(nb) => self.now + ((nb as Time).wrapping_sub(b as Time) & MASK),
-            None => self.far.peek().expect("pending events are somewhere").0.time,
+        // The block is drained: the next one is the nearest of the second
+        // level's non-empty blocks and the far heap's first.
+        let cur = (self.block % BLOCKS) as usize;
+        let near = next_set(&self.block_occupied, cur + 1)
+            .map(|j| j - cur)
+            .or_else(|| {
+                next_set(&self.block_occupied, 0).filter(|&j| j < cur).map(|j| j + BLOCKS as usize - cur)
+            })
+            .map(|d| self.block + d as u64);
+        let far = self.far.peek().map(|Reverse(f)| f.time / SPAN);
+        let next = match (near, far) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).expect("pending events are somewhere"),
         };
-        self.now = next;
-        // Far events whose time entered the window go to their buckets now,
-        // before anything else can be scheduled at their times.
+        self.block = next;
+        // Far events whose block entered the second level move there first,
+        // then the new block moves into the first level.
         while let Some(Reverse(f)) = self.far.peek() {
-            if f.time - self.now >= SPAN as Time {
+            if f.time / SPAN - self.block >= BLOCKS {
                 break;
             }
             let Reverse(f) = self.far.pop().expect("peeked");
-            self.put(f.time, f.kind);
+            self.put_block(f.time, f.kind);
         }
+        let bi = (self.block % BLOCKS) as usize;
+        let mut moving = std::mem::take(&mut self.blocks[bi]);
+        self.block_occupied[bi / 64] &= !(1 << (bi % 64));
+        for (t, kind) in moving.drain(..) {
+            self.put(t, kind);
+        }
+        self.blocks[bi] = moving;
+        let j = next_set(&self.occupied, 0).expect("the new block has events");
+        self.now = self.block * SPAN + j as Time;
         self.pop()
-    }
-
-    /// The first non-empty bucket after `b`, going round the wheel.
-    fn next_occupied(&self, b: usize) -> Option<usize> {
-        let start = (b + 1) % SPAN;
-        self.first_from(start).or_else(|| self.first_from(0).filter(|&x| x < start))
-    }
-
-    /// The first non-empty bucket at `start` or after (no wrap-around).
-    fn first_from(&self, start: usize) -> Option<usize> {
-        let w = start / 64;
-        let bits = self.occupied[w] & (!0u64 << (start % 64));
-        if bits != 0 {
-            return Some(w * 64 + bits.trailing_zeros() as usize);
-        }
-        let w1 = w + 1;
-        if w1 == WORDS {
-            return None;
-        }
-        let mut sw = w1 / 64;
-        let mut sbits = self.summary[sw] & (!0u64 << (w1 % 64));
-        loop {
-            if sbits != 0 {
-                let word = sw * 64 + sbits.trailing_zeros() as usize;
-                return Some(word * 64 + self.occupied[word].trailing_zeros() as usize);
-            }
-            sw += 1;
-            if sw == WORDS / 64 {
-                return None;
-            }
-            sbits = self.summary[sw];
-        }
     }
 
     /// The number of events waiting.
@@ -316,9 +351,11 @@ mod tests {
         let (mut seq, mut now) = (0u64, 0);
         for round in 0..200_000u64 {
             if rnd() % 3 != 0 || heap.is_empty() {
-                let ahead = match rnd() % 10 {
-                    0 => rnd() % (4 * SPAN as u64),
-                    1..=3 => 0,
+                let ahead = match rnd() % 20 {
+                    0 => rnd() % (3 * SPAN * BLOCKS),
+                    1 => rnd() % (4 * SPAN),
+                    2 => rnd() % (BLOCKS * SPAN / 8),
+                    3..=6 => 0,
                     _ => rnd() % 300,
                 };
                 let kind = Kind::Done { pe: (round % 1000) as u32, epoch: round as u32 };
