@@ -24,9 +24,6 @@ pub(crate) enum Command {
     Nqueens(NqueensArgs),
     /// Time the sequential baseline, treelb at P = 1 and at P = all cores.
     Bench(BenchArgs),
-    /// Simulate load balancing on a discrete-event model of P PEs, or
-    /// reproduce the seeds' figures.
-    Sim(Box<crate::cmd::sim::SimArgs>),
     /// Run every strategy on one workload and compare them side by side.
     Compare(crate::cmd::compare::CompareArgs),
     /// Simulate load balancing on a discrete-event model of P PEs, or

@@ -58,7 +58,6 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         Command::Uts(args) => cmd::uts::run(args, &mut out)?,
         Command::Nqueens(args) => cmd::nqueens::run(args, &mut out)?,
         Command::Bench(args) => cmd::bench::run(args, &mut out)?,
-        Command::Sim(args) => cmd::sim::run(args, &mut out)?,
         Command::Compare(args) => cmd::compare::run(args, &mut out)?,
         Command::Sim(args) => cmd::sim::run(args, &mut out)?,
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
