@@ -218,7 +218,8 @@ struct Sim<W: SimWork> {
     counter_ops: u64,
 }
 
-/// Simulates the work-stealing strategies ([`STEALING`]) on `root`.
+/// Simulates `root` under `cfg`: the work-stealing strategies ([`STEALING`])
+/// here, the work-sharing ones in [`crate::sharing`].
 ///
 /// Returns the report and the merged output of the work (which equals the
 /// sequential output: the simulator runs the real `work` and `split`).
@@ -227,11 +228,21 @@ pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::O
 }
 
 /// [`simulate`], keeping the per-PE reports if `per_pe`.
+///
+/// The work-sharing strategies ([`crate::sharing::SHARING`]) are passed on
+/// to [`crate::sharing::simulate`].
 pub fn simulate_with<W: SimWork>(
     root: W,
     cfg: &SimConfig,
     per_pe: bool,
 ) -> Result<(SimReport, W::Output), Unsupported> {
+    if crate::sharing::SHARING.contains(&cfg.strategy) {
+        let (mut r, out) = crate::sharing::simulate(root, cfg)?;
+        if !per_pe {
+            r.per_pe.clear();
+        }
+        return Ok((r, out));
+    }
     if !STEALING.contains(&cfg.strategy) {
         return Err(Unsupported(cfg.strategy));
     }
@@ -471,7 +482,7 @@ impl<W: SimWork> Sim<W> {
                     None => self.ask(to, now),
                 }
             }
-            Msg::Push { .. } => unreachable!("work sharing messages in a work-stealing run"),
+            Msg::Push { .. } | Msg::Ack => unreachable!("work sharing messages in a work-stealing run"),
         }
     }
 

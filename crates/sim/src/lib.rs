@@ -23,7 +23,8 @@
 //!   due within a few message times.
 //! * [`engine`] — `003_…` Figure 1 as events: random polling, global round
 //!   robin (a counter PE that serializes tickets), asynchronous round robin,
-//!   each from PE 0 holding the root or after selective initialization.
+//!   each from PE 0 holding the root or after selective initialization;
+//!   [`sharing`] — busy PEs pushing work instead.
 //! * [`utilization`] — busy PEs over time, binned without knowing the run's
 //!   length in advance.
 //!
@@ -50,11 +51,12 @@
 //! messages, which is what load balancing costs anyway, and 16384 PEs run
 //! in about a second.
 //!
-//! What is not modelled yet: the work-sharing strategies (randomized and
-//! extreme work sharing, two-choice and always-go-left *as schedulers* —
-//! their placement rules are in [`alloc`]), Loui–Sohoni max-load visiting,
-//! the multi-level producer/consumer tree, master–worker and static
-//! assignment. [`engine::simulate`] says so when asked for one.
+//! [`sharing`] runs the work-sharing strategies on the same machine:
+//! randomized and extreme work sharing, two-choice and always-go-left
+//! placement of pushed work. Not simulated as schedulers (yet): Loui–Sohoni
+//! max-load visiting on the message-passing machine (its shared-memory model
+//! is [`maxload`]), the multi-level producer/consumer tree, master–worker
+//! and static assignment; [`engine::simulate`] says so when asked for one.
 //!
 //! ```
 //! use treelb::{Init, Strategy};
@@ -79,6 +81,7 @@ pub mod plot;
 pub mod producer;
 pub mod queue;
 pub mod reproduce;
+pub mod sharing;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;

@@ -68,11 +68,13 @@ pub enum Msg {
         ticket: u32,
     },
     /// Work sharing: a piece pushed by another PE (the piece waits in the
-    /// sender-indexed push pool).
+    /// simulator's table of pieces in flight).
     Push {
-        /// The index of the pushed piece in the pool of pieces in flight.
+        /// The index of the pushed piece in the table of pieces in flight.
         slot: u32,
     },
+    /// Work sharing: the acknowledgement of a push.
+    Ack,
 }
 
 /// An event: when, and what.

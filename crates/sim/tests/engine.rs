@@ -155,3 +155,29 @@ fn uts_gives_the_sequential_answer() {
         }
     }
 }
+
+#[test]
+fn sharing_conserves_work_and_is_deterministic() {
+    use treelb_sim::sharing::SHARING;
+    let m = model(2_000_000, AlphaDist::Uniform { min: 0.1 });
+    for strategy in SHARING {
+        for p in [1, 2, 3, 64] {
+            let cfg = config(p, Network::Crossbar, strategy, Init::Root);
+            let (mut a, done) = simulate_with(m.root(), &cfg, true).unwrap();
+            assert_eq!(done, 2_000_000, "{strategy} P={p}");
+            assert_eq!(a.work_units, 2_000_000);
+            assert!(a.t_last_work * u64::from(p) >= a.t_seq);
+            let (mut b, _) = simulate_with(m.root(), &cfg, true).unwrap();
+            a.wall_seconds = 0.0;
+            b.wall_seconds = 0.0;
+            assert_eq!(a, b, "{strategy} P={p}");
+        }
+    }
+    // A real tree, too.
+    let params = Params::from_uts_args(["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]).unwrap();
+    let uts = Uts::new(params).unwrap();
+    let (expected, _) = treelb::seq::run_search(&uts);
+    let cfg = config(8, Network::Crossbar, Strategy::TwoChoice, Init::Root);
+    let (_, out) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
+    assert_eq!(out, expected);
+}

@@ -106,3 +106,17 @@ fn max_load_steps_grow_like_k_log_n() {
         assert!(r.counts.visits as usize >= r.setup.k - 1);
     }
 }
+
+/// `002_…`: random polling needs far fewer messages than work sharing, and
+/// two-choice placement beats random pushing.
+#[test]
+fn random_polling_communicates_less_than_work_sharing() {
+    let sh = reproduce::sharing(Scale::Tiny, &mut Quiet);
+    let p = sh.runs.iter().map(|r| r.machine.p).max().unwrap();
+    let at = |s: Strategy| sh.runs.iter().find(|r| r.machine.p == p && r.strategy == s.name()).unwrap();
+    let rp = at(Strategy::RandomPolling);
+    for s in [Strategy::WorkSharing, Strategy::ExtremeWorkSharing, Strategy::TwoChoice] {
+        assert!(reproduce::messages(at(s)) > 3 * reproduce::messages(rp), "{s}");
+    }
+    assert!(at(Strategy::TwoChoice).efficiency > at(Strategy::WorkSharing).efficiency);
+}

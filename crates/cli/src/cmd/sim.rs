@@ -40,7 +40,8 @@ enum SimCommand {
 /// `treelb sim run`
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Balancing strategy: random-polling, global-round-robin or async-round-robin
+    /// Balancing strategy: random-polling, global-round-robin, async-round-robin,
+    /// work-sharing, extreme-work-sharing, two-choice or always-go-left
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     strategy: String,
     /// How the root reaches the PEs: root (PE 0 starts) or selective
