@@ -14,6 +14,7 @@ use std::time::Instant;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb_apps::clique::{CliqueSearch, dimacs};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
+use treelb_apps::tsp::{TspSearch, tsplib};
 use treelb_threads::{Config, run};
 
 fn instances() -> PathBuf {
@@ -72,6 +73,32 @@ fn knapsack(name: &str, threads: &[usize]) {
     }
 }
 
+fn tsp(name: &str, threads: &[usize]) {
+    let dir = instances().join("tsp");
+    let tsp = tsplib::read_file(dir.join(format!("{name}.tsp"))).expect("readable");
+    if let Ok(tour) = tsplib::read_tour_file(dir.join(format!("{name}.opt.tour"))) {
+        println!("{name:<12} published tour length {:?}", tsp.tour_length(&tour));
+    }
+    let start = Instant::now();
+    let seeded = std::env::var("UNSEEDED").is_err();
+    let search = TspSearch::with_params(&tsp, treelb_apps::tsp::AscentParams::for_n(tsp.n()), seeded);
+    let heur = search.incumbent.best();
+    let setup = start.elapsed().as_secs_f64();
+    let (stats, _) = treelb::seq::run_search(&search);
+    let secs = start.elapsed().as_secs_f64();
+    let (best, tour) = search.incumbent.into_best().unwrap();
+    assert_eq!(tsp.tour_length(&tour), Some(best));
+    println!("{name:<12} opt = {best:<7} seq  {secs:>8.3} s (heuristic {heur:?} in {setup:.3} s)  {stats}");
+    for &p in threads {
+        let search = TspSearch::with_params(&tsp, treelb_apps::tsp::AscentParams::for_n(tsp.n()), seeded);
+        let config = Config { threads: p, budget: 1, ..Config::default() };
+        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let (o, _) = search.incumbent.into_best().unwrap();
+        assert_eq!(o, best);
+        println!("{:<12} P = {p:<3} {:>8.3} s  {}", "", outcome.stats.wall.as_secs_f64(), outcome.output);
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (app, names) = args.split_first().expect("usage: bnb_times APP INSTANCE...");
@@ -80,6 +107,7 @@ fn main() {
         match app.as_str() {
             "clique" => clique(name, &threads),
             "knapsack" => knapsack(name, &threads),
+            "tsp" => tsp(name, &threads),
             other => panic!("unknown app {other}"),
         }
     }

@@ -3,10 +3,11 @@
 //!
 //! Their answer lives in the search's [`treelb::Incumbent`]; the output that
 //! the runtime merges over the PEs is only these counters. A node taken off
-//! the stack is either *branched* (its bound could still beat the incumbent,
-//! so it was expanded) or *pruned* (by then the incumbent had caught up with
-//! its bound). Both are one unit of work for the runtime, so
-//! `branched + pruned` equals the run's work units.
+//! the stack is either *branched* (it was expanded: it pushed children or
+//! offered a solution) or *pruned* (its bound — inherited from its parent,
+//! or computed when it was taken — could not beat the incumbent, or its
+//! constraints admit no solution). Both are one unit of work for the
+//! runtime, so `branched + pruned` equals the run's work units.
 //!
 //! The counts depend on the schedule (the search anomalies described in
 //! [`treelb::incumbent`]): a parallel run may branch on more or fewer nodes
@@ -20,11 +21,12 @@ use treelb::Reduce;
 /// Node counters of a branch-and-bound run, merged by addition.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct BnbStats {
-    /// Nodes whose bound could beat the incumbent when they were taken off
-    /// the stack: they were expanded.
+    /// Nodes that were expanded: their bound could beat the incumbent when
+    /// they were taken off the stack.
     pub branched: u64,
-    /// Nodes discarded when taken off the stack because the incumbent had
-    /// caught up with their bound (or the decision was already made).
+    /// Nodes discarded when taken off the stack: their bound could not beat
+    /// the incumbent, they admit no solution, or the decision was already
+    /// made.
     pub pruned: u64,
 }
 

@@ -7,7 +7,10 @@
 //! * [`clique`] — maximum clique and k-clique decision on DIMACS graphs
 //!   (branch and bound with colouring bounds; decision with early stop);
 //! * [`knapsack`] — the 0/1 knapsack (branch and bound with the Dantzig
-//!   bound), Pisinger's instance classes, a dynamic-programming check.
+//!   bound), Pisinger's instance classes, a dynamic-programming check;
+//! * [`tsp`] — the symmetric travelling salesman problem on TSPLIB files
+//!   (branch and bound with Held–Karp 1-tree bounds), a Held–Karp
+//!   dynamic-programming check.
 //!
 //! They are [`treelb::Search`]es: [`treelb::DfsWork`] makes them pieces of
 //! work for a runtime, and [`treelb::seq::run_search`] runs them
@@ -19,4 +22,5 @@ pub mod clique;
 pub mod knapsack;
 pub mod nqueens;
 pub mod splitmix;
+pub mod tsp;
 pub mod uts;

@@ -1,0 +1,734 @@
+//! Branch and bound for the symmetric TSP with Held–Karp 1-tree bounds.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use serde::Serialize;
+use treelb::search::{Children, Search};
+use treelb::{Incumbent, Sense};
+
+use super::{Tsp, heuristic};
+use crate::bnb::BnbStats;
+
+/// The subgradient ascent's schedule.
+///
+/// At every node the Lagrangian bound `L(π) = min 1-tree(c_ij + π_i + π_j) −
+/// 2 Σ π` is raised by subgradient steps `π ← π + t·(deg − 2)` with
+/// `t = λ·(U − L)/‖deg − 2‖²` (Held and Karp, 1971), where `U` is the
+/// initial tour's length; `λ` is halved after `patience` steps without
+/// improvement. Every `π` gives a valid bound, so the schedule only decides
+/// how tight the bounds are for the time spent.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AscentParams {
+    /// Steps at the root (its multipliers are inherited by all nodes).
+    pub root_steps: u32,
+    /// `λ` at the root.
+    pub root_lambda: f64,
+    /// Steps at every other node (warm-started from the parent's best `π`).
+    pub node_steps: u32,
+    /// `λ` at the other nodes.
+    pub node_lambda: f64,
+    /// Steps without improvement before `λ` is halved.
+    pub patience: u32,
+    /// The ascent stops once `λ` is below this.
+    pub min_lambda: f64,
+}
+
+impl AscentParams {
+    /// The default schedule for `n` nodes.
+    pub fn for_n(n: usize) -> Self {
+        let n = n as u32;
+        AscentParams {
+            root_steps: 100 * n.max(10),
+            root_lambda: 2.0,
+            node_steps: 20 + n / 2,
+            node_lambda: 1.0,
+            patience: (n / 4).clamp(5, 50),
+            min_lambda: 1e-5,
+        }
+    }
+}
+
+/// The symmetric TSP as a [`Search`]: branch and bound on the edges of the
+/// Held–Karp 1-tree (in the style of Volgenant and Jonker, 1982).
+///
+/// A node is a set of branching decisions — edges included in or excluded
+/// from the tour. Expanding it
+///
+/// 1. derives what the decisions imply: a node with two included edges
+///    loses its other edges; a path of included edges may not close early
+///    (its closing edge is excluded); a Hamiltonian path of included edges
+///    fixes the tour;
+/// 2. runs a subgradient ascent from the parent's multipliers on the
+///    1-trees (minimum spanning tree on nodes `1..n` plus the two cheapest
+///    edges of node 0) that contain the included and avoid the excluded
+///    edges. It stops early when the bound reaches the incumbent (prune) or
+///    a 1-tree is a tour (optimal for the node: offered);
+/// 3. branches at a node `v` of degree above two in the best 1-tree, on two
+///    of its tree edges `e1`, `e2` that are not yet fixed: exclude `e1`;
+///    include `e1` and exclude `e2`; include both (if `v` had no included
+///    edge yet; with one, the children are "exclude `e1`" and "include
+///    `e1`"). The children partition the node's tours and inherit its bound
+///    and multipliers.
+///
+/// Tour lengths are integers, so a node is pruned once `⌈L⌉` reaches the
+/// incumbent. The incumbent starts from [`heuristic::initial_tour`].
+///
+/// ```
+/// use treelb_apps::tsp::{Tsp, TspSearch};
+/// let tsp = Tsp::random_euclidean(20, 1000.0, 9);
+/// let search = TspSearch::new(&tsp);
+/// let (stats, _) = treelb::seq::run_search(&search);
+/// let (length, tour) = search.incumbent.into_best().unwrap();
+/// assert_eq!(tsp.tour_length(&tour), Some(length));
+/// assert!(stats.nodes() >= 1);
+/// ```
+#[derive(Debug)]
+pub struct TspSearch {
+    n: usize,
+    /// Distances as floats, row-major.
+    cost: Vec<f64>,
+    /// Distances as integers.
+    dist: Vec<i64>,
+    fixed: Vec<(u32, u32)>,
+    /// `U` of the step size: the initial tour's length (or a crude bound).
+    target: f64,
+    params: AscentParams,
+    /// The shortest tour found: its length and the tour (starting at node 0).
+    pub incumbent: Incumbent<Vec<u32>>,
+}
+
+/// A node of the TSP search.
+#[derive(Clone, Debug)]
+pub struct TspNode {
+    /// The branching decisions, most recent first.
+    decisions: Option<Arc<Decision>>,
+    /// The parent's best multipliers (`None` at the root: all zero).
+    pi: Option<Arc<[f64]>>,
+    /// The parent's lower bound on every tour of this node.
+    bound: i64,
+    /// The number of branchings above this node.
+    depth: u32,
+}
+
+impl TspNode {
+    /// A lower bound on the length of every tour of this node's subtree
+    /// (the parent's bound; `i64::MIN` at the root).
+    pub fn bound(&self) -> i64 {
+        self.bound
+    }
+
+    /// The depth of the node in the search tree.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+/// One branching decision: edge `{a, b}` is in (or out of) every tour of
+/// the subtree.
+#[derive(Debug)]
+struct Decision {
+    a: u32,
+    b: u32,
+    include: bool,
+    prev: Option<Arc<Decision>>,
+}
+
+/// Edge states in the scratch matrix.
+const FREE: u8 = 0;
+const IN: u8 = 1;
+const OUT: u8 = 2;
+
+/// What the decisions of a node imply.
+enum Implied {
+    /// No tour satisfies them.
+    Infeasible,
+    /// They determine one tour.
+    Tour(Vec<u32>),
+    /// The ascent has to decide.
+    Open,
+}
+
+/// What the ascent found.
+enum Ascent {
+    /// The bound reached the incumbent.
+    Pruned,
+    /// A 1-tree was a tour: the best of the node.
+    Tour(Vec<u32>),
+    /// Branch: the bound, at the best multipliers.
+    Branch(f64),
+}
+
+/// Per-thread buffers: the edge states and the 1-tree computations.
+#[derive(Default)]
+struct Scratch {
+    state: Vec<u8>,
+    /// Included neighbours of each node (at most two).
+    inc: Vec<[u32; 2]>,
+    pi: Vec<f64>,
+    best_pi: Vec<f64>,
+    /// The 1-tree: `parent[v]` for `v` in `2..n` ... (Prim from node 1),
+    /// and node 0's two neighbours.
+    parent: Vec<u32>,
+    zero: [u32; 2],
+    degree: Vec<i32>,
+    best_parent: Vec<u32>,
+    best_zero: [u32; 2],
+    best_degree: Vec<i32>,
+    key: Vec<f64>,
+    done: Vec<bool>,
+    dir: Vec<f64>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The key of an included edge in Prim's algorithm: below every real cost.
+const FORCE: f64 = 1e15;
+
+impl TspSearch {
+    /// The search for `tsp` with the default schedule, seeded with
+    /// [`heuristic::initial_tour`] from up to 16 starts.
+    pub fn new(tsp: &Tsp) -> Self {
+        Self::with_params(tsp, AscentParams::for_n(tsp.n()), true)
+    }
+
+    /// The search with a given schedule, seeded with the heuristic tour or
+    /// not (then the incumbent starts empty, and the step size aims at the
+    /// length of a nearest-neighbour tour, which is not offered).
+    pub fn with_params(tsp: &Tsp, params: AscentParams, seeded: bool) -> Self {
+        let n = tsp.n();
+        let dist: Vec<i64> = (0..n * n).map(|k| tsp.dist(k / n, k % n)).collect();
+        let cost = dist.iter().map(|&d| d as f64).collect();
+        let incumbent = Incumbent::new(Sense::Minimize);
+        let mut target = None;
+        if seeded && let Some((length, tour)) = heuristic::initial_tour(tsp, 16) {
+            target = Some(length as f64);
+            incumbent.offer(length, || tour);
+        }
+        // Unseeded, the step size still needs an estimate of the optimum:
+        // a nearest-neighbour tour's length (not offered).
+        let target = target.unwrap_or_else(|| heuristic::nearest_neighbour_length(tsp).max(1) as f64);
+        TspSearch { n, cost, dist, fixed: tsp.fixed_edges.clone(), target, params, incumbent }
+    }
+
+    /// The number of nodes of the instance.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The schedule of the subgradient ascent.
+    pub fn params(&self) -> AscentParams {
+        self.params
+    }
+
+    /// The Held–Karp bound of the root (the ascent with the root's
+    /// schedule and no pruning), rounded up; `None` if the fixed edges
+    /// allow no tour.
+    pub fn root_bound(&self) -> Option<i64> {
+        if self.n <= 3 {
+            return self.trivial_tour().map(|(l, _)| l);
+        }
+        SCRATCH.with_borrow_mut(|s| {
+            let root = self.root();
+            match self.implied(&root, s) {
+                Implied::Infeasible => None,
+                Implied::Tour(t) => Some(self.length(&t)),
+                Implied::Open => {
+                    s.pi.clear();
+                    s.pi.resize(self.n, 0.0);
+                    match self.ascent(s, true, false) {
+                        Ascent::Pruned => None,
+                        Ascent::Tour(t) => Some(self.length(&t)),
+                        Ascent::Branch(bound) => Some(ceil(bound)),
+                    }
+                }
+            }
+        })
+    }
+
+    fn trivial_tour(&self) -> Option<(i64, Vec<u32>)> {
+        let tour: Vec<u32> = (0..self.n as u32).collect();
+        Some((self.length(&tour), tour))
+    }
+
+    #[inline]
+    fn d(&self, a: u32, b: u32) -> i64 {
+        self.dist[a as usize * self.n + b as usize]
+    }
+
+    fn length(&self, tour: &[u32]) -> i64 {
+        let n = tour.len();
+        (0..n).map(|k| self.d(tour[k], tour[(k + 1) % n])).sum()
+    }
+
+    /// Offers a tour.
+    fn offer(&self, tour: Vec<u32>) {
+        let length = self.length(&tour);
+        if self.incumbent.can_improve(length) {
+            self.incumbent.offer(length, || heuristic::normalise(tour));
+        }
+    }
+
+    /// Fills `s.state` and `s.inc` from the node's decisions and derives
+    /// what they imply.
+    fn implied(&self, node: &TspNode, s: &mut Scratch) -> Implied {
+        let n = self.n;
+        s.state.clear();
+        s.state.resize(n * n, FREE);
+        s.inc.clear();
+        s.inc.resize(n, [u32::MAX; 2]);
+        let mut included: Vec<(u32, u32)> = self.fixed.clone();
+        let mut link = node.decisions.as_deref();
+        while let Some(d) = link {
+            if d.include {
+                included.push((d.a, d.b));
+            } else {
+                s.state[d.a as usize * n + d.b as usize] = OUT;
+                s.state[d.b as usize * n + d.a as usize] = OUT;
+            }
+            link = d.prev.as_deref();
+        }
+        for &(a, b) in &included {
+            let (ai, bi) = (a as usize, b as usize);
+            if s.state[ai * n + bi] == IN {
+                continue;
+            }
+            if s.state[ai * n + bi] == OUT {
+                return Implied::Infeasible;
+            }
+            s.state[ai * n + bi] = IN;
+            s.state[bi * n + ai] = IN;
+            for (v, w) in [(ai, b), (bi, a)] {
+                match s.inc[v] {
+                    [u32::MAX, _] => s.inc[v][0] = w,
+                    [_, u32::MAX] => s.inc[v][1] = w,
+                    _ => return Implied::Infeasible,
+                }
+            }
+        }
+        let deg = |inc: &[u32; 2]| inc.iter().filter(|&&x| x != u32::MAX).count();
+        // Walk the paths of included edges from their ends.
+        let mut seen = vec![false; n];
+        for start in 0..n {
+            if seen[start] || deg(&s.inc[start]) != 1 {
+                continue;
+            }
+            let mut path = vec![start as u32];
+            seen[start] = true;
+            let (mut prev, mut at) = (start as u32, s.inc[start][0]);
+            loop {
+                seen[at as usize] = true;
+                path.push(at);
+                let [x, y] = s.inc[at as usize];
+                let next = if x != prev { x } else { y };
+                if next == u32::MAX || (x == prev && y == u32::MAX) {
+                    break;
+                }
+                (prev, at) = (at, next);
+            }
+            let end = *path.last().expect("a path has two ends") as usize;
+            if path.len() == n {
+                return if s.state[start * n + end] == OUT {
+                    Implied::Infeasible
+                } else {
+                    Implied::Tour(path)
+                };
+            }
+            // The edge that would close the path early (a path of one edge
+            // is closed by that edge itself: nothing to exclude).
+            if path.len() > 2 {
+                s.state[start * n + end] = OUT;
+                s.state[end * n + start] = OUT;
+            }
+        }
+        // What is left with included edges lies on cycles.
+        for start in 0..n {
+            if seen[start] || deg(&s.inc[start]) == 0 {
+                continue;
+            }
+            let mut cycle = vec![start as u32];
+            seen[start] = true;
+            let (mut prev, mut at) = (start as u32, s.inc[start][0]);
+            while at as usize != start {
+                seen[at as usize] = true;
+                cycle.push(at);
+                let [x, y] = s.inc[at as usize];
+                (prev, at) = (at, if x != prev { x } else { y });
+            }
+            return if cycle.len() == n { Implied::Tour(cycle) } else { Implied::Infeasible };
+        }
+        // A node with two included edges has no other edge.
+        for v in 0..n {
+            if deg(&s.inc[v]) == 2 {
+                for u in 0..n {
+                    if s.state[v * n + u] == FREE && u != v {
+                        s.state[v * n + u] = OUT;
+                        s.state[u * n + v] = OUT;
+                    }
+                }
+            }
+        }
+        for v in 0..n {
+            let available = (0..n).filter(|&u| u != v && s.state[v * n + u] != OUT).count();
+            if available < 2 {
+                return Implied::Infeasible;
+            }
+        }
+        Implied::Open
+    }
+
+    /// The minimum 1-tree under the edge states and multipliers `s.pi`:
+    /// fills `s.parent`, `s.zero`, `s.degree`; returns `L(π)` or `None` if
+    /// the states allow no 1-tree.
+    fn one_tree(&self, s: &mut Scratch) -> Option<f64> {
+        let n = self.n;
+        let Scratch { state, pi, parent, zero, degree, key, done, .. } = s;
+        parent.clear();
+        parent.resize(n, u32::MAX);
+        key.clear();
+        key.resize(n, f64::INFINITY);
+        done.clear();
+        done.resize(n, false);
+        degree.clear();
+        degree.resize(n, 0);
+        // Prim on nodes 1..n from node 1; included edges have keys below
+        // every real cost, so the tree contains them all (they form paths).
+        let mut total = 0.0;
+        let mut at = 1;
+        done[1] = true;
+        for _ in 2..n {
+            let (row_c, row_s) = (&self.cost[at * n..(at + 1) * n], &state[at * n..(at + 1) * n]);
+            let base = pi[at];
+            let mut best = f64::INFINITY;
+            let mut next = usize::MAX;
+            for j in 2..n {
+                if done[j] {
+                    continue;
+                }
+                let st = row_s[j];
+                if st != OUT {
+                    let mut k = row_c[j] + base + pi[j];
+                    if st == IN {
+                        k -= FORCE;
+                    }
+                    if k < key[j] {
+                        key[j] = k;
+                        parent[j] = at as u32;
+                    }
+                }
+                if key[j] < best {
+                    best = key[j];
+                    next = j;
+                }
+            }
+            if next == usize::MAX || best == f64::INFINITY {
+                return None;
+            }
+            done[next] = true;
+            let p = parent[next] as usize;
+            total += self.cost[p * n + next] + pi[p] + pi[next];
+            degree[p] += 1;
+            degree[next] += 1;
+            at = next;
+        }
+        // Node 0: its two cheapest edges, included ones first.
+        let (mut k1, mut k2) = (f64::INFINITY, f64::INFINITY);
+        let (mut v1, mut v2) = (u32::MAX, u32::MAX);
+        for j in 1..n {
+            let st = state[j];
+            if st == OUT {
+                continue;
+            }
+            let mut k = self.cost[j] + pi[j];
+            if st == IN {
+                k -= FORCE;
+            }
+            if k < k1 {
+                (k2, v2) = (k1, v1);
+                (k1, v1) = (k, j as u32);
+            } else if k < k2 {
+                (k2, v2) = (k, j as u32);
+            }
+        }
+        if v2 == u32::MAX {
+            return None;
+        }
+        *zero = [v1, v2];
+        for v in [v1, v2] {
+            total += self.cost[v as usize] + pi[0] + pi[v as usize];
+            degree[v as usize] += 1;
+        }
+        degree[0] = 2;
+        Some(total - 2.0 * pi.iter().sum::<f64>())
+    }
+
+    /// The subgradient ascent from `s.pi`; on `Branch` the best multipliers
+    /// and 1-tree are in `s.best_*`. With `prune`, it stops as soon as the
+    /// bound reaches the incumbent.
+    fn ascent(&self, s: &mut Scratch, root: bool, prune: bool) -> Ascent {
+        let n = self.n;
+        let p = &self.params;
+        let (steps, mut lambda) =
+            if root { (p.root_steps, p.root_lambda) } else { (p.node_steps, p.node_lambda) };
+        let mut best = f64::NEG_INFINITY;
+        let mut stale = 0;
+        s.dir.clear();
+        s.dir.resize(n, 0.0);
+        for step in 0..steps.max(1) {
+            let Some(l) = self.one_tree(s) else {
+                // No 1-tree satisfies the constraints: no tour either.
+                return Ascent::Pruned;
+            };
+            if l > best + 1e-9 {
+                best = l;
+                stale = 0;
+                s.best_pi.clone_from(&s.pi);
+                s.best_parent.clone_from(&s.parent);
+                s.best_degree.clone_from(&s.degree);
+                s.best_zero = s.zero;
+            } else {
+                stale += 1;
+                if stale >= p.patience {
+                    lambda /= 2.0;
+                    stale = 0;
+                }
+            }
+            if prune && !self.incumbent.can_improve(ceil(best)) {
+                return Ascent::Pruned;
+            }
+            let norm: i64 = s.degree.iter().map(|&d| i64::from((d - 2) * (d - 2))).sum();
+            if norm == 0 {
+                return Ascent::Tour(tree_tour(&s.parent, s.zero, n));
+            }
+            if lambda < p.min_lambda || step + 1 == steps {
+                break;
+            }
+            let t = lambda * (self.target - l).max(1e-9 * self.target.abs().max(1.0)) / norm as f64;
+            for v in 0..n {
+                let g = f64::from(s.degree[v] - 2);
+                s.dir[v] = 0.7 * g + 0.3 * s.dir[v];
+                s.pi[v] += t * s.dir[v];
+            }
+        }
+        Ascent::Branch(best)
+    }
+}
+
+/// `⌈x⌉` as an integer bound, with a tolerance for rounding errors.
+fn ceil(x: f64) -> i64 {
+    (x - 1e-6 * x.abs().max(1.0)).ceil() as i64
+}
+
+/// The tour of a 1-tree whose nodes all have degree 2.
+fn tree_tour(parent: &[u32], zero: [u32; 2], n: usize) -> Vec<u32> {
+    let mut adj = vec![[u32::MAX; 2]; n];
+    let mut link = |a: u32, b: u32| {
+        for (v, w) in [(a, b), (b, a)] {
+            let slot = &mut adj[v as usize];
+            if slot[0] == u32::MAX {
+                slot[0] = w;
+            } else {
+                slot[1] = w;
+            }
+        }
+    };
+    for (v, &p) in parent.iter().enumerate().skip(2) {
+        link(v as u32, p);
+    }
+    link(0, zero[0]);
+    link(0, zero[1]);
+    let mut tour = Vec::with_capacity(n);
+    let (mut prev, mut at) = (u32::MAX, 0u32);
+    for _ in 0..n {
+        tour.push(at);
+        let [x, y] = adj[at as usize];
+        let next = if x != prev { x } else { y };
+        (prev, at) = (at, next);
+    }
+    tour
+}
+
+impl Search for TspSearch {
+    type Node = TspNode;
+    type Output = BnbStats;
+
+    fn root(&self) -> TspNode {
+        TspNode { decisions: None, pi: None, bound: i64::MIN, depth: 0 }
+    }
+
+    fn expand(&self, node: TspNode, acc: &mut BnbStats, children: &mut Children<'_, TspNode>) {
+        if !self.incumbent.can_improve(node.bound) {
+            acc.pruned += 1;
+            return;
+        }
+        let n = self.n;
+        if n <= 3 {
+            // Every tour is the same cycle (and contains every edge).
+            acc.branched += 1;
+            if let Some((_, tour)) = self.trivial_tour() {
+                self.offer(tour);
+            }
+            return;
+        }
+        SCRATCH.with_borrow_mut(|s| {
+            match self.implied(&node, s) {
+                Implied::Infeasible => {
+                    acc.pruned += 1;
+                    return;
+                }
+                Implied::Tour(tour) => {
+                    acc.branched += 1;
+                    return self.offer(tour);
+                }
+                Implied::Open => {}
+            }
+            s.pi.clear();
+            match &node.pi {
+                Some(pi) => s.pi.extend_from_slice(pi),
+                None => s.pi.resize(n, 0.0),
+            }
+            let bound = match self.ascent(s, node.pi.is_none(), true) {
+                Ascent::Pruned => {
+                    acc.pruned += 1;
+                    return;
+                }
+                Ascent::Tour(tour) => {
+                    acc.branched += 1;
+                    return self.offer(tour);
+                }
+                Ascent::Branch(bound) => ceil(bound).max(node.bound),
+            };
+            acc.branched += 1;
+            // Branch at the node of highest degree in the best 1-tree.
+            let degree = &s.best_degree;
+            let v = (0..n).max_by_key(|&v| (degree[v], std::cmp::Reverse(v))).expect("n > 3");
+            debug_assert!(degree[v] > 2);
+            let mut free: Vec<u32> = Vec::with_capacity(degree[v] as usize);
+            let mut tree_edge = |a: usize, b: usize| {
+                if a == v || b == v {
+                    let u = if a == v { b } else { a };
+                    if s.state[v * n + u] == FREE {
+                        free.push(u as u32);
+                    }
+                }
+            };
+            for (u, &p) in s.best_parent.iter().enumerate().skip(2) {
+                tree_edge(u, p as usize);
+            }
+            tree_edge(0, s.best_zero[0] as usize);
+            tree_edge(0, s.best_zero[1] as usize);
+            // The most expensive free tree edges first (by reduced cost).
+            let pi = &s.best_pi;
+            let reduced = |u: u32| self.cost[v * n + u as usize] + pi[v] + pi[u as usize];
+            free.sort_by(|&a, &b| reduced(a).total_cmp(&reduced(b)).then(a.cmp(&b)));
+            let included = s.inc[v].iter().filter(|&&x| x != u32::MAX).count();
+            debug_assert!(free.len() >= 2 && included <= 1, "a node of degree > 2 has free tree edges");
+            let pi: Arc<[f64]> = Arc::from(s.best_pi.as_slice());
+            let child = |decisions: Option<Arc<Decision>>| TspNode {
+                decisions,
+                pi: Some(Arc::clone(&pi)),
+                bound,
+                depth: node.depth + 1,
+            };
+            let decide = |a: u32, include: bool, prev: &Option<Arc<Decision>>| {
+                Some(Arc::new(Decision { a: v as u32, b: a, include, prev: prev.clone() }))
+            };
+            // Pushed last, expanded first: the child that includes the most
+            // edges, a dive towards a tour.
+            let (e1, e2) = (free[0], free[1]);
+            let with_e1 = decide(e1, true, &node.decisions);
+            children.push(child(decide(e1, false, &node.decisions)));
+            if included == 0 {
+                children.push(child(decide(e2, false, &with_e1)));
+                children.push(child(decide(e2, true, &with_e1)));
+            } else {
+                children.push(child(with_e1));
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// All tours of `n <= 8` nodes starting at 0.
+    fn tours(n: usize) -> Vec<Vec<u32>> {
+        fn rec(t: &mut Vec<u32>, used: &mut [bool], out: &mut Vec<Vec<u32>>) {
+            if t.len() == used.len() {
+                out.push(t.clone());
+                return;
+            }
+            for v in 1..used.len() {
+                if !used[v] {
+                    used[v] = true;
+                    t.push(v as u32);
+                    rec(t, used, out);
+                    t.pop();
+                    used[v] = false;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut used = vec![false; n];
+        used[0] = true;
+        rec(&mut vec![0], &mut used, &mut out);
+        out
+    }
+
+    fn satisfies(node: &TspNode, tour: &[u32]) -> bool {
+        let n = tour.len();
+        let adjacent = |a: u32, b: u32| {
+            (0..n).any(|k| (tour[k], tour[(k + 1) % n]) == (a, b) || (tour[k], tour[(k + 1) % n]) == (b, a))
+        };
+        let mut link = node.decisions.as_deref();
+        while let Some(d) = link {
+            if adjacent(d.a, d.b) != d.include {
+                return false;
+            }
+            link = d.prev.as_deref();
+        }
+        true
+    }
+
+    #[test]
+    fn every_bound_is_below_the_constrained_optimum() {
+        for seed in 0..400 {
+            for n in [5, 6, 7] {
+                let tsp = Tsp::random_matrix(n, 50, seed);
+                let search = TspSearch::with_params(&tsp, AscentParams::for_n(n), false);
+                let all = tours(n);
+                let mut stack = vec![search.root()];
+                while let Some(node) = stack.pop() {
+                    let best =
+                        all.iter().filter(|t| satisfies(&node, t)).map(|t| tsp.tour_length(t).unwrap()).min();
+                    if let Some(best) = best {
+                        assert!(node.bound <= best, "seed {seed} n {n}: bound {} > {best}", node.bound);
+                    }
+                    let mut acc = BnbStats::default();
+                    let children = treelb::search::expand_one(&search, node.clone(), &mut acc);
+                    // The children partition the node's tours.
+                    for t in all.iter().filter(|t| satisfies(&node, t)) {
+                        let owners = children.iter().filter(|c| satisfies(c, t)).count();
+                        assert!(
+                            children.is_empty() || owners == 1,
+                            "seed {seed} n {n}: {owners} owners of {t:?}"
+                        );
+                    }
+                    if children.is_empty()
+                        && let Some(best) = best
+                    {
+                        let incumbent = search.incumbent.best().unwrap();
+                        assert!(
+                            incumbent <= best,
+                            "seed {seed} n {n}: leaf with best {best}, incumbent {incumbent}"
+                        );
+                    }
+                    stack.extend(children);
+                }
+            }
+        }
+    }
+}

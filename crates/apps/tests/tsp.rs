@@ -1,0 +1,561 @@
+//! The TSP: the TSPLIB instances' published optima sequentially and on the
+//! threads runtime for P ∈ {1, 2, 3, 4, 8}; random instances against the
+//! Held–Karp dynamic program; every TSPLIB format and distance function; the
+//! parser's errors; fixed edges.
+
+use std::path::{Path, PathBuf};
+
+use treelb::search::{DfsWork, SplitPolicy};
+use treelb::{Init, seq};
+use treelb_apps::tsp::tsplib::{self, TourError};
+use treelb_apps::tsp::{AscentParams, EdgeWeightType, Tsp, TspSearch, TsplibError, held_karp, heuristic};
+use treelb_threads::{Config, run};
+
+const PES: [usize; 5] = [1, 2, 3, 4, 8];
+
+fn instances() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances/tsp")
+}
+
+/// The README's table.
+const PUBLISHED: [(&str, usize, i64); 9] = [
+    ("burma14", 14, 3323),
+    ("ulysses16", 16, 6859),
+    ("gr17", 17, 2085),
+    ("ulysses22", 22, 7013),
+    ("gr24", 24, 1272),
+    ("bayg29", 29, 1610),
+    ("bays29", 29, 2020),
+    ("att48", 48, 10628),
+    ("berlin52", 52, 7542),
+];
+
+fn read(name: &str) -> Tsp {
+    tsplib::read_file(instances().join(format!("{name}.tsp"))).expect("the benchmark file reads")
+}
+
+/// Checks a tour: a permutation of the nodes with the reported length.
+fn check_tour(tsp: &Tsp, length: i64, tour: &[u32]) {
+    let mut sorted = tour.to_vec();
+    sorted.sort_unstable();
+    assert!(sorted.iter().copied().eq(0..tsp.n() as u32), "not a permutation: {tour:?}");
+    assert_eq!(tsp.tour_length(tour), Some(length));
+}
+
+fn solve_seq(tsp: &Tsp, seeded: bool) -> i64 {
+    let search = TspSearch::with_params(tsp, AscentParams::for_n(tsp.n()), seeded);
+    let (stats, nodes) = seq::run_search(&search);
+    assert_eq!(stats.nodes(), nodes);
+    let (length, tour) = search.incumbent.into_best().expect("every instance has a tour");
+    check_tour(tsp, length, &tour);
+    length
+}
+
+fn solve_par(tsp: &Tsp, p: usize, init: Init, policy: SplitPolicy, seeded: bool) -> i64 {
+    let search = TspSearch::with_params(tsp, AscentParams::for_n(tsp.n()), seeded);
+    let config = Config { threads: p, init, budget: 1, ..Config::default() };
+    let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
+    assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
+    let (length, tour) = search.incumbent.into_best().unwrap();
+    check_tour(tsp, length, &tour);
+    length
+}
+
+#[test]
+fn published_tours_have_the_published_lengths() {
+    // The distance functions and rounding rules: TSPLIB's optimal tours
+    // measure exactly the published optima.
+    let mut checked = 0;
+    for (name, n, optimum) in PUBLISHED {
+        let tsp = read(name);
+        assert_eq!(tsp.n(), n, "{name}");
+        let Ok(tour) = tsplib::read_tour_file(instances().join(format!("{name}.opt.tour"))) else {
+            continue;
+        };
+        assert_eq!(tsp.tour_length(&tour), Some(optimum), "{name}");
+        checked += 1;
+    }
+    assert_eq!(checked, 7, "seven instances come with an optimal tour");
+}
+
+#[test]
+fn published_optima_sequentially() {
+    for (name, _, optimum) in PUBLISHED {
+        let tsp = read(name);
+        assert_eq!(solve_seq(&tsp, true), optimum, "{name}");
+        let bound = TspSearch::new(&tsp).root_bound().unwrap();
+        assert!(bound <= optimum, "{name}: root bound {bound}");
+    }
+}
+
+#[test]
+fn published_optima_without_the_initial_tour() {
+    // No heuristic: the search finds every improvement itself.
+    for (name, _, optimum) in PUBLISHED {
+        let tsp = read(name);
+        assert_eq!(solve_seq(&tsp, false), optimum, "{name}");
+    }
+}
+
+#[test]
+fn published_optima_for_every_p() {
+    for (i, (name, _, optimum)) in PUBLISHED.into_iter().enumerate() {
+        let tsp = read(name);
+        for (j, p) in PES.into_iter().enumerate() {
+            let init = Init::ALL[(i + j) % 2];
+            let policy = SplitPolicy::ALL[j / 2 % 2];
+            let seeded = (i + j) % 3 != 0;
+            let what = format!("{name}, P = {p}, init {init}, split {policy}, seeded {seeded}");
+            assert_eq!(solve_par(&tsp, p, init, policy, seeded), optimum, "{what}");
+        }
+    }
+}
+
+#[test]
+fn random_instances_match_held_karp() {
+    let mut checked = 0;
+    for n in 1..=12 {
+        for seed in 0..12 {
+            for tsp in [Tsp::random_euclidean(n, 1000.0, seed), Tsp::random_matrix(n, 100, seed)] {
+                let (optimum, tour) = held_karp(&tsp).unwrap();
+                check_tour(&tsp, optimum, &tour);
+                assert_eq!(solve_seq(&tsp, true), optimum, "n = {n}, seed {seed}");
+                assert_eq!(solve_seq(&tsp, false), optimum, "n = {n}, seed {seed}, unseeded");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 12 * 12 * 2);
+}
+
+#[test]
+fn random_instances_on_threads_match_held_karp() {
+    for (i, n) in [8, 11, 14, 16].into_iter().enumerate() {
+        for seed in 0..3 {
+            let tsp = if seed % 2 == 0 {
+                Tsp::random_matrix(n, 1000, seed + 100)
+            } else {
+                Tsp::random_euclidean(n, 1000.0, seed + 100)
+            };
+            let (optimum, _) = held_karp(&tsp).unwrap();
+            for (j, p) in PES.into_iter().enumerate() {
+                let policy = SplitPolicy::ALL[(i + j) % 2];
+                assert_eq!(solve_par(&tsp, p, Init::ALL[j % 2], policy, false), optimum, "n = {n}, P = {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn held_karp_on_the_small_benchmarks() {
+    for (name, optimum) in [("burma14", 3323), ("ulysses16", 6859), ("gr17", 2085)] {
+        let tsp = read(name);
+        let (length, tour) = held_karp(&tsp).unwrap();
+        assert_eq!(length, optimum, "{name}");
+        check_tour(&tsp, length, &tour);
+    }
+    assert!(held_karp(&read("gr24")).is_none(), "too large for the table");
+}
+
+#[test]
+fn larger_random_instances_agree_sequentially_and_in_parallel() {
+    // Euclidean instances with a few hundred nodes in their trees.
+    for seed in [1, 4] {
+        let tsp = Tsp::random_euclidean(60, 1000.0, seed);
+        let optimum = solve_seq(&tsp, true);
+        for p in [2, 4] {
+            assert_eq!(
+                solve_par(&tsp, p, Init::Root, SplitPolicy::OldestHalf, true),
+                optimum,
+                "seed {seed}, P = {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_heuristic_gives_a_valid_tour() {
+    for seed in 0..5 {
+        let tsp = Tsp::random_euclidean(40, 1000.0, seed);
+        let (length, tour) = heuristic::initial_tour(&tsp, 8).unwrap();
+        check_tour(&tsp, length, &tour);
+        assert_eq!(tour[0], 0);
+    }
+}
+
+/// A small symmetric matrix used by the format tests.
+fn matrix5() -> Vec<Vec<i64>> {
+    let mut m = vec![vec![0; 5]; 5];
+    let mut k = 3;
+    for (i, j) in (0..5).flat_map(|i| (i + 1..5).map(move |j| (i, j))) {
+        k = (k * 7 + 5) % 97 + 1;
+        m[i][j] = k;
+        m[j][i] = k;
+    }
+    m
+}
+
+/// The entries of `matrix5` in a TSPLIB format, with the diagonal as 0.
+fn listed(format: &str) -> String {
+    let m = matrix5();
+    let n = 5;
+    let mut out = Vec::new();
+    let mut push = |i: usize, j: usize| out.push(m[i][j].to_string());
+    match format {
+        "FULL_MATRIX" => (0..n).for_each(|i| (0..n).for_each(|j| push(i, j))),
+        "UPPER_ROW" => (0..n).for_each(|i| (i + 1..n).for_each(|j| push(i, j))),
+        "LOWER_ROW" => (0..n).for_each(|i| (0..i).for_each(|j| push(i, j))),
+        "UPPER_DIAG_ROW" => (0..n).for_each(|i| (i..n).for_each(|j| push(i, j))),
+        "LOWER_DIAG_ROW" => (0..n).for_each(|i| (0..=i).for_each(|j| push(i, j))),
+        // Column-wise: column j lists rows i.
+        "UPPER_COL" => (0..n).for_each(|j| (0..j).for_each(|i| push(i, j))),
+        "LOWER_COL" => (0..n).for_each(|j| (j + 1..n).for_each(|i| push(i, j))),
+        "UPPER_DIAG_COL" => (0..n).for_each(|j| (0..=j).for_each(|i| push(i, j))),
+        "LOWER_DIAG_COL" => (0..n).for_each(|j| (j..n).for_each(|i| push(i, j))),
+        _ => unreachable!(),
+    }
+    // Spread over lines of three numbers, as files do.
+    out.chunks(3).map(|c| c.join(" ")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn every_explicit_format_gives_the_same_matrix() {
+    let m = matrix5();
+    for format in [
+        "FULL_MATRIX",
+        "UPPER_ROW",
+        "LOWER_ROW",
+        "UPPER_DIAG_ROW",
+        "LOWER_DIAG_ROW",
+        "UPPER_COL",
+        "LOWER_COL",
+        "UPPER_DIAG_COL",
+        "LOWER_DIAG_COL",
+    ] {
+        let text = format!(
+            "NAME: m5\nTYPE: TSP\nDIMENSION: 5\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: {format}\n\
+             EDGE_WEIGHT_SECTION\n{}\nEOF\n",
+            listed(format)
+        );
+        let tsp = tsplib::parse_str(&text).unwrap_or_else(|e| panic!("{format}: {e}"));
+        for (i, row) in m.iter().enumerate() {
+            for (j, &d) in row.iter().enumerate() {
+                assert_eq!(tsp.dist(i, j), d, "{format} ({i}, {j})");
+            }
+        }
+        assert_eq!(solve_seq(&tsp, true), held_karp(&tsp).unwrap().0);
+    }
+}
+
+#[test]
+fn distance_functions_follow_tsplib() {
+    let p = |x: f64, y: f64| [x, y, 0.0];
+    let q = |x: f64, y: f64, z: f64| [x, y, z];
+    // nint rounds halves up.
+    assert_eq!(EdgeWeightType::Euc2d.distance(p(0.0, 0.0), p(2.5, 0.0)), 3);
+    assert_eq!(EdgeWeightType::Euc2d.distance(p(0.0, 0.0), p(3.0, 4.0)), 5);
+    assert_eq!(EdgeWeightType::Euc2d.distance(p(0.0, 0.0), p(1.0, 1.0)), 1);
+    assert_eq!(EdgeWeightType::Ceil2d.distance(p(0.0, 0.0), p(1.0, 1.0)), 2);
+    assert_eq!(EdgeWeightType::Ceil2d.distance(p(0.0, 0.0), p(3.0, 4.0)), 5);
+    assert_eq!(EdgeWeightType::Euc3d.distance(q(0.0, 0.0, 0.0), q(1.0, 2.0, 2.0)), 3);
+    assert_eq!(EdgeWeightType::Man2d.distance(p(0.0, 0.0), p(1.2, -2.4)), 4);
+    assert_eq!(EdgeWeightType::Man3d.distance(q(0.0, 0.0, 0.0), q(1.0, 1.0, 1.4)), 3);
+    assert_eq!(EdgeWeightType::Max2d.distance(p(0.0, 0.0), p(1.6, -2.4)), 2);
+    assert_eq!(EdgeWeightType::Max3d.distance(q(0.0, 0.0, 0.0), q(1.0, 1.0, -2.6)), 3);
+    // ATT: r = √((dx² + dy²)/10); rounded up unless integral.
+    assert_eq!(EdgeWeightType::Att.distance(p(0.0, 0.0), p(10.0, 0.0)), 4);
+    assert_eq!(EdgeWeightType::Att.distance(p(0.0, 0.0), p(30.0, 10.0)), 10);
+    // att48, nodes 1 and 2: (6734, 1453) and (2233, 10): r = 1494.70, t = 1495.
+    assert_eq!(EdgeWeightType::Att.distance(p(6734.0, 1453.0), p(2233.0, 10.0)), 1495);
+    // r = √(3² + 1²)·… : (0, 0)–(1, 3): r = √1 = 1 exactly → 1.
+    assert_eq!(EdgeWeightType::Att.distance(p(0.0, 0.0), p(1.0, 3.0)), 1);
+    // GEO: burma14 nodes 1 and 2, (16.47, 96.10) and (16.47, 94.44): the
+    // first entry of the distance matrix TSPLIB lists is 153.
+    assert_eq!(EdgeWeightType::Geo.distance(p(16.47, 96.10), p(16.47, 94.44)), 153);
+    assert_eq!(read("burma14").dist(0, 1), 153);
+    // DDD.MM: 40.56 is 40° 56', not 41° − 44'.
+    let a = EdgeWeightType::Geo.distance(p(40.56, 0.0), p(40.0, 0.0));
+    #[allow(clippy::approx_constant)] // TSPLIB's truncated π
+    let tsplib_pi = 3.141_592_f64;
+    assert_eq!(a, (6378.388 * (tsplib_pi * (56.0 / 60.0) / 180.0) + 1.0) as i64);
+}
+
+#[test]
+fn every_coordinate_type_parses() {
+    for (kind, coords, expected) in [
+        ("EUC_2D", "1 0 0\n2 3 4\n3 6 0\n", 16),
+        ("CEIL_2D", "1 0 0\n2 1 1\n3 2 0\n", 2 + 2 + 2),
+        ("MAN_2D", "1 0 0\n2 1 1\n3 2 0\n", 2 + 2 + 2),
+        ("MAX_2D", "1 0 0\n2 1 1\n3 2 0\n", 1 + 1 + 2),
+        ("ATT", "1 0 0\n2 10 0\n3 0 10\n", 4 + 5 + 4),
+        ("EUC_3D", "1 0 0 0\n2 1 2 2\n3 0 0 3\n", 3 + 2 + 3),
+        ("MAN_3D", "1 0 0 0\n2 1 2 2\n3 0 0 3\n", 5 + 4 + 3),
+        ("MAX_3D", "1 0 0 0\n2 1 2 2\n3 0 0 3\n", 2 + 2 + 3),
+        ("GEO", "1 16.47 96.10\n2 16.47 94.44\n3 20.09 92.54\n", 153 + 1 + 1),
+    ] {
+        let text = format!(
+            "TYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : {kind}\nNODE_COORD_SECTION\n{coords}EOF\n"
+        );
+        let tsp = tsplib::parse_str(&text).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let length = tsp.tour_length(&[0, 1, 2]).unwrap();
+        if kind == "GEO" {
+            assert_eq!(tsp.dist(0, 1), 153);
+            assert!(length > 153 * 2);
+        } else {
+            assert_eq!(length, expected, "{kind}");
+        }
+    }
+}
+
+#[test]
+fn tiny_instances() {
+    let one = tsplib::parse_str("DIMENSION: 1\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 5 5\nEOF\n")
+        .unwrap();
+    assert_eq!(solve_seq(&one, true), 0);
+    let two = Tsp::from_matrix(2, vec![0, 7, 7, 0]).unwrap();
+    assert_eq!(solve_seq(&two, true), 14);
+    assert_eq!(solve_par(&two, 2, Init::Selective, SplitPolicy::Bottom, false), 14);
+    let three = Tsp::random_matrix(3, 10, 1);
+    assert_eq!(solve_seq(&three, false), three.tour_length(&[0, 1, 2]).unwrap());
+    let four = Tsp::from_matrix(4, vec![0; 16]).unwrap();
+    assert_eq!(solve_seq(&four, true), 0);
+}
+
+/// The shortest tour containing the fixed edges, by enumeration.
+fn brute_force(tsp: &Tsp) -> Option<i64> {
+    fn rec(tsp: &Tsp, tour: &mut Vec<u32>, used: &mut [bool], best: &mut Option<i64>) {
+        if tour.len() == tsp.n() {
+            if let Some(l) = tsp.tour_length(tour) {
+                *best = Some(best.map_or(l, |b| b.min(l)));
+            }
+            return;
+        }
+        for v in 1..tsp.n() {
+            if !used[v] {
+                used[v] = true;
+                tour.push(v as u32);
+                rec(tsp, tour, used, best);
+                tour.pop();
+                used[v] = false;
+            }
+        }
+    }
+    let mut used = vec![false; tsp.n()];
+    used[0] = true;
+    let mut best = None;
+    rec(tsp, &mut vec![0], &mut used, &mut best);
+    best
+}
+
+#[test]
+fn fixed_edges_are_in_every_tour() {
+    let coords: String = (1..=8).map(|i| format!("{i} {} {}\n", (i * 37) % 11, (i * 53) % 13)).collect();
+    for fixed in ["1 5\n-1", "1 5 5 2\n-1", "3 8\n7 2\n6 4\n-1", "1 2 2 3 3 4 4 5 5 6 6 7 7 8\n-1"] {
+        let text = format!(
+            "TYPE: TSP\nDIMENSION: 8\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n{coords}FIXED_EDGES_SECTION\n{fixed}\nEOF\n"
+        );
+        let tsp = tsplib::parse_str(&text).unwrap();
+        assert!(!tsp.fixed_edges.is_empty());
+        let expected = brute_force(&tsp).unwrap();
+        assert_eq!(solve_seq(&tsp, true), expected, "fixed {fixed:?}");
+        assert_eq!(solve_seq(&tsp, false), expected, "fixed {fixed:?}, unseeded");
+        assert_eq!(solve_par(&tsp, 3, Init::Root, SplitPolicy::OldestHalf, false), expected);
+        assert!(held_karp(&tsp).is_none(), "Held–Karp does not take fixed edges");
+    }
+}
+
+fn parse_error(text: &str) -> String {
+    tsplib::parse_str(text).expect_err("malformed input").to_string()
+}
+
+#[test]
+fn every_malformed_input_names_its_line_and_what_was_expected() {
+    let head = "NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n";
+    let explicit = "TYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            "FOO: 1\n".into(),
+            "line 1: expected a TSPLIB keyword (NAME, TYPE, DIMENSION, EDGE_WEIGHT_TYPE, …, a section or EOF), found `FOO: 1`",
+        ),
+        (
+            "TYPE: ATSP\n".into(),
+            "line 1: TYPE ATSP is not supported (expected TSP, a symmetric travelling salesman instance)",
+        ),
+        ("TYPE: GRAPH\n".into(), "line 1: expected TSP after TYPE, found `GRAPH`"),
+        ("TYPE: TSP\nTYPE: TSP\n".into(), "line 2: TYPE given a second time"),
+        ("DIMENSION: many\n".into(), "line 1: expected the number of nodes after DIMENSION, found `many`"),
+        (
+            "DIMENSION: 0\n".into(),
+            "line 1: expected a number of nodes between 1 and 4096 after DIMENSION, found `0`",
+        ),
+        (
+            "EDGE_WEIGHT_TYPE: EUC_4D\n".into(),
+            "line 1: expected EXPLICIT, EUC_2D, EUC_3D, CEIL_2D, MAN_2D, MAN_3D, MAX_2D, MAX_3D, GEO or ATT after EDGE_WEIGHT_TYPE, found `EUC_4D`",
+        ),
+        (
+            "EDGE_WEIGHT_TYPE: XRAY1\n".into(),
+            "line 1: EDGE_WEIGHT_TYPE XRAY1 is not supported (expected EXPLICIT, EUC_2D, EUC_3D, CEIL_2D, MAN_2D, MAN_3D, MAX_2D, MAX_3D, GEO or ATT)",
+        ),
+        (
+            "EDGE_WEIGHT_FORMAT: DIAGONAL\n".into(),
+            "line 1: expected FUNCTION, FULL_MATRIX or a triangular format such as UPPER_ROW after EDGE_WEIGHT_FORMAT, found `DIAGONAL`",
+        ),
+        ("NODE_COORD_SECTION\n1 0 0\n".into(), "line 1: expected DIMENSION before NODE_COORD_SECTION"),
+        (
+            "DIMENSION: 3\nNODE_COORD_SECTION\n".into(),
+            "line 2: expected EDGE_WEIGHT_TYPE before NODE_COORD_SECTION",
+        ),
+        (
+            "DIMENSION: 3\nEDGE_WEIGHT_SECTION\n".into(),
+            "line 2: expected EDGE_WEIGHT_FORMAT before EDGE_WEIGHT_SECTION",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 x\n"),
+            "line 7: expected a coordinate in NODE_COORD_SECTION, found `x`",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\nEOF\n"),
+            "line 8: expected 3 more number(s) in NODE_COORD_SECTION, found `EOF`",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n"),
+            "line 8: expected 3 more number(s) in NODE_COORD_SECTION, found the end of the input",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n4 0 1\n"),
+            "line 7: expected a node number between 1 and 3 in NODE_COORD_SECTION, found 4",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n1 0 1\n"),
+            "line 7: node 1 listed a second time in NODE_COORD_SECTION",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1 7\n"),
+            "line 8: expected the end of the section in NODE_COORD_SECTION, found `7`",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 inf 1\n"),
+            "line 8: expected a finite coordinate in NODE_COORD_SECTION, found `inf`",
+        ),
+        (
+            format!("{head}EOF\n"),
+            "expected NODE_COORD_SECTION in the instance, but the input ended without it",
+        ),
+        ("TYPE: TSP\n".into(), "expected DIMENSION in the instance, but the input ended without it"),
+        (
+            "DIMENSION: 3\n".into(),
+            "expected EDGE_WEIGHT_TYPE in the instance, but the input ended without it",
+        ),
+        (
+            format!("{explicit}EOF\n"),
+            "expected EDGE_WEIGHT_SECTION (EXPLICIT weights) in the instance, but the input ended without it",
+        ),
+        (
+            "DIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\n".into(),
+            "expected EDGE_WEIGHT_FORMAT (EXPLICIT weights) in the instance, but the input ended without it",
+        ),
+        (
+            format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 4 0\n"),
+            "line 8: expected a symmetric matrix, but d(2,3) = 3 and d(3,2) = 4",
+        ),
+        (
+            format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3.5\n"),
+            "line 7: expected an integer edge weight in EDGE_WEIGHT_SECTION, found `3.5`",
+        ),
+        (
+            format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n"),
+            "line 8: expected 3 more number(s) in EDGE_WEIGHT_SECTION, found the end of the input",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1\nFIXED_EDGES_SECTION\n1 1\n-1\n"),
+            "line 10: the fixed edge 1–1 is a loop",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1\nFIXED_EDGES_SECTION\n1 2 2 1\n-1\n"),
+            "line 10: the fixed edge 2–1 is listed twice",
+        ),
+        (
+            "TYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_2D\nFIXED_EDGES_SECTION\n1 2\n1 3\n1 4\n-1\n"
+                .into(),
+            "line 7: the fixed edge 1–4 gives a node more than two fixed edges",
+        ),
+        (
+            format!("{head}FIXED_EDGES_SECTION\n1 9\n-1\n"),
+            "line 6: expected a node number between 1 and 3 in FIXED_EDGES_SECTION, found 9",
+        ),
+        (
+            format!("{head}FIXED_EDGES_SECTION\n1 2\n"),
+            "line 7: expected 1 more number(s) in FIXED_EDGES_SECTION, found the end of the input",
+        ),
+        ("DIMENSION: 3\nDIMENSION: 3\n".into(), "line 2: DIMENSION given a second time"),
+        (
+            "CAPACITY: 30\n".into(),
+            "line 1: CAPACITY 30 is not supported (expected the keywords of a complete symmetric TSP)",
+        ),
+        (
+            format!("{head}TOUR_SECTION\n"),
+            "line 5: section TOUR_SECTION is not supported (expected the sections of a symmetric TSP)",
+        ),
+        (
+            "DISPLAY_DATA_TYPE: FANCY\n".into(),
+            "line 1: expected COORD_DISPLAY, TWOD_DISPLAY or NO_DISPLAY after DISPLAY_DATA_TYPE, found `FANCY`",
+        ),
+    ];
+    for (text, message) in &cases {
+        assert_eq!(&parse_error(text), message, "input {text:?}");
+    }
+    let short_cycle =
+        "TYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_2D\nFIXED_EDGES_SECTION\n1 2\n2 3\n3 1\n-1\n";
+    assert_eq!(
+        parse_error(short_cycle),
+        "line 7: the fixed edge 3–1 closes a cycle through fewer than all nodes"
+    );
+    assert!(matches!(tsplib::read_file(instances().join("no-such.tsp")), Err(TsplibError::Io(_))));
+}
+
+#[test]
+fn header_spellings_and_extra_sections() {
+    // `KEY: VALUE`, `KEY : VALUE`, `KEY :VALUE`, blank lines, a display
+    // section after the weights (bays29 has one), a leading-space EOF
+    // (ulysses16 has one).
+    let text = "NAME:t\nTYPE :TSP\nCOMMENT : a : colon\nDIMENSION : 3\n\nEDGE_WEIGHT_TYPE: EXPLICIT\n\
+                EDGE_WEIGHT_FORMAT: UPPER_ROW\nDISPLAY_DATA_TYPE: TWOD_DISPLAY\nEDGE_WEIGHT_SECTION\n 1 2\n 3\n\
+                DISPLAY_DATA_SECTION\n1 0 0\n2 1 0\n3 1 1\n EOF\n\n";
+    let tsp = tsplib::parse_str(text).unwrap();
+    assert_eq!((tsp.name.as_str(), tsp.comment.as_str()), ("t", "a : colon"));
+    assert_eq!(tsp.tour_length(&[0, 1, 2]), Some(6));
+    for name in ["bays29", "bayg29", "gr17", "gr24", "ulysses16", "att48", "berlin52", "burma14"] {
+        read(name);
+    }
+}
+
+#[test]
+fn tour_files_and_their_errors() {
+    assert_eq!(
+        tsplib::parse_tour_str("NAME : t\nTYPE : TOUR\nDIMENSION : 2\nTOUR_SECTION\n2 1 -1\nEOF\n").unwrap(),
+        [1, 0]
+    );
+    let bad = |t: &str| tsplib::parse_tour_str(t).unwrap_err().to_string();
+    assert_eq!(bad("TOUR_SECTION\n1 x\n"), "line 2: expected a node number or -1, found `x`");
+    assert_eq!(bad("TOUR_SECTION\n1 0\n"), "line 2: expected a positive node number, found `0`");
+    assert_eq!(
+        bad("DIMENSION : 3\nTOUR_SECTION\n1 2 -1\n"),
+        "the tour is not a permutation of 1..=3: 2 nodes listed"
+    );
+    assert_eq!(
+        bad("DIMENSION : 3\nTOUR_SECTION\n1 2 2 -1\n"),
+        "the tour is not a permutation of 1..=3: node 2 is out of range or repeated"
+    );
+    assert_eq!(bad("DIMENSION : x\n"), "line 1: expected the number of nodes after DIMENSION, found `x`");
+    assert_eq!(bad("WHAT\n"), "line 1: expected a TSPLIB tour keyword, found `WHAT`");
+    assert!(matches!(tsplib::read_tour_file("/no/such/tour"), Err(TourError::Io(_))));
+}
+
+#[test]
+fn matrix_errors() {
+    use treelb_apps::tsp::MatrixError;
+    assert_eq!(Tsp::from_matrix(0, vec![]), Err(MatrixError::Empty));
+    assert_eq!(Tsp::from_matrix(2, vec![0, 1, 1]), Err(MatrixError::Size { n: 2, expected: 4, found: 3 }));
+    assert_eq!(Tsp::from_matrix(2, vec![0, 1, 2, 0]), Err(MatrixError::Asymmetric { i: 0, j: 1 }));
+    assert!(matches!(Tsp::from_matrix(2, vec![0, 1 << 41, 1 << 41, 0]), Err(MatrixError::TooLarge { .. })));
+}
