@@ -41,6 +41,12 @@ pub(crate) enum Command {
     /// prints the optimum and the packing; --dp checks it by dynamic
     /// programming.
     Knapsack(KnapsackArgs),
+    /// Shortest tour of a symmetric TSPLIB instance (or of random points).
+    ///
+    /// Branch and bound with Held–Karp 1-tree bounds; prints the optimal
+    /// length and a tour (1-based, verified). A node is a subgradient ascent,
+    /// so Δt defaults to 1 node here.
+    Tsp(TspArgs),
 }
 
 /// How to run: the options every application takes.
@@ -215,6 +221,34 @@ pub(crate) struct KnapsackArgs {
     /// Check the optimum by dynamic programming (O(n × capacity))
     #[arg(long)]
     pub(crate) dp: bool,
+    /// Also run the same search sequentially and report its time and nodes
+    #[arg(long)]
+    pub(crate) compare_seq: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// `treelb tsp`
+#[derive(Debug, Args)]
+pub(crate) struct TspArgs {
+    /// A TSPLIB file (TYPE: TSP; EUC_2D, GEO, ATT, EXPLICIT matrices, …)
+    #[arg(value_name = "FILE", required_unless_present = "random")]
+    pub(crate) file: Option<String>,
+    /// Instead of a file: N random points in [0, 1000]² (EUC_2D)
+    #[arg(long, value_name = "N", conflicts_with = "file")]
+    pub(crate) random: Option<String>,
+    /// Seed of the random points (--seed is the PEs')
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub(crate) instance_seed: String,
+    /// Check the length against this value: exit code 1 if it differs
+    #[arg(long, value_name = "LENGTH")]
+    pub(crate) expect: Option<String>,
+    /// Check the length with the Held–Karp dynamic program (n <= 20)
+    #[arg(long)]
+    pub(crate) dp: bool,
+    /// Start with no incumbent (no initial tour)
+    #[arg(long)]
+    pub(crate) no_heuristic: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

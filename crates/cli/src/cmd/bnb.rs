@@ -29,7 +29,7 @@ pub(crate) fn sequential<S: Search<Output = BnbStats>>(search: &S) -> Sequential
 pub(crate) fn node_lines(stats: &BnbStats, seq: Option<&Sequential>) -> Vec<Line> {
     let mut lines = vec![
         Line::new("branched", stats.branched).note("nodes expanded"),
-        Line::new("pruned", stats.pruned).note("nodes cut off by the incumbent when taken"),
+        Line::new("pruned", stats.pruned).note("nodes whose bound could not beat the incumbent"),
     ];
     if let Some(s) = seq {
         lines.push(

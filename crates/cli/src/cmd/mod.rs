@@ -7,6 +7,7 @@ pub(crate) mod compare;
 pub(crate) mod knapsack;
 pub(crate) mod nqueens;
 pub(crate) mod sim;
+pub(crate) mod tsp;
 pub(crate) mod uts;
 
 use std::time::Duration;

@@ -1,0 +1,169 @@
+//! `treelb tsp FILE`: the optimal tour of a symmetric TSPLIB instance (or of
+//! a random Euclidean one), by branch and bound with Held–Karp bounds.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+use treelb_apps::tsp::{HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
+
+use super::bnb::{self, Sequential};
+use crate::args::TspArgs;
+use crate::config::{Error, RunConfig, err, number, positive};
+use crate::report::{Line, Report};
+
+/// Δt when `--budget` is not given: a node is a whole subgradient ascent
+/// (up to milliseconds), so a PE answers requests after every node.
+const TSP_BUDGET: u64 = 1;
+
+#[derive(Serialize)]
+struct Instance {
+    file: Option<String>,
+    name: String,
+    nodes: usize,
+    edge_weight_type: Option<String>,
+    edge_weight_format: Option<String>,
+    fixed_edges: usize,
+    random_seed: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct Answer {
+    length: i64,
+    /// The tour, 1-based node numbers as in the file.
+    tour: Vec<u32>,
+    /// The tour was checked: a permutation of the nodes, of this length.
+    verified: bool,
+    /// The Held–Karp bound of the root, rounded up.
+    root_bound: Option<i64>,
+    /// The initial tour's length (the heuristic), if it was used.
+    initial_tour: Option<i64>,
+    expected_length: Option<i64>,
+    /// The Held–Karp dynamic program's optimum, if it was run.
+    dp_length: Option<i64>,
+    branched: u64,
+    pruned: u64,
+    sequential: Option<Sequential>,
+}
+
+pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
+    let mut cfg = RunConfig::from_args(&args.run)?;
+    if args.run.budget == treelb_threads::DEFAULT_BUDGET.to_string() {
+        cfg.runtime.budget = TSP_BUDGET;
+    }
+    let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
+    let (tsp, seed) = match (&args.file, &args.random) {
+        (Some(file), None) => {
+            let path = Path::new(file);
+            (tsplib::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?, None)
+        }
+        (None, Some(n)) => {
+            let n = usize::try_from(positive("--random", n)?)
+                .ok()
+                .filter(|&n| n <= tsplib::MAX_DIMENSION)
+                .ok_or_else(|| err!("--random: at most {} nodes", tsplib::MAX_DIMENSION))?;
+            let seed = number("--instance-seed", &args.instance_seed)?;
+            let mut tsp = Tsp::random_euclidean(n, 1000.0, seed);
+            tsp.name = format!("random{n}-{seed}");
+            (tsp, Some(seed))
+        }
+        _ => return Err(err!("give a TSPLIB file or --random N (not both)")),
+    };
+    let n = tsp.n();
+    let make = || TspSearch::with_params(&tsp, treelb_apps::tsp::AscentParams::for_n(n), !args.no_heuristic);
+    let seq = args.compare_seq.then(|| bnb::sequential(&make()));
+    let search = make();
+    let initial = search.incumbent.best();
+    let root_bound = search.root_bound();
+    let outcome = super::run_search(&search, &cfg, None, "nodes")?;
+    let stats = outcome.output;
+    let Some((length, tour)) = search.incumbent.into_best() else {
+        return Err(err!("no tour contains all the fixed edges of the instance"));
+    };
+    let verified = is_permutation(&tour, n) && tsp.tour_length(&tour) == Some(length);
+    if !verified {
+        return Err(err!("internal error: the reported tour {tour:?} does not have length {length}"));
+    }
+    let dp = if args.dp {
+        if n > HELD_KARP_MAX_N || !tsp.fixed_edges.is_empty() {
+            return Err(err!(
+                "--dp: the Held–Karp check takes at most {HELD_KARP_MAX_N} nodes and no fixed edges"
+            ));
+        }
+        held_karp(&tsp).map(|(l, _)| l)
+    } else {
+        None
+    };
+
+    let mut ok = true;
+    let mut line = Line::new("length", length).note("optimal tour length");
+    if let Some(e) = expected {
+        ok &= e == length;
+        line = line.note(if e == length {
+            format!("expected: {e} ✓")
+        } else {
+            format!("MISMATCH: expected {e}")
+        });
+    }
+    if let Some(d) = dp {
+        ok &= d == length;
+        line = line.note(if d == length {
+            format!("Held–Karp DP: {d} ✓")
+        } else {
+            format!("MISMATCH: Held–Karp DP {d}")
+        });
+    }
+    let mut lines = vec![
+        line,
+        Line::new("tour", bnb::one_based(&tour))
+            .note(format!("1-based; verified: a permutation of the {n} nodes, of length {length}")),
+    ];
+    if let Some(b) = root_bound {
+        lines.push(Line::new("root bound", b).note("Held–Karp 1-tree bound"));
+    }
+    lines.push(match initial {
+        Some(i) => Line::new("initial tour", i).note("nearest neighbour + 2-opt + Or-opt"),
+        None => Line::new("initial tour", "none").note("--no-heuristic"),
+    });
+    lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    let title = match (&args.file, seed) {
+        (Some(file), _) => {
+            let kind = tsp.weight_type.map(|t| t.to_string()).unwrap_or_default();
+            let format = tsp.weight_format.map(|f| format!(" {f}")).unwrap_or_default();
+            format!("TSP — {file} ({n} nodes, {kind}{format})")
+        }
+        (None, s) => format!("TSP — {n} random points in [0, 1000]², EUC_2D, seed {}", s.unwrap_or_default()),
+    };
+    let instance = Instance {
+        file: args.file.clone(),
+        name: tsp.name.clone(),
+        nodes: n,
+        edge_weight_type: tsp.weight_type.map(|t| t.to_string()),
+        edge_weight_format: tsp.weight_format.map(|f| f.to_string()),
+        fixed_edges: tsp.fixed_edges.len(),
+        random_seed: seed,
+    };
+    let answer = Answer {
+        length,
+        tour: heuristic::normalise(tour).iter().map(|v| v + 1).collect(),
+        verified,
+        root_bound,
+        initial_tour: initial,
+        expected_length: expected,
+        dp_length: dp,
+        branched: stats.branched,
+        pruned: stats.pruned,
+        sequential: seq,
+    };
+    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats).write(cfg.json, out)?;
+    if !ok {
+        eprintln!("treelb: error: tour length {length} does not match the expected one");
+    }
+    Ok(ok)
+}
+
+fn is_permutation(tour: &[u32], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    tour.len() == n
+        && tour.iter().all(|&v| (v as usize) < n && !std::mem::replace(&mut seen[v as usize], true))
+}
