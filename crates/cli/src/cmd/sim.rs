@@ -250,15 +250,19 @@ fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Err
         r.t_seq as f64 / p
     )?;
     writeln!(out, "efficiency    {:.4}", r.efficiency)?;
-    writeln!(
-        out,
-        "requests      {} sent, {} failed ({:.1} %), {} transfers{}",
-        r.requests,
-        r.requests_failed,
-        100.0 * r.requests_failed as f64 / (r.requests.max(1) as f64),
-        r.transfers,
-        if r.counter_ops > 0 { format!(", {} counter tickets", r.counter_ops) } else { String::new() }
-    )?;
+    if r.requests == 0 && r.transfers > 0 {
+        writeln!(out, "pushes        {} pieces pushed (and as many acknowledgements)", r.transfers)?;
+    } else {
+        writeln!(
+            out,
+            "requests      {} sent, {} failed ({:.1} %), {} transfers{}",
+            r.requests,
+            r.requests_failed,
+            100.0 * r.requests_failed as f64 / (r.requests.max(1) as f64),
+            r.transfers,
+            if r.counter_ops > 0 { format!(", {} counter tickets", r.counter_ops) } else { String::new() }
+        )?;
+    }
     if let Some(t) = r.utilization.first_reaching(0.9) {
         writeln!(out, "utilization   90 % reached at {t} ticks")?;
     } else {
