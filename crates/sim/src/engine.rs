@@ -230,7 +230,8 @@ pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::O
 /// [`simulate`], keeping the per-PE reports if `per_pe`.
 ///
 /// The work-sharing strategies ([`crate::sharing::SHARING`]) are passed on
-/// to [`crate::sharing::simulate`].
+/// to [`crate::sharing::simulate`], the static ones
+/// ([`crate::static_assign::STATIC`]) to [`crate::static_assign::simulate`].
 pub fn simulate_with<W: SimWork>(
     root: W,
     cfg: &SimConfig,
@@ -238,6 +239,13 @@ pub fn simulate_with<W: SimWork>(
 ) -> Result<(SimReport, W::Output), Unsupported> {
     if crate::sharing::SHARING.contains(&cfg.strategy) {
         let (mut r, out) = crate::sharing::simulate(root, cfg)?;
+        if !per_pe {
+            r.per_pe.clear();
+        }
+        return Ok((r, out));
+    }
+    if crate::static_assign::STATIC.contains(&cfg.strategy) {
+        let (mut r, out) = crate::static_assign::simulate(root, cfg)?;
         if !per_pe {
             r.per_pe.clear();
         }

@@ -53,10 +53,11 @@
 //!
 //! [`sharing`] runs the work-sharing strategies on the same machine:
 //! randomized and extreme work sharing, two-choice and always-go-left
-//! placement of pushed work. Not simulated as schedulers (yet): Loui–Sohoni
+//! placement of pushed work; [`static_assign`] the static block, cyclic and
+//! random assignments. Not simulated as schedulers (yet): Loui–Sohoni
 //! max-load visiting on the message-passing machine (its shared-memory model
-//! is [`maxload`]), the multi-level producer/consumer tree, master–worker
-//! and static assignment; [`engine::simulate`] says so when asked for one.
+//! is [`maxload`]), the multi-level producer/consumer tree and master–worker;
+//! [`engine::simulate`] says so when asked for one.
 //!
 //! ```
 //! use treelb::{Init, Strategy};
@@ -82,6 +83,7 @@ pub mod producer;
 pub mod queue;
 pub mod reproduce;
 pub mod sharing;
+pub mod static_assign;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;

@@ -477,13 +477,15 @@ pub struct Sharing {
 }
 
 /// The strategies compared in reproduction 7.
-pub const COMPARED: [Strategy; 6] = [
+pub const COMPARED: [Strategy; 8] = [
     Strategy::RandomPolling,
     Strategy::AsyncRoundRobin,
     Strategy::WorkSharing,
     Strategy::ExtremeWorkSharing,
     Strategy::TwoChoice,
     Strategy::AlwaysGoLeft,
+    Strategy::StaticBlock,
+    Strategy::StaticRandom,
 ];
 
 /// Runs reproduction 7.
@@ -514,10 +516,16 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
     Sharing { work_per_pe, runs }
 }
 
-/// Messages of a run: requests and their answers, or pushes and their
-/// acknowledgements.
+/// Messages of a run: requests and their answers, pushes and their
+/// acknowledgements, or the pieces of a static scatter.
 pub fn messages(r: &SimReport) -> u64 {
-    if r.requests > 0 { 2 * r.requests + 2 * r.counter_ops } else { 2 * r.transfers }
+    if r.requests > 0 {
+        2 * r.requests + 2 * r.counter_ops
+    } else if r.strategy.starts_with("static") {
+        r.transfers
+    } else {
+        2 * r.transfers
+    }
 }
 
 /// Everything `treelb sim reproduce` measured.
@@ -1212,7 +1220,9 @@ fn sharing_section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), PlotE
          root. Work sharing: at each probe a busy PE splits and pushes a part (extreme: \
          always; the others: with at most one push awaiting its acknowledgement) to a \
          random PE, the less loaded of two, or the less loaded of one per half (ties \
-         left). Messages count requests and answers, or pushes and acknowledgements.\n",
+         left). Static block and random assignment cut the root into 4P pieces \
+         breadth first on PE 0 and scatter them; nothing moves afterwards. Messages count \
+         requests and answers, pushes and acknowledgements, or scattered pieces.\n",
         short(sh.work_per_pe as f64)
     );
     let _ = writeln!(
@@ -1251,7 +1261,10 @@ fn sharing_section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), PlotE
              {:.0}× as many. {} Random polling wins on communication; in efficiency, {} is \
              best here ({}), because this machine charges a push only the split and the \
              latency — no bandwidth, no cost to receive — so the lecture's verdict holds \
-             for the messages, and for efficiency only against random pushing.\n",
+             for the messages, and for efficiency only against random pushing. Static \
+             assignment, random or not, fails on tree-shaped work (efficiency {} at best): \
+             pieces cut blindly differ in size by orders of magnitude, which is why the \
+             lecture keeps static random assignment for many small independent tasks.\n",
             pct(rp.efficiency),
             messages(rp),
             pct(ws.efficiency),
@@ -1265,6 +1278,12 @@ fn sharing_section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), PlotE
             },
             best.strategy,
             pct(best.efficiency),
+            pct(sh
+                .runs
+                .iter()
+                .filter(|r| r.machine.p == top && r.strategy.starts_with("static"))
+                .map(|r| r.efficiency)
+                .fold(0.0, f64::max)),
         );
     }
     let series = COMPARED

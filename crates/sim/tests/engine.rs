@@ -133,8 +133,8 @@ fn determinism_one_seed_one_result() {
 fn unsupported_strategies_say_so() {
     let m = model(1000, AlphaDist::Fixed { alpha: 0.5 });
     let err =
-        simulate(m.root(), &config(4, Network::Crossbar, Strategy::StaticBlock, Init::Root)).unwrap_err();
-    assert!(err.to_string().contains("static-block"));
+        simulate(m.root(), &config(4, Network::Crossbar, Strategy::MasterWorker, Init::Root)).unwrap_err();
+    assert!(err.to_string().contains("master-worker"));
 }
 
 #[test]
@@ -180,4 +180,23 @@ fn sharing_conserves_work_and_is_deterministic() {
     let cfg = config(8, Network::Crossbar, Strategy::TwoChoice, Init::Root);
     let (_, out) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
     assert_eq!(out, expected);
+}
+
+#[test]
+fn static_assignment_conserves_work() {
+    use treelb_sim::static_assign::STATIC;
+    let m = model(2_000_000, AlphaDist::Uniform { min: 0.1 });
+    let params = Params::from_uts_args(["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]).unwrap();
+    let uts = Uts::new(params).unwrap();
+    let (expected, nodes) = treelb::seq::run_search(&uts);
+    for strategy in STATIC {
+        for p in [1, 3, 64] {
+            let cfg = config(p, Network::Crossbar, strategy, Init::Root);
+            let (r, done) = simulate_with(m.root(), &cfg, true).unwrap();
+            assert_eq!((done, r.work_units), (2_000_000, 2_000_000), "{strategy} P={p}");
+            assert_eq!(r.per_pe.iter().map(|pe| pe.work_units).sum::<u64>(), 2_000_000);
+            let (r, out) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
+            assert_eq!((out, r.work_units), (expected, nodes), "{strategy} P={p}");
+        }
+    }
 }

@@ -41,7 +41,8 @@ enum SimCommand {
 #[derive(Debug, Args)]
 struct RunArgs {
     /// Balancing strategy: random-polling, global-round-robin, async-round-robin,
-    /// work-sharing, extreme-work-sharing, two-choice or always-go-left
+    /// work-sharing, extreme-work-sharing, two-choice, always-go-left,
+    /// static-block, static-cyclic or static-random
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     strategy: String,
     /// How the root reaches the PEs: root (PE 0 starts) or selective
