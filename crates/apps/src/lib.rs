@@ -10,16 +10,26 @@
 //!   bound), Pisinger's instance classes, a dynamic-programming check;
 //! * [`tsp`] — the symmetric travelling salesman problem on TSPLIB files
 //!   (branch and bound with Held–Karp 1-tree bounds), a Held–Karp
-//!   dynamic-programming check.
+//!   dynamic-programming check;
+//! * [`integrate`] — adaptive Gauss–Kronrod integration, a [`treelb::Work`]
+//!   that is not a tree search: a piece is a list of intervals;
+//! * [`mandelbrot`] — the Mandelbrot set by escape time, pixel by pixel or
+//!   by rectangle subdivision (filling rectangles whose boundary is in the
+//!   set), an image of iteration counts and of the PE that made each pixel.
 //!
-//! They are [`treelb::Search`]es: [`treelb::DfsWork`] makes them pieces of
-//! work for a runtime, and [`treelb::seq::run_search`] runs them
-//! sequentially. The branch-and-bound applications keep their answer in a
-//! shared [`treelb::Incumbent`] and count nodes in [`bnb::BnbStats`].
+//! All but `integrate` and `mandelbrot` are [`treelb::Search`]es:
+//! [`treelb::DfsWork`] makes them pieces of work for a runtime, and
+//! [`treelb::seq::run_search`] runs them sequentially. The branch-and-bound
+//! applications keep their answer in a shared [`treelb::Incumbent`] and count
+//! nodes in [`bnb::BnbStats`]. `integrate` and `mandelbrot` implement
+//! [`treelb::Work`] themselves ([`treelb::seq::run_work`] runs them
+//! sequentially).
 
 pub mod bnb;
 pub mod clique;
+pub mod integrate;
 pub mod knapsack;
+pub mod mandelbrot;
 pub mod nqueens;
 pub mod splitmix;
 pub mod tsp;
