@@ -290,6 +290,22 @@ where
     Ok(Outcome { output, stats: RunStats { wall, pes } })
 }
 
+thread_local! {
+    /// The index of the PE this thread runs, while it runs one.
+    static CURRENT_PE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The index of the PE running on this thread, inside [`run`] (in `work` and
+/// `split` of a piece); `None` on any other thread. Applications use it to
+/// show which PE did which part of the work (e.g. a picture coloured by PE).
+///
+/// ```
+/// assert_eq!(treelb_threads::current_pe(), None);
+/// ```
+pub fn current_pe() -> Option<usize> {
+    CURRENT_PE.with(|c| c.get())
+}
+
 /// The body of PE thread `me`: initialization, the loop, panic capture.
 fn pe_main<W: Work + Clone>(
     me: usize,
@@ -299,6 +315,7 @@ fn pe_main<W: Work + Clone>(
     piece: Option<W>,
     broadcast: Option<W>,
 ) -> (W::Output, treelb::PeStats) {
+    CURRENT_PE.with(|c| c.set(Some(me)));
     let victims = VictimSelector::new(config.strategy, me, p, config.seed);
     let mut pe = Pe::new(me, shared, config.budget, victims);
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
