@@ -1,0 +1,111 @@
+//! What the figures were measured on: CPU model, cores, compiler, date.
+
+use std::process::Command;
+
+use serde::Serialize;
+
+/// The machine and toolchain of a run of the suite.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    /// `lscpu`'s "Model name" (or `/proc/cpuinfo`'s "model name").
+    pub cpu_model: String,
+    /// Cores available to this process.
+    pub cores: usize,
+    /// The compiler that built this binary (`rustc --version` at build time).
+    pub rustc: String,
+    /// The day of the run, UTC, as `YYYY-MM-DD`.
+    pub date: String,
+}
+
+impl Machine {
+    /// Looks at this machine.
+    pub fn detect() -> Machine {
+        Machine {
+            cpu_model: cpu_model(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            rustc: env!("TREELB_BENCH_RUSTC").to_owned(),
+            date: today(),
+        }
+    }
+
+    /// A short name for the machine's folder: `epyc-2core` for an "AMD EPYC"
+    /// with 2 cores.
+    pub fn slug(&self) -> String {
+        let vendor_words = ["amd", "intel(r)", "intel", "core(tm)", "(r)", "(tm)", "cpu", "processor"];
+        let words: Vec<String> = self
+            .cpu_model
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .filter(|w| !vendor_words.contains(&w.as_str()) && !w.starts_with('@'))
+            .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect())
+            .filter(|w: &String| !w.is_empty())
+            .take(2)
+            .collect();
+        let name = if words.is_empty() { "machine".to_owned() } else { words.join("-") };
+        format!("{name}-{}core", self.cores)
+    }
+}
+
+fn cpu_model() -> String {
+    let from_lscpu = Command::new("lscpu").output().ok().and_then(|out| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("Model name:").map(|m| m.trim().to_owned()))
+    });
+    from_lscpu
+        .or_else(|| {
+            std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|m| m.trim().to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Today's date (UTC) from the system clock, by the civil-from-days
+/// algorithm of H. Hinnant.
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_774), (2026, 11, 17));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn slugs() {
+        let m = |cpu_model: &str, cores| Machine {
+            cpu_model: cpu_model.into(),
+            cores,
+            rustc: String::new(),
+            date: String::new(),
+        };
+        assert_eq!(m("AMD EPYC", 2).slug(), "epyc-2core");
+        assert_eq!(m("Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz", 12).slug(), "i78700-12core");
+        assert_eq!(m("", 1).slug(), "machine-1core");
+    }
+}

@@ -1,0 +1,288 @@
+//! The benchmark workloads and the engines that run them, in process.
+
+use std::fmt;
+use std::num::NonZero;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use treelb::search::{DfsWork, Search, SplitPolicy};
+use treelb::seq;
+use treelb_apps::nqueens::{NQueens, NQueensResult};
+use treelb_apps::uts::{SampleTree, Uts, UtsResult};
+
+use crate::forkjoin::{self, Cutoff, STACK_BYTES};
+
+/// A tree to count: a UTS sample tree or an N-Queens board.
+#[derive(Clone, Debug)]
+pub enum Workload {
+    /// A UTS sample tree with its published statistics.
+    Uts(&'static SampleTree),
+    /// N-Queens on an `n × n` board, the whole tree (no symmetry).
+    NQueens(u32),
+}
+
+impl FromStr for Workload {
+    type Err = String;
+
+    /// `T1`, `T3L`, … (UTS sample trees, any case) or `nqueens:N`.
+    fn from_str(spec: &str) -> Result<Workload, String> {
+        if let Some(n) = spec.strip_prefix("nqueens:") {
+            let n: u32 = n.parse().map_err(|_| format!("{spec}: the board size is not a number"))?;
+            NQueens::new(n).map_err(|e| e.to_string())?;
+            return Ok(Workload::NQueens(n));
+        }
+        SampleTree::find(spec).map(Workload::Uts).ok_or_else(|| {
+            format!("unknown workload `{spec}` (expected a UTS sample tree such as T1, or nqueens:N)")
+        })
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Workload::Uts(tree) => f.write_str(tree.name),
+            Workload::NQueens(n) => write!(f, "nqueens:{n}"),
+        }
+    }
+}
+
+impl Workload {
+    /// A longer name for tables: `UTS T1 (Geometric [fixed])`, `N-Queens 15`.
+    pub fn title(&self) -> String {
+        match self {
+            Workload::Uts(tree) => format!("UTS {} — {} (`{}`)", tree.name, tree.description, tree.flags),
+            Workload::NQueens(n) => format!("N-Queens {n}"),
+        }
+    }
+
+    /// The UTS sample tree, if this is one.
+    pub fn uts_sample(&self) -> Option<&'static SampleTree> {
+        match self {
+            Workload::Uts(tree) => Some(tree),
+            Workload::NQueens(_) => None,
+        }
+    }
+
+    /// The depth above which the fork-join engines with a cutoff fork (see
+    /// [`Cutoff::Depth`]): about a thousand or more subtrees per tree.
+    ///
+    /// * Geometric UTS trees (branching 4): depth 5, 4^5 ≈ 1,000 subtrees.
+    /// * Binomial UTS trees: the root has 2,000 children and every level
+    ///   below about as many nodes; depth 3 gives ~2,000 subtrees, whose
+    ///   sizes no depth can even out.
+    /// * N-Queens n: depth 4, ~10^4 partial placements of four queens.
+    pub fn default_cutoff(&self) -> u32 {
+        match self {
+            Workload::Uts(tree) if tree.flags.starts_with("-t 0") => 3,
+            Workload::Uts(_) => 5,
+            Workload::NQueens(_) => 4,
+        }
+    }
+
+    /// The answer every engine must give, where it is known beforehand:
+    /// the published statistics of a UTS sample tree, the known number of
+    /// N-Queens solutions. Node counts of N-Queens are compared across
+    /// engines instead.
+    pub fn expected(&self) -> Option<String> {
+        match self {
+            Workload::Uts(tree) => Some(uts_summary(tree.nodes, tree.leaves?, tree.max_depth?)),
+            Workload::NQueens(n) => NQueens::known_solutions(*n).map(nqueens_summary),
+        }
+    }
+
+    /// Runs the workload once on `engine` with `threads` PEs; returns the wall
+    /// time of the traversal and its answer.
+    pub fn run(
+        &self,
+        engine: Engine,
+        threads: usize,
+        cutoff: Option<u32>,
+    ) -> Result<(Duration, Answer), String> {
+        let cutoff = Cutoff::Depth(cutoff.unwrap_or_else(|| self.default_cutoff()));
+        match self {
+            Workload::Uts(tree) => {
+                let uts = Uts::new(tree.params()).map_err(|e| e.to_string())?;
+                let (time, result) = run_engine(&uts, engine, threads, cutoff)?;
+                Ok((time, Answer::from(result)))
+            }
+            Workload::NQueens(n) => {
+                let problem = NQueens::new(*n).map_err(|e| e.to_string())?;
+                let (time, result) = run_engine(&problem, engine, threads, cutoff)?;
+                Ok((time, Answer::from(result)))
+            }
+        }
+    }
+}
+
+/// What a run found: the number of nodes (for nodes/s) and a one-line
+/// summary that every engine must agree on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    /// Nodes of the tree.
+    pub nodes: u64,
+    /// Everything the application reports, in words.
+    pub summary: String,
+}
+
+fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
+    format!("{nodes} nodes, {leaves} leaves, depth {depth}")
+}
+
+fn nqueens_summary(solutions: u64) -> String {
+    format!("{solutions} solutions")
+}
+
+impl From<UtsResult> for Answer {
+    fn from(r: UtsResult) -> Answer {
+        Answer { nodes: r.nodes, summary: uts_summary(r.nodes, r.leaves, r.max_depth) }
+    }
+}
+
+impl From<NQueensResult> for Answer {
+    fn from(r: NQueensResult) -> Answer {
+        Answer { nodes: r.nodes, summary: nqueens_summary(r.solutions) }
+    }
+}
+
+impl Answer {
+    /// The answer of the C reference, from its counts.
+    pub fn uts(nodes: u64, leaves: u64, depth: u64) -> Answer {
+        Answer { nodes, summary: uts_summary(nodes, leaves, depth) }
+    }
+}
+
+/// How a tree is run. Every engine runs the same `Search::expand`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// `treelb::seq::run_search`: a DFS loop, no runtime.
+    Seq,
+    /// `treelb_threads::run` on `DfsWork` (random polling, default Δt).
+    Treelb,
+    /// `rayon::join` at every node ([`Cutoff::None`]).
+    RayonJoin,
+    /// `rayon::join` above the cutoff depth, sequential below.
+    RayonCutoff,
+    /// chili's `Scope::join` at every node.
+    ChiliJoin,
+    /// chili's `Scope::join` above the cutoff depth, sequential below.
+    ChiliCutoff,
+    /// The C reference `uts-seq` (UTS only), run as its own program.
+    UtsC,
+}
+
+impl Engine {
+    /// Every engine, in table order.
+    pub const ALL: [Engine; 7] = [
+        Engine::Seq,
+        Engine::UtsC,
+        Engine::Treelb,
+        Engine::RayonJoin,
+        Engine::RayonCutoff,
+        Engine::ChiliJoin,
+        Engine::ChiliCutoff,
+    ];
+
+    /// The engine's name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Seq => "seq",
+            Engine::Treelb => "treelb",
+            Engine::RayonJoin => "rayon-join",
+            Engine::RayonCutoff => "rayon-cutoff",
+            Engine::ChiliJoin => "chili-join",
+            Engine::ChiliCutoff => "chili-cutoff",
+            Engine::UtsC => "uts-c",
+        }
+    }
+
+    /// Whether this is one of rayon's variants.
+    pub fn is_rayon(self) -> bool {
+        matches!(self, Engine::RayonJoin | Engine::RayonCutoff)
+    }
+
+    /// Whether this is one of chili's variants.
+    pub fn is_chili(self) -> bool {
+        matches!(self, Engine::ChiliJoin | Engine::ChiliCutoff)
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Engine {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Engine, String> {
+        Engine::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Engine::ALL.iter().map(|e| e.name()).collect();
+            format!("unknown engine `{s}` (expected one of {})", names.join(", "))
+        })
+    }
+}
+
+/// Runs `search` once on `engine`; the time covers the traversal only
+/// (rayon's and chili's pools are built before the clock starts; treelb
+/// starts its PE threads inside `run`, so its time includes that).
+fn run_engine<S>(
+    search: &S,
+    engine: Engine,
+    threads: usize,
+    cutoff: Cutoff,
+) -> Result<(Duration, S::Output), String>
+where
+    S: Search,
+    S::Node: Clone + Sync,
+{
+    match engine {
+        Engine::Seq => Ok(timed(|| seq::run_search(search).0)),
+        Engine::Treelb => {
+            let config = treelb_threads::Config { threads, ..treelb_threads::Config::default() };
+            let start = Instant::now();
+            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::OldestHalf), &config)
+                .map_err(|e| e.to_string())?;
+            Ok((start.elapsed(), outcome.output))
+        }
+        Engine::RayonJoin | Engine::RayonCutoff => {
+            let cutoff = if engine == Engine::RayonJoin { Cutoff::None } else { cutoff };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .stack_size(STACK_BYTES)
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok(pool.install(|| timed(|| forkjoin::rayon_search(search, cutoff))))
+        }
+        Engine::ChiliJoin | Engine::ChiliCutoff => {
+            let cutoff = if engine == Engine::ChiliJoin { Cutoff::None } else { cutoff };
+            let thread_count = Some(NonZero::new(threads).ok_or("threads must be at least 1")?);
+            // chili runs the root of the join tree on the thread that opens
+            // the scope: give it the same large stack as the workers.
+            std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(STACK_BYTES)
+                    .spawn_scoped(s, || {
+                        let pool = chili::ThreadPool::with_config(chili::Config {
+                            thread_count,
+                            ..chili::Config::default()
+                        });
+                        let mut scope = pool.scope();
+                        timed(|| forkjoin::chili_search(&mut scope, search, cutoff))
+                    })
+                    .map_err(|e| e.to_string())?
+                    .join()
+                    .map_err(|_| "the chili traversal panicked".to_owned())
+            })
+        }
+        Engine::UtsC => Err("the C reference runs as its own program, not in process".to_owned()),
+    }
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let start = Instant::now();
+    let value = f();
+    (start.elapsed(), value)
+}
