@@ -47,6 +47,11 @@ pub(crate) enum Command {
     /// length and a tour (1-based, verified). A node is a subgradient ascent,
     /// so Δt defaults to 1 node here.
     Tsp(TspArgs),
+    /// Adaptive Gauss–Kronrod integration of a test integrand (see --list).
+    ///
+    /// A piece of work is a list of intervals; a split gives away the oldest,
+    /// widest half. Prints the value, the error estimate and the closed form.
+    Integrate(IntegrateArgs),
 }
 
 /// How to run: the options every application takes.
@@ -250,6 +255,28 @@ pub(crate) struct TspArgs {
     #[arg(long)]
     pub(crate) no_heuristic: bool,
     /// Also run the same search sequentially and report its time and nodes
+    #[arg(long)]
+    pub(crate) compare_seq: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// `treelb integrate`
+#[derive(Debug, Args)]
+pub(crate) struct IntegrateArgs {
+    /// A test integrand by name: sqrt, inv-sqrt, log, sin-recip, ... (see --list)
+    #[arg(value_name = "NAME", required_unless_present = "list")]
+    pub(crate) integrand: Option<String>,
+    /// List the test integrands and exit
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Absolute tolerance: the sum of the accepted intervals' error estimates
+    #[arg(long, value_name = "TOL", default_value = "1e-10")]
+    pub(crate) tol: String,
+    /// Bisections of the whole interval after which an interval is accepted
+    #[arg(long, value_name = "DEPTH", default_value_t = treelb_apps::integrate::DEFAULT_MAX_DEPTH.to_string())]
+    pub(crate) max_depth: String,
+    /// Also integrate sequentially and report the relative difference
     #[arg(long)]
     pub(crate) compare_seq: bool,
     #[command(flatten)]

@@ -4,6 +4,7 @@ pub(crate) mod bench;
 pub(crate) mod bnb;
 pub(crate) mod clique;
 pub(crate) mod compare;
+pub(crate) mod integrate;
 pub(crate) mod knapsack;
 pub(crate) mod nqueens;
 pub(crate) mod sim;

@@ -1,0 +1,166 @@
+//! `treelb integrate NAME`: adaptive Gauss–Kronrod integration of a test
+//! integrand, checked against its closed form (and, with `--compare-seq`,
+//! against the sequential run to 1e-12 relative).
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use treelb::SplitPolicy;
+use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
+use treelb_threads::run_with_monitor;
+
+use crate::args::IntegrateArgs;
+use crate::config::{Error, RunConfig, err, number};
+use crate::progress::Progress;
+use crate::report::{Line, Report};
+
+/// The relative difference from the sequential run that every P must stay
+/// within (the summation order differs; compensated sums absorb it).
+const SEQUENTIAL_AGREEMENT: f64 = 1e-12;
+
+/// Looks a test integrand up by name.
+fn integrand(name: &str) -> Result<&'static TestIntegrand, Error> {
+    TestIntegrand::find(name).ok_or_else(|| {
+        let names: Vec<_> = INTEGRANDS.iter().map(|t| t.name).collect();
+        err!("unknown integrand `{name}` (known: {})", names.join(", "))
+    })
+}
+
+/// Parses `--tol`: a positive, finite number.
+fn tolerance(value: &str) -> Result<f64, Error> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .ok_or_else(|| err!("--tol expects a positive number such as 1e-10, got `{value}`"))
+}
+
+#[derive(Serialize)]
+struct Instance {
+    integrand: &'static str,
+    description: &'static str,
+    a: f64,
+    b: f64,
+    tolerance: f64,
+    max_depth: u32,
+}
+
+/// The same integral computed sequentially.
+#[derive(Serialize)]
+struct Sequential {
+    wall_secs: f64,
+    value: f64,
+    /// |parallel − sequential| / |sequential|.
+    relative_difference: f64,
+}
+
+#[derive(Serialize)]
+struct Answer {
+    value: f64,
+    /// The sum of the accepted intervals' error estimates |K15 − G7|.
+    error_estimate: f64,
+    /// The integral in closed form.
+    exact: f64,
+    /// value − exact.
+    difference: f64,
+    evaluated: u64,
+    accepted: u64,
+    /// Accepted above their share of the tolerance (depth limit, rounding
+    /// level or noise floor of f).
+    at_depth_limit: u64,
+    max_depth: u32,
+    sequential: Option<Sequential>,
+}
+
+pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Error> {
+    if args.list {
+        for t in &INTEGRANDS {
+            writeln!(out, "{:<12} [{}, {}]  {}", t.name, t.a, t.b, t.description)?;
+        }
+        return Ok(true);
+    }
+    let cfg = RunConfig::from_args(&args.run)?;
+    if cfg.split_policy != SplitPolicy::OldestHalf {
+        return Err(err!(
+            "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"
+        ));
+    }
+    let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
+    let tol = tolerance(&args.tol)?;
+    let max_depth: u32 = number("--max-depth", &args.max_depth)?;
+    let integral = t.integral(tol).map_err(|e| err!("--tol: {e}"))?.with_max_depth(max_depth);
+
+    let seq = args.compare_seq.then(|| {
+        let start = Instant::now();
+        let (estimate, _) = treelb::seq::run_work(integral.work());
+        (start.elapsed().as_secs_f64(), estimate.value())
+    });
+    let mut progress = Progress::new(cfg.progress, None, "intervals");
+    let outcome =
+        run_with_monitor(integral.work(), &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
+    progress.finish();
+    let e = outcome.output;
+    let (value, exact) = (e.value(), (t.exact)());
+    let difference = value - exact;
+
+    let mut ok = true;
+    let mut lines = vec![
+        Line::new("value", value).note("Σ of the accepted 15-point Kronrod estimates, compensated"),
+        Line::new("error estimate", format!("{:.2e}", e.error()))
+            .note(format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e}")),
+        Line::new("closed form", exact).note(t.description),
+        Line::new("difference", format!("{difference:.2e}")).note(if difference.abs() <= tol {
+            "value − closed form; within the tolerance ✓".to_owned()
+        } else if e.at_depth_limit > 0 {
+            format!(
+                "value − closed form; above the tolerance: {} intervals accepted at the depth limit \
+                 or the noise floor of f",
+                e.at_depth_limit
+            )
+        } else {
+            "value − closed form; above the tolerance".to_owned()
+        }),
+        Line::new("intervals", format!("{} evaluated, {} accepted", e.evaluated, e.accepted)).note(format!(
+            "deepest bisection {}; {} accepted above their share of the tolerance",
+            e.max_depth, e.at_depth_limit
+        )),
+    ];
+    let sequential = seq.map(|(wall_secs, seq_value)| {
+        let relative = (value - seq_value).abs() / seq_value.abs().max(f64::MIN_POSITIVE);
+        let agrees = relative <= SEQUENTIAL_AGREEMENT;
+        ok &= agrees;
+        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if agrees {
+            format!("value {seq_value}; relative difference {relative:.1e} ≤ 1e-12 ✓")
+        } else {
+            format!("value {seq_value}; MISMATCH: relative difference {relative:.1e} > 1e-12")
+        }));
+        Sequential { wall_secs, value: seq_value, relative_difference: relative }
+    });
+
+    let (a, b) = integral.bounds();
+    let title = format!("Adaptive Gauss–Kronrod (7, 15) — {}: {}, tolerance {tol:e}", t.name, t.description);
+    let instance =
+        Instance { integrand: t.name, description: t.description, a, b, tolerance: tol, max_depth };
+    let answer = Answer {
+        value,
+        error_estimate: e.error(),
+        exact,
+        difference,
+        evaluated: e.evaluated,
+        accepted: e.accepted,
+        at_depth_limit: e.at_depth_limit,
+        max_depth: e.max_depth,
+        sequential,
+    };
+    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats)
+        .write(cfg.json, out)?;
+    if !ok {
+        eprintln!(
+            "treelb: error: the value differs from the sequential run by more than {SEQUENTIAL_AGREEMENT:e} \
+             relative"
+        );
+    }
+    Ok(ok)
+}
