@@ -16,7 +16,10 @@
 //! * [`init`] — how the root reaches the PEs: PE 0 alone, or selective
 //!   initialization by the bits of the PE index.
 //! * [`strategy`] — whom an idle PE asks for work (random polling, …), as plain
-//!   state machines with no threads in them.
+//!   state machines with no threads in them; [`placement`] — where work
+//!   goes under the other schemes (producer trees, two-choice and
+//!   always-go-left candidates, static assignment); [`load`] — the shared
+//!   max-heap and lazy load reports of max-load visiting.
 //! * [`stats`] — per-PE counters and the efficiency estimate.
 //! * [`seq`] — the sequential baseline: the same node code, no runtime.
 //!
@@ -60,6 +63,8 @@
 
 pub mod incumbent;
 pub mod init;
+pub mod load;
+pub mod placement;
 pub mod reduce;
 pub mod search;
 pub mod seq;

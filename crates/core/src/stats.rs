@@ -5,6 +5,12 @@ use std::time::Duration;
 use serde::Serialize;
 
 /// What one PE did during a run.
+///
+/// Under the work-sharing strategies, where busy PEs push work instead of
+/// idle PEs asking, a *request* is an offer: `requests_sent` counts the
+/// pushes this PE offered and `requests_failed` those the receiver declined
+/// (its pool was not empty); under master–worker `requests_received` counts
+/// the times this PE found PEs waiting on an empty central pool.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PeStats {
     /// The PE's index.
@@ -23,6 +29,9 @@ pub struct PeStats {
     pub pieces_sent: u64,
     /// Pieces of work this PE received.
     pub pieces_received: u64,
+    /// Operations on the shared load heap (max-load visiting: reports,
+    /// corrections and look-ups of the most loaded PE); 0 elsewhere.
+    pub heap_ops: u64,
     /// Time spent holding work.
     #[serde(serialize_with = "secs")]
     pub busy: Duration,
@@ -45,6 +54,7 @@ impl PeStats {
         self.splits += other.splits;
         self.pieces_sent += other.pieces_sent;
         self.pieces_received += other.pieces_received;
+        self.heap_ops += other.heap_ops;
         self.busy += other.busy;
         self.idle += other.idle;
     }

@@ -44,6 +44,7 @@
 mod backoff;
 mod mailbox;
 mod pe;
+mod pool;
 mod sync;
 mod termination;
 
@@ -60,20 +61,25 @@ pub use treelb::{Init, RunStats, Strategy, Work};
 use crossbeam_utils::CachePadded;
 use treelb::Reduce;
 use treelb::init::selective;
+use treelb::load::LoadHeap;
+use treelb::placement::ProducerTree;
 use treelb::strategy::VictimSelector;
 
 use mailbox::Mailbox;
 use pe::{Exit, Pe};
+use pool::{Central, Pool, PoolPe};
 use termination::Termination;
 
 /// The default Δt: units of work between two polls of the request slot.
 pub const DEFAULT_BUDGET: u64 = 256;
 
-/// The strategies this runtime runs.
-pub const SUPPORTED_STRATEGIES: [Strategy; 3] =
-    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
+pub use pool::STATIC_PIECES_PER_PE;
 
-/// How to run: number of PEs, Δt, initialization, strategy, seed.
+/// The strategies this runtime runs: all of them.
+pub const SUPPORTED_STRATEGIES: [Strategy; 13] = Strategy::ALL;
+
+/// How to run: number of PEs, Δt, initialization, strategy, seed, and the
+/// parameters of the strategies that have some.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Number of PEs (worker threads), at least 1. Default: the number of cores.
@@ -88,6 +94,14 @@ pub struct Config {
     /// Seed of the PEs' random choices; the same seed gives the same choices
     /// (though not the same schedule: thread timing is not reproducible).
     pub seed: u64,
+    /// `multilevel`: the fan-out of each level of the producer tree, root
+    /// first (levels beyond the list repeat its last entry). Empty: two
+    /// levels above 16 PEs, one below, with the root's fan-out of
+    /// Kimura and Ichiyoshi's Theorem 4 ([`treelb::placement::default_fanout`]).
+    pub fanout: Vec<usize>,
+    /// `max-load`: the ratio ρ of lazy load reports, in thousandths (a PE
+    /// reports when ⌈log_ρ L⌉ grows); between 1001 and 1499 (ρ < 3/2).
+    pub rho_milli: u32,
 }
 
 impl Default for Config {
@@ -98,6 +112,8 @@ impl Default for Config {
             init: Init::Root,
             strategy: Strategy::RandomPolling,
             seed: 0x7EE1_B5EED,
+            fanout: Vec::new(),
+            rho_milli: (treelb::load::DEFAULT_RHO * 1000.0) as u32,
         }
     }
 }
@@ -111,6 +127,10 @@ pub enum ConfigError {
     ZeroBudget,
     /// The strategy does not run on the threads runtime (yet).
     UnsupportedStrategy(Strategy),
+    /// `rho_milli` outside 1001..=1499.
+    BadRho(u32),
+    /// A fan-out of 0 in `fanout`.
+    ZeroFanout,
 }
 
 impl fmt::Display for ConfigError {
@@ -123,6 +143,12 @@ impl fmt::Display for ConfigError {
                 "strategy `{s}` does not run on the threads runtime yet (available: {})",
                 SUPPORTED_STRATEGIES.map(Strategy::name).join(", ")
             ),
+            ConfigError::BadRho(r) => write!(
+                f,
+                "the ratio of lazy load reports must lie strictly between 1 and 3/2, not {}",
+                f64::from(*r) / 1000.0
+            ),
+            ConfigError::ZeroFanout => f.write_str("every fan-out of the producer tree must be at least 1"),
         }
     }
 }
@@ -141,7 +167,23 @@ impl Config {
         if !SUPPORTED_STRATEGIES.contains(&self.strategy) {
             return Err(ConfigError::UnsupportedStrategy(self.strategy));
         }
+        if !(1001..=1499).contains(&self.rho_milli) {
+            return Err(ConfigError::BadRho(self.rho_milli));
+        }
+        if self.fanout.contains(&0) {
+            return Err(ConfigError::ZeroFanout);
+        }
         Ok(())
+    }
+
+    /// The producer tree of `multilevel` for this configuration.
+    pub fn producer_tree(&self) -> ProducerTree {
+        if self.fanout.is_empty() {
+            let levels = if self.threads > 16 { 2 } else { 1 };
+            ProducerTree::with_levels(self.threads, levels)
+        } else {
+            ProducerTree::new(self.threads, &self.fanout)
+        }
     }
 }
 
@@ -169,6 +211,14 @@ pub(crate) struct Shared<W> {
     pub(crate) termination: Termination,
     /// Global round robin: the shared target counter, on its own line.
     pub(crate) round_robin: CachePadded<AtomicU64>,
+    /// Max-load visiting: the reported loads.
+    pub(crate) loads: Option<Mutex<LoadHeap>>,
+    /// Multilevel: the producer tree.
+    pub(crate) tree: Option<ProducerTree>,
+    /// The pool-based strategies: one pool per PE (empty otherwise).
+    pub(crate) pools: Vec<Pool<W>>,
+    /// Master–worker: the central pool.
+    pub(crate) central: Option<Central<W>>,
     aborted: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     monitor: Thread,
@@ -227,14 +277,25 @@ where
 {
     config.validate()?;
     let p = config.threads;
-    let live = match config.init {
+    let strategy = config.strategy;
+    let is_static =
+        matches!(strategy, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom);
+    // Static assignment: every PE holds one live count while it computes its
+    // parts (see `PoolPe::take_static_share`).
+    let init = if is_static { Init::Selective } else { config.init };
+    let live = match init {
         Init::Root => 1,
         Init::Selective => p,
     };
+    let pooled = pool::uses_pools(strategy);
     let shared = Shared {
         mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
         termination: Termination::new(live),
         round_robin: CachePadded::new(AtomicU64::new(0)),
+        loads: (strategy == Strategy::MaxLoad).then(|| Mutex::new(LoadHeap::new(p))),
+        tree: (strategy == Strategy::Multilevel).then(|| config.producer_tree()),
+        pools: if pooled { (0..p).map(|_| Pool::new()).collect() } else { Vec::new() },
+        central: (strategy == Strategy::MasterWorker).then(Central::new),
         aborted: AtomicBool::new(false),
         panic: Mutex::new(None),
         monitor: thread::current(),
@@ -245,7 +306,7 @@ where
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
-                let piece = match config.init {
+                let piece = match init {
                     Init::Root => {
                         if me == 0 {
                             root.take()
@@ -255,7 +316,7 @@ where
                     }
                     Init::Selective => None,
                 };
-                let root = match config.init {
+                let root = match init {
                     Init::Selective => root.clone(),
                     Init::Root => None,
                 };
@@ -316,8 +377,14 @@ fn pe_main<W: Work + Clone>(
     broadcast: Option<W>,
 ) -> (W::Output, treelb::PeStats) {
     CURRENT_PE.with(|c| c.set(Some(me)));
+    if pool::uses_pools(config.strategy) {
+        return pool_main(me, p, shared, config, piece, broadcast);
+    }
     let victims = VictimSelector::new(config.strategy, me, p, config.seed);
     let mut pe = Pe::new(me, shared, config.budget, victims);
+    if shared.loads.is_some() {
+        pe.reporter = Some(treelb::load::LazyReporter::new(f64::from(config.rho_milli) / 1000.0));
+    }
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let mut piece = piece;
         if let Some(root) = broadcast {
@@ -328,6 +395,54 @@ fn pe_main<W: Work + Clone>(
             if piece.is_none() && shared.termination.piece_exhausted() {
                 shared.wake_monitor();
                 return Exit::Done;
+            }
+        }
+        pe.run(piece)
+    }));
+    match result {
+        Ok(Exit::Done | Exit::Aborted) => {}
+        Err(payload) => shared.abort_with(payload),
+    }
+    (std::mem::take(&mut pe.acc), pe.stats)
+}
+
+/// The body of PE thread `me` under a pool-based strategy.
+fn pool_main<W: Work + Clone>(
+    me: usize,
+    p: usize,
+    shared: &Shared<W>,
+    config: &Config,
+    piece: Option<W>,
+    broadcast: Option<W>,
+) -> (W::Output, treelb::PeStats) {
+    let mut pe = PoolPe::new(me, shared, config.budget, config.strategy, config.seed);
+    let is_static =
+        matches!(config.strategy, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut piece = piece;
+        if let Some(root) = broadcast {
+            if is_static {
+                pe.take_static_share(&root, config.seed);
+            } else {
+                let share = selective(&root, me, p);
+                pe.add_initial(share.output, share.units);
+                if let Some(first) = share.piece {
+                    shared.termination.piece_sent();
+                    pe.keep(first);
+                }
+            }
+            drop(root);
+            // Release this PE's initialization count: its pieces are counted.
+            if shared.termination.piece_exhausted() {
+                shared.wake_monitor();
+                return Exit::Done;
+            }
+        } else if let Some(first) = piece.take() {
+            // PE 0 with the root: master–worker puts it in the central pool.
+            if config.strategy == Strategy::MasterWorker {
+                pe.keep(first);
+            } else {
+                piece = Some(first);
             }
         }
         pe.run(piece)

@@ -12,6 +12,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use treelb::load::LazyReporter;
 use treelb::strategy::VictimSelector;
 use treelb::{PeStats, Reduce, Work};
 
@@ -36,6 +37,8 @@ pub(crate) struct Pe<'a, W: Work> {
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
     since: Instant,
+    /// Max-load visiting: when this PE's load is due to be reported.
+    pub(crate) reporter: Option<LazyReporter>,
 }
 
 impl<'a, W: Work> Pe<'a, W> {
@@ -48,6 +51,7 @@ impl<'a, W: Work> Pe<'a, W> {
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
             since: Instant::now(),
+            reporter: None,
         }
     }
 
@@ -67,6 +71,9 @@ impl<'a, W: Work> Pe<'a, W> {
                 self.stats.busy += lap;
                 if let Some(exit) = exit {
                     return exit;
+                }
+                if self.reporter.is_some() {
+                    self.report(0);
                 }
                 if self.shared.termination.piece_exhausted() {
                     self.shared.wake_monitor();
@@ -107,6 +114,13 @@ impl<'a, W: Work> Pe<'a, W> {
                 self.shared.stop_all();
                 return Some(Exit::Aborted);
             }
+            // Max-load visiting: a lazy report when ⌈log_ρ L⌉ has grown.
+            if let Some(reporter) = &self.reporter {
+                let load = work.load();
+                if reporter.is_due(load) {
+                    self.report(load);
+                }
+            }
             // The poll: one relaxed load unless somebody asked.
             if mailbox.has_request() {
                 match mailbox.take_request() {
@@ -128,7 +142,27 @@ impl<'a, W: Work> Pe<'a, W> {
             // Counted before it becomes visible: see `termination`.
             self.shared.termination.piece_sent();
         }
+        if self.reporter.is_some() {
+            // The visit changed this PE's load: report the new one (0 if the
+            // piece cannot be split, so that idle PEs stop visiting it).
+            let load = if part.is_some() { work.load() } else { 0 };
+            self.report(load);
+        }
         self.shared.mailboxes[requester].answer(part);
+    }
+
+    /// Max-load visiting: puts this PE's load into the shared heap.
+    fn report(&mut self, load: u64) {
+        let Some(loads) = &self.shared.loads else { return };
+        let mut heap = loads.lock().unwrap_or_else(|e| e.into_inner());
+        if heap.load(self.me) != load {
+            heap.set(self.me, load);
+            self.stats.heap_ops += 1;
+        }
+        drop(heap);
+        if let Some(reporter) = &mut self.reporter {
+            reporter.reported(load);
+        }
     }
 
     /// Answers a pending request with "no work". Returns false on abort.
@@ -194,8 +228,18 @@ impl<'a, W: Work> Pe<'a, W> {
     }
 
     /// Whom to ask next: the strategy's choice; for global round robin the
-    /// next ticket of the shared counter (a ticket naming this PE is skipped).
+    /// next ticket of the shared counter (a ticket naming this PE is skipped);
+    /// for max-load the PE with the largest reported load; for multilevel
+    /// this PE's producer.
     fn next_victim(&mut self) -> Option<usize> {
+        if let Some(tree) = &self.shared.tree {
+            return tree.parent(self.me);
+        }
+        if let Some(loads) = &self.shared.loads {
+            let best = loads.lock().unwrap_or_else(|e| e.into_inner()).max();
+            self.stats.heap_ops += 1;
+            return best.map(|(pe, _)| pe).filter(|&pe| pe != self.me);
+        }
         if !self.victims.uses_global_counter() {
             return self.victims.next_victim();
         }

@@ -166,10 +166,17 @@ fn bad_configurations_are_rejected() {
     assert_eq!(err.to_string(), "the number of threads must be at least 1");
     let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config(2, Init::Root, 0)).unwrap_err();
     assert_eq!(err, ConfigError::ZeroBudget);
-    let config = Config { strategy: Strategy::MaxLoad, ..config(2, Init::Root, 1) };
-    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config).unwrap_err();
-    assert_eq!(err, ConfigError::UnsupportedStrategy(Strategy::MaxLoad));
-    assert!(err.to_string().starts_with("strategy `max-load` does not run on the threads runtime yet"));
+    let bad_rho = Config { strategy: Strategy::MaxLoad, rho_milli: 1500, ..config(2, Init::Root, 1) };
+    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &bad_rho).unwrap_err();
+    assert_eq!(err, ConfigError::BadRho(1500));
+    assert_eq!(
+        err.to_string(),
+        "the ratio of lazy load reports must lie strictly between 1 and 3/2, not 1.5"
+    );
+    let bad_fanout =
+        Config { strategy: Strategy::Multilevel, fanout: vec![2, 0], ..config(2, Init::Root, 1) };
+    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &bad_fanout).unwrap_err();
+    assert_eq!(err, ConfigError::ZeroFanout);
 }
 
 #[test]
@@ -216,16 +223,97 @@ impl Search for FindMultiple {
 fn a_decision_search_stops_every_pe_at_the_first_witness() {
     let total = seq::run_search(&Irregular { depth: 15 }).1;
     for p in [1, 2, 4, 8] {
-        for init in Init::ALL {
+        for (strategy, init) in Init::ALL
+            .into_iter()
+            .map(|i| (Strategy::RandomPolling, i))
+            .chain(SUPPORTED_STRATEGIES.into_iter().skip(1).map(|s| (s, Init::Root)))
+        {
             let search = FindMultiple {
                 tree: Irregular { depth: 15 },
                 modulus: 5_000,
                 found: treelb::Incumbent::new(treelb::Sense::Maximize),
             };
-            let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config(p, init, 16)).unwrap();
+            let config = Config { strategy, ..config(p, init, 16) };
+            let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
             let (_, witness) = search.found.into_best().expect("a witness exists");
-            assert!(witness.is_multiple_of(5_000), "p = {p}, {init}");
-            assert!(outcome.stats.work_units() < total, "p = {p}, {init}: did not stop early");
+            assert!(witness.is_multiple_of(5_000), "p = {p}, {strategy}, {init}");
+            assert!(outcome.stats.work_units() < total, "p = {p}, {strategy}, {init}: did not stop early");
         }
     }
+}
+
+#[test]
+fn max_load_counts_heap_operations_and_reports_lazily() {
+    let tree = Irregular { depth: 15 };
+    let (expected, nodes) = seq::run_search(&tree);
+    for p in [2, 4] {
+        let config = Config { strategy: Strategy::MaxLoad, ..config(p, Init::Root, 16) };
+        let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+        assert_eq!(outcome.output, expected);
+        let total = outcome.stats.total();
+        assert_eq!(total.work_units, nodes);
+        assert!(total.heap_ops > 0, "p = {p}: the heap was used");
+        // Lazy reports: far fewer than one per slice of Δt.
+        let slices = nodes / 16;
+        assert!(total.heap_ops < slices, "p = {p}: {} heap operations for {slices} slices", total.heap_ops);
+    }
+}
+
+#[test]
+fn multilevel_consumers_ask_only_their_producer() {
+    let tree = Irregular { depth: 14 };
+    let (expected, _) = seq::run_search(&tree);
+    // 7 PEs: PE 0 serves 1 and 2; 1 serves 3 and 4; 2 serves 5 and 6.
+    let config = Config { strategy: Strategy::Multilevel, fanout: vec![2], ..config(7, Init::Root, 16) };
+    assert_eq!(config.producer_tree().parent(6), Some(2));
+    let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+    assert_eq!(outcome.output, expected);
+    for pe in &outcome.stats.pes[3..] {
+        assert_eq!(pe.requests_received, 0, "consumer {} was asked for work", pe.pe);
+    }
+    assert_eq!(outcome.stats.pes[0].requests_sent, 0, "the root producer asks nobody");
+}
+
+#[test]
+fn static_assignment_moves_nothing_after_the_start() {
+    let tree = Irregular { depth: 15 };
+    let (expected, nodes) = seq::run_search(&tree);
+    for strategy in [Strategy::StaticBlock, Strategy::StaticCyclic, Strategy::StaticRandom] {
+        for p in [1, 3, 4] {
+            let config = Config { strategy, ..config(p, Init::Root, 16) };
+            let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+            assert_eq!(outcome.output, expected, "{strategy}, p = {p}");
+            let total = outcome.stats.total();
+            assert_eq!(total.work_units, nodes);
+            assert_eq!((total.pieces_sent, total.requests_sent), (0, 0), "{strategy}, p = {p}");
+        }
+    }
+}
+
+#[test]
+fn current_pe_names_the_pe_inside_a_run() {
+    use std::sync::Mutex;
+    struct Who<'a>(&'a Mutex<Vec<usize>>);
+    impl Search for Who<'_> {
+        type Node = u32;
+        type Output = u64;
+        fn root(&self) -> u32 {
+            0
+        }
+        fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+            *acc += 1;
+            self.0.lock().unwrap().push(crate::current_pe().expect("inside a run"));
+            if d < 10 {
+                c.push(d + 1);
+                c.push(d + 1);
+            }
+        }
+    }
+    let seen = Mutex::new(Vec::new());
+    let who = Who(&seen);
+    let outcome = run(DfsWork::new(&who, SplitPolicy::OldestHalf), &config(3, Init::Selective, 4)).unwrap();
+    assert_eq!(outcome.output, (1 << 11) - 1);
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.iter().all(|&pe| pe < 3));
+    assert_eq!(crate::current_pe(), None);
 }
