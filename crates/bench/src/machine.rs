@@ -32,11 +32,12 @@ impl Machine {
     /// with 2 cores.
     pub fn slug(&self) -> String {
         let vendor_words = ["amd", "intel(r)", "intel", "core(tm)", "(r)", "(tm)", "cpu", "processor"];
-        let words: Vec<String> = self
-            .cpu_model
+        // The clock speed after '@' is no part of the name.
+        let model = self.cpu_model.split('@').next().unwrap_or_default();
+        let words: Vec<String> = model
             .split_whitespace()
             .map(str::to_ascii_lowercase)
-            .filter(|w| !vendor_words.contains(&w.as_str()) && !w.starts_with('@'))
+            .filter(|w| !vendor_words.contains(&w.as_str()))
             .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect())
             .filter(|w: &String| !w.is_empty())
             .take(2)

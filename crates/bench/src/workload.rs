@@ -65,18 +65,19 @@ impl Workload {
     }
 
     /// The depth above which the fork-join engines with a cutoff fork (see
-    /// [`Cutoff::Depth`]): about a thousand or more subtrees per tree.
+    /// [`Cutoff::Depth`]), chosen by a sweep over depths 2, 4, 6 and 8 on T1,
+    /// T3 and N-Queens 13 (fastest rayon at P = 2 on the 2-core machine of
+    /// `docs/benchmarks/2026-11-22-epyc-2core-engines/`):
     ///
-    /// * Geometric UTS trees (branching 4): depth 5, 4^5 ≈ 1,000 subtrees.
-    /// * Binomial UTS trees: the root has 2,000 children and every level
-    ///   below about as many nodes; depth 3 gives ~2,000 subtrees, whose
-    ///   sizes no depth can even out.
-    /// * N-Queens n: depth 4, ~10^4 partial placements of four queens.
+    /// * geometric UTS trees (branching 4): depth 6, 4^6 ≈ 4,000 subtrees;
+    /// * binomial UTS trees: depth 8. The root has 2,000 children and every
+    ///   level below about as many nodes, so any depth gives ~2,000
+    ///   subtrees, and none evens out their sizes;
+    /// * N-Queens: depth 6, some 10^5 partial placements of six queens.
     pub fn default_cutoff(&self) -> u32 {
         match self {
-            Workload::Uts(tree) if tree.flags.starts_with("-t 0") => 3,
-            Workload::Uts(_) => 5,
-            Workload::NQueens(_) => 4,
+            Workload::Uts(tree) if tree.flags.starts_with("-t 0") => 8,
+            Workload::Uts(_) | Workload::NQueens(_) => 6,
         }
     }
 
