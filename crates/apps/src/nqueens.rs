@@ -31,7 +31,7 @@ pub struct NQueens {
 
 /// A partial placement: queens on rows `0..row`, and the columns that they
 /// attack on row `row`, straight down and along both diagonals.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct NQueensNode {
     /// The next row to place a queen on.
     pub row: u32,
@@ -45,7 +45,7 @@ pub struct NQueensNode {
 
 /// The result of an N-Queens search: the number of solutions, and the number
 /// of nodes (partial placements) of the search tree.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct NQueensResult {
     /// The number of solutions.
     pub solutions: u64,

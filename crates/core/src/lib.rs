@@ -20,6 +20,8 @@
 //!   goes under the other schemes (producer trees, two-choice and
 //!   always-go-left candidates, static assignment); [`load`] — the shared
 //!   max-heap and lazy load reports of max-load visiting.
+//! * [`termination`] — the four-counter termination detection of distributed
+//!   drivers, as a state machine.
 //! * [`stats`] — per-PE counters and the efficiency estimate.
 //! * [`seq`] — the sequential baseline: the same node code, no runtime.
 //!
@@ -70,6 +72,7 @@ pub mod search;
 pub mod seq;
 pub mod stats;
 pub mod strategy;
+pub mod termination;
 pub mod work;
 
 pub use incumbent::{Incumbent, Sense};

@@ -24,7 +24,7 @@ const SHA1_H0: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0
 const SPAWN_MESSAGE_LEN: usize = STATE_LEN + 4;
 
 /// The state of the generator at one tree node: a SHA-1 digest.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RngState([u8; STATE_LEN]);
 
 impl RngState {

@@ -19,7 +19,7 @@ const GEO_TABLE_MAX_LEN: u32 = 4096;
 ///
 /// Hybrid trees need no node type: whether a node is geometric or binomial
 /// depends only on its height.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct UtsNode {
     state: RngState,
     height: u32,
@@ -41,7 +41,7 @@ impl UtsNode {
 
 /// What UTS reports about a tree: the numbers of nodes and leaves and the
 /// largest height of a node. Merged by sum, sum and maximum.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct UtsResult {
     /// The number of nodes, the root included.
     pub nodes: u64,

@@ -46,7 +46,10 @@ pub trait Search: Sync {
 /// The flag encodes the level structure in the stack itself, so expanding a
 /// node costs no bookkeeping beyond storing one byte with each child; a split
 /// reads the levels off the flags.
-#[derive(Clone, Debug)]
+///
+/// Entries serialize (with serde) so that a piece can travel between
+/// processes as bytes: see [`DfsWork::into_parts`].
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Entry<N> {
     pub(crate) node: N,
     pub(crate) first: bool,
@@ -197,6 +200,54 @@ impl<'s, S: Search> DfsWork<'s, S> {
     /// The search this piece belongs to.
     pub fn search(&self) -> &'s S {
         self.search
+    }
+
+    /// The piece without its reference to the search: the stack of open
+    /// nodes with their level marks, and the generation. A distributed
+    /// runtime sends these (they serialize when the nodes do) and the
+    /// receiver rebuilds the piece with [`DfsWork::from_parts`] against its
+    /// own copy of the search.
+    pub fn into_parts(self) -> (Vec<Entry<S::Node>>, u32) {
+        (self.stack, self.generation)
+    }
+
+    /// Rebuilds a piece from [`DfsWork::into_parts`]: the same open nodes,
+    /// levels and generation, working on `search`.
+    ///
+    /// ```
+    /// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    /// use treelb::{seq, Work};
+    ///
+    /// struct Binary;
+    /// impl Search for Binary {
+    ///     type Node = u32;
+    ///     type Output = u64;
+    ///     fn root(&self) -> u32 { 0 }
+    ///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+    ///         *acc += 1;
+    ///         if d < 10 { c.push(d + 1); c.push(d + 1); }
+    ///     }
+    /// }
+    /// let mut a = DfsWork::new(&Binary, SplitPolicy::OldestHalf);
+    /// let mut count = 0;
+    /// a.work(20, &mut count);
+    /// let (stack, generation) = a.split().unwrap().into_parts();
+    /// let b = DfsWork::from_parts(&Binary, stack, generation, SplitPolicy::OldestHalf);
+    /// assert_eq!(b.generation(), 1);
+    /// count += seq::run_work(a).0 + seq::run_work(b).0;
+    /// assert_eq!(count, (1 << 11) - 1);
+    /// ```
+    pub fn from_parts(
+        search: &'s S,
+        mut stack: Vec<Entry<S::Node>>,
+        generation: u32,
+        policy: SplitPolicy,
+    ) -> Self {
+        // Keep the invariant whatever the bytes said: the bottom entry starts a level.
+        if let Some(bottom) = stack.first_mut() {
+            bottom.first = true;
+        }
+        DfsWork { search, stack, generation, policy }
     }
 }
 
