@@ -52,6 +52,13 @@ pub(crate) enum Command {
     /// A piece of work is a list of intervals; a split gives away the oldest,
     /// widest half. Prints the value, the error estimate and the closed form.
     Integrate(IntegrateArgs),
+    /// The Mandelbrot set by escape time over a view of the complex plane.
+    ///
+    /// Pixel by pixel, or by rectangle subdivision (a rectangle whose
+    /// boundary is in the set is filled without computing it); a unit of
+    /// work is one iteration. Writes PNGs coloured by escape time and by
+    /// the PE that made each pixel.
+    Mandelbrot(MandelbrotArgs),
 }
 
 /// How to run: the options every application takes.
@@ -277,6 +284,51 @@ pub(crate) struct IntegrateArgs {
     #[arg(long, value_name = "DEPTH", default_value_t = treelb_apps::integrate::DEFAULT_MAX_DEPTH.to_string())]
     pub(crate) max_depth: String,
     /// Also integrate sequentially and report the relative difference
+    #[arg(long)]
+    pub(crate) compare_seq: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// `treelb mandelbrot`
+#[derive(Debug, Args)]
+pub(crate) struct MandelbrotArgs {
+    /// Pixels across
+    #[arg(long, value_name = "W", default_value = "640")]
+    pub(crate) width: String,
+    /// Pixels down
+    #[arg(long, value_name = "H", default_value = "640")]
+    pub(crate) height: String,
+    /// Most iterations per pixel; a pixel that does not escape is in the set
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub(crate) max_iter: String,
+    /// Centre of the view [default: the standard view]
+    #[arg(long, value_name = "RE,IM", allow_hyphen_values = true, conflicts_with = "view")]
+    pub(crate) center: Option<String>,
+    /// Width of the view along the real axis, around --center; the height
+    /// follows from the pixels' aspect [default: 2.5]
+    #[arg(long, value_name = "X", allow_hyphen_values = true, conflicts_with = "view")]
+    pub(crate) extent: Option<String>,
+    /// The view by its corners: real parts X0..X1, imaginary parts Y0..Y1
+    /// [default: -2,0.5,-1.25,1.25]
+    #[arg(long, value_name = "X0,X1,Y0,Y1", allow_hyphen_values = true)]
+    pub(crate) view: Option<String>,
+    /// pixels (every pixel by escape time) or subdivide (fill rectangles
+    /// whose boundary is in the set)
+    #[arg(long, value_name = "METHOD", default_value = "pixels")]
+    pub(crate) method: String,
+    /// Subdivide: rectangles of at most this many pixels are computed
+    /// pixel by pixel
+    #[arg(long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA.to_string())]
+    pub(crate) min_area: String,
+    /// Write the image, coloured by escape time (the set black), as PNG
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<String>,
+    /// Write the image coloured by the PE that made each pixel (filled
+    /// rectangles muted, the set darker), as PNG
+    #[arg(long, value_name = "FILE")]
+    pub(crate) pe_out: Option<String>,
+    /// Also compute the image sequentially and report its time
     #[arg(long)]
     pub(crate) compare_seq: bool,
     #[command(flatten)]

@@ -63,6 +63,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
         Command::Knapsack(args) => cmd::knapsack::run(args, &mut out)?,
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
+        Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
     };
     out.flush()?;

@@ -154,3 +154,145 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
     }
 }
+
+/// A fresh directory for the files one test writes.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("treelb-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// The size and the RGB bytes of a PNG.
+fn read_png(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("the PNG exists")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).expect("one frame");
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    data.truncate(info.buffer_size());
+    (info.width, info.height, data)
+}
+
+#[test]
+fn mandelbrot_writes_both_images_and_counts_the_set() {
+    let dir = scratch("mandelbrot");
+    let (image, pes) = (dir.join("m.png"), dir.join("pe.png"));
+    let o = treelb(&[
+        "mandelbrot",
+        "--width",
+        "64",
+        "--height",
+        "48",
+        "--max-iter",
+        "200",
+        "--view",
+        "-2,0.5,-1.25,1.25",
+        "--method",
+        "subdivide",
+        "--out",
+        image.to_str().unwrap(),
+        "--pe-out",
+        pes.to_str().unwrap(),
+        "-p",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["app"], "mandelbrot");
+    assert_eq!(json["answer"]["pixels"], 3072);
+    assert_eq!(json["answer"]["in_set"], 756);
+    let counts = &json["answer"]["counts"];
+    assert_eq!(counts["computed"].as_u64().unwrap() + counts["filled"].as_u64().unwrap(), 3072);
+    assert!(counts["filled"].as_u64().unwrap() > 0);
+    assert_eq!(counts["iterations"], 126_130);
+    assert_eq!(json["work_units"], 126_130);
+    let per_pe: Vec<u64> =
+        json["answer"]["pixels_per_pe"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(per_pe.iter().sum::<u64>(), 3072);
+    assert_eq!(json["instance"]["method"], "subdivide");
+    let (w, h, rgb) = read_png(&image);
+    assert_eq!((w, h, rgb.len()), (64, 48, 64 * 48 * 3));
+    let black = rgb.chunks(3).filter(|p| p == &[0, 0, 0]).count();
+    assert_eq!(black, 756, "the set is black");
+    assert_eq!(read_png(&pes).0, 64);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn mandelbrot_report_for_people() {
+    let o = treelb(&["mandelbrot", "--width", "40", "--height", "30", "--max-iter", "100", "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for expected in [
+        "40 × 30 = 1200",
+        "in set",
+        "area",
+        "(in-set pixels × pixel area; the set's area is ≈ 1.5066)",
+        "pixels by PE",
+        "│ all",
+    ] {
+        assert!(out.contains(expected), "`{expected}` in: {out}");
+    }
+    // Centre and extent: a view inside the cardioid is all in the set.
+    let o = treelb(&[
+        "mandelbrot",
+        "--center",
+        "-0.3,0",
+        "--extent",
+        "0.2",
+        "--width",
+        "30",
+        "--height",
+        "20",
+        "--method",
+        "subdivide",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["in_set"], 600);
+    assert_eq!(json["answer"]["counts"]["fills"], 1);
+    assert_eq!(json["instance"]["view"]["y1"], 0.2 * 20.0 / 30.0 / 2.0);
+}
+
+#[test]
+fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
+    let dir = scratch("mandelbrot-bad");
+    let same = dir.join("same.png");
+    let same = same.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["mandelbrot", "--width", "0"], "--width must be at least 1, got 0"),
+        (&["mandelbrot", "--height", "tall"], "--height expects a non-negative integer, got `tall`"),
+        (&["mandelbrot", "--max-iter", "0"], "--max-iter must be at least 1, got 0"),
+        (&["mandelbrot", "--width", "99999999999"], "--width 99999999999 is too large"),
+        (&["mandelbrot", "--width", "100000", "--height", "100000"], "is too many"),
+        (&["mandelbrot", "--view", "0.5,-2,-1,1"], "--view: the view"),
+        (&["mandelbrot", "--view", "1,2,3"], "--view expects X0,X1,Y0,Y1, got `1,2,3`"),
+        (&["mandelbrot", "--view", "-2,nan,-1,1"], "--view expects X0,X1,Y0,Y1"),
+        (&["mandelbrot", "--view", "1,1.0000000000000002,0,1"], "too narrow"),
+        (&["mandelbrot", "--center", "x,0"], "--center expects RE,IM, got `x,0`"),
+        (&["mandelbrot", "--center", "-0.5,0", "--extent", "0"], "--extent: the extent 0 must be positive"),
+        (&["mandelbrot", "--extent", "-1"], "--extent: the extent -1 must be positive"),
+        (&["mandelbrot", "--view", "-2,1,-1,1", "--center", "0,0"], "cannot be used with"),
+        (&["mandelbrot", "--method", "fast"], "--method: unknown method `fast`"),
+        (&["mandelbrot", "--min-area", "0"], "--min-area must be at least 1, got 0"),
+        (&["mandelbrot", "--strategy", "guess"], "unknown strategy `guess`"),
+        (&["mandelbrot", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (&["mandelbrot", "--out", "/nonexistent/dir/m.png"], "--out /nonexistent/dir/m.png:"),
+        (&["mandelbrot", "--pe-out", "/"], "--pe-out /:"),
+        (&["mandelbrot", "--out", same, "--pe-out", same], "--out and --pe-out name the same file"),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+    assert!(!std::path::Path::new(same).exists(), "nothing was written");
+    std::fs::remove_dir_all(dir).ok();
+}

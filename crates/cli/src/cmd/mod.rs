@@ -6,6 +6,7 @@ pub(crate) mod clique;
 pub(crate) mod compare;
 pub(crate) mod integrate;
 pub(crate) mod knapsack;
+pub(crate) mod mandelbrot;
 pub(crate) mod nqueens;
 pub(crate) mod sim;
 pub(crate) mod tsp;
