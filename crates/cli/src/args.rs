@@ -79,6 +79,14 @@ pub(crate) struct RunArgs {
     /// Balancing strategy
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     pub(crate) strategy: String,
+    /// multilevel: fan-out of each level of the producer tree, root first,
+    /// e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
+    #[arg(long, value_name = "D,D,…")]
+    pub(crate) fanout: Option<String>,
+    /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
+    /// grows), 1 < ρ < 1.5
+    #[arg(long, value_name = "RHO", default_value = "1.4")]
+    pub(crate) rho: String,
     /// Seed of the PEs' random choices
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<String>,

@@ -43,6 +43,28 @@ pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
     }
 }
 
+/// `--fanout 4,2`: the fan-outs of the producer tree, each at least 1.
+fn fanout(value: &str) -> Result<Vec<usize>, Error> {
+    value
+        .split(',')
+        .map(|d| {
+            let d = positive("--fanout", d)?;
+            usize::try_from(d).ok().filter(|&d| d <= 4096).ok_or_else(|| err!("--fanout {d} is too wide"))
+        })
+        .collect()
+}
+
+/// `--rho 1.4`: the ratio of lazy load reports, in thousandths.
+fn rho(value: &str) -> Result<u32, Error> {
+    let rho: f64 = value.trim().parse().map_err(|_| err!("--rho expects a number, got `{value}`"))?;
+    if !(rho > 1.0 && rho < 1.5) {
+        return Err(err!(
+            "--rho must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2), got {value}"
+        ));
+    }
+    Ok(((rho * 1000.0).round() as u32).clamp(1001, 1499))
+}
+
 /// The number of PEs: given, or all cores.
 pub(crate) fn threads(value: Option<&str>) -> Result<usize, Error> {
     match value {
@@ -77,6 +99,11 @@ impl RunConfig {
                 Some(s) => number("--seed", s)?,
                 None => Config::default().seed,
             },
+            fanout: match &args.fanout {
+                Some(f) => fanout(f)?,
+                None => Vec::new(),
+            },
+            rho_milli: rho(&args.rho)?,
         };
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
@@ -96,6 +123,8 @@ mod tests {
             init: "selective".into(),
             strategy: "random-polling".into(),
             seed: Some("9".into()),
+            fanout: None,
+            rho: "1.4".into(),
             json: false,
             no_progress: false,
         }
@@ -114,7 +143,10 @@ mod tests {
     #[test]
     fn each_bad_argument_names_its_flag() {
         type Breaker = fn(&mut RunArgs);
-        let cases: [(Breaker, &str); 7] = [
+        let cases: [(Breaker, &str); 10] = [
+            (|a| a.fanout = Some("4,0".into()), "--fanout must be at least 1, got 0"),
+            (|a| a.rho = "1.5".into(), "--rho must lie strictly between 1 and 1.5"),
+            (|a| a.rho = "x".into(), "--rho expects a number, got `x`"),
             (|a| a.threads = Some("0".into()), "--threads must be at least 1, got 0"),
             (|a| a.threads = Some("two".into()), "--threads expects a non-negative integer, got `two`"),
             (|a| a.threads = Some("100000".into()), "--threads 100000 is too many (at most 4096)"),
