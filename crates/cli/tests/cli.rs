@@ -296,3 +296,171 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
     assert!(!std::path::Path::new(same).exists(), "nothing was written");
     std::fs::remove_dir_all(dir).ok();
 }
+
+// Branch and bound and integration (issue 7's done criteria): the instance
+// files are read from ../shared/instances beside the checkout.
+
+/// A benchmark instance in `../shared/instances`.
+fn shared_instance(path: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances");
+    root.join(path).to_string_lossy().into_owned()
+}
+
+/// The numbers of a report line `  label  1 2 3  (note)`.
+fn numbers_on_line(out: &str, label: &str) -> Vec<u32> {
+    let line =
+        out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));
+    let values = line.trim_start()[label.len()..].split("  (").next().unwrap_or_default();
+    values.split_whitespace().map(|v| v.parse().expect("a number")).collect()
+}
+
+#[test]
+fn clique_brock200_1_prints_21_and_the_clique() {
+    let file = shared_instance("clique/brock200_1.clq");
+    let o = treelb(&["clique", &file, "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ω             21  (clique number)"), "{out}");
+    let clique = numbers_on_line(&out, "clique");
+    assert_eq!(clique.len(), 21, "{out}");
+    assert!(clique.iter().all(|&v| (1..=200).contains(&v)), "1-based vertices: {out}");
+    assert!(out.contains("verified: 21 pairwise adjacent vertices"), "{out}");
+
+    let o =
+        treelb(&["clique", &file, "-p", "3", "--strategy", "async-round-robin", "--expect", "21", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["app"], "clique");
+    assert_eq!(json["answer"]["omega"], 21);
+    assert_eq!(json["answer"]["clique"].as_array().unwrap().len(), 21);
+    assert_eq!(json["answer"]["verified"], true);
+    assert_eq!(json["instance"]["edges"], 14_834);
+    assert_eq!(json["pes"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn clique_expect_mismatch_exits_1_and_decisions_say_yes_or_no() {
+    let file = shared_instance("clique/keller4.clq");
+    let o = treelb(&["clique", &file, "-p", "2", "--expect", "12"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("MISMATCH: expected 12"));
+    let o = treelb(&["clique", &file, "-p", "2", "--k", "11", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["exists"], true);
+    assert_eq!(json["answer"]["clique"].as_array().unwrap().len(), 11);
+    let o = treelb(&["clique", &file, "-p", "2", "--k", "12"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("there is no clique of 12 vertices"), "{}", stdout(&o));
+}
+
+#[test]
+fn tsp_prints_the_optimal_length_and_tour() {
+    // TSPLIB's published optimum: bays29 (EXPLICIT FULL_MATRIX) 2020.
+    let o = treelb(&["tsp", &shared_instance("tsp/bays29.tsp"), "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("length        2020  (optimal tour length)"), "{out}");
+    let mut tour = numbers_on_line(&out, "tour");
+    tour.sort_unstable();
+    assert_eq!(tour, (1..=29).collect::<Vec<_>>(), "a permutation of the 29 nodes: {out}");
+
+    let o = treelb(&["tsp", &shared_instance("tsp/bays29.tsp"), "-p", "2", "--expect", "2020"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("length        2020  (expected: 2020 ✓)"), "{}", stdout(&o));
+
+    // att48 (ATT distances) without the initial tour, on 4 PEs.
+    let o = treelb(&["tsp", &shared_instance("tsp/att48.tsp"), "-p", "4", "--no-heuristic", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["length"], 10_628);
+    assert_eq!(json["answer"]["verified"], true);
+    assert_eq!(json["answer"]["tour"].as_array().unwrap().len(), 48);
+
+    // gr17 (EXPLICIT LOWER_DIAG_ROW), checked by the Held–Karp program.
+    let o = treelb(&["tsp", &shared_instance("tsp/gr17.tsp"), "-p", "2", "--dp"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Held–Karp DP: 2085 ✓"), "{}", stdout(&o));
+    let o = treelb(&["tsp", &shared_instance("tsp/gr17.tsp"), "-p", "2", "--expect", "2000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn knapsack_matches_its_dynamic_program() {
+    let o = treelb(&["knapsack", "-n", "60", "--instance-seed", "1", "-p", "2", "--dp", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["optimum"], json["answer"]["dp_optimum"]);
+    assert!(json["answer"]["optimum"].as_i64().unwrap() > 0);
+}
+
+#[test]
+fn integrate_reports_value_error_and_closed_form() {
+    let o = treelb(&["integrate", "--list"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for name in ["sqrt ", "inv-sqrt", "log ", "sin-recip", "peak", "kink"] {
+        assert!(out.contains(name), "{out}");
+    }
+
+    let o = treelb(&["integrate", "sqrt", "-p", "2", "--tol", "1e-12", "--compare-seq"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for label in
+        ["value", "error estimate", "closed form", "difference", "intervals", "sequential", "efficiency"]
+    {
+        assert!(out.lines().any(|l| l.trim_start().starts_with(label)), "{label}: {out}");
+    }
+    assert!(out.contains("within the tolerance ✓"), "{out}");
+    assert!(out.contains("≤ 1e-12 ✓"), "{out}");
+    assert!(out.contains("│ all"), "the per-PE table: {out}");
+
+    let o = treelb(&["integrate", "sin-recip", "-p", "3", "--strategy", "global-round-robin", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let answer = &json["answer"];
+    let exact = 1f64.cos() - 100f64.cos();
+    assert_eq!(answer["exact"].as_f64().unwrap(), exact);
+    assert!((answer["value"].as_f64().unwrap() - exact).abs() < 1e-9, "{answer}");
+    assert!(answer["error_estimate"].as_f64().unwrap() <= 1e-10, "{answer}");
+    assert_eq!(json["work_units"], answer["evaluated"]);
+    assert_eq!(answer["evaluated"].as_u64().unwrap(), 2 * answer["accepted"].as_u64().unwrap() - 1);
+    assert_eq!(json["setup"]["strategy"], "global-round-robin");
+    assert_eq!(json["pes"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
+    let missing = shared_instance("clique/no-such-graph.clq");
+    let tsp_as_graph = shared_instance("tsp/burma14.tsp");
+    let graph_as_tsp = shared_instance("clique/keller4.clq");
+    let cases: &[(&[&str], &str)] = &[
+        (&["clique", &missing], "no-such-graph.clq"),
+        (&["clique", &tsp_as_graph], "line 1: expected a `c`, `p`, `e` or `n` line"),
+        (&["clique", &graph_as_tsp, "--k", "many"], "--k expects a non-negative integer"),
+        (&["clique", &graph_as_tsp, "--k", "3", "--expect", "11"], "does not go with --k"),
+        (&["tsp", &graph_as_tsp], "keller4.clq: line 1"),
+        (&["tsp"], "required"),
+        (&["tsp", "--random", "0"], "--random must be at least 1"),
+        (&["knapsack", "--class", "hard"], "unknown knapsack class `hard`"),
+        (&["knapsack", "--items", "x"], "--items expects a non-negative integer"),
+        (&["integrate"], "required"),
+        (&["integrate", "tan"], "unknown integrand `tan` (known: sqrt, inv-sqrt"),
+        (&["integrate", "sqrt", "--tol", "0"], "--tol expects a positive number"),
+        (&["integrate", "sqrt", "--tol", "tiny"], "--tol expects a positive number"),
+        (&["integrate", "sqrt", "--tol", "inf"], "--tol expects a positive number"),
+        (&["integrate", "sqrt", "--max-depth", "-1"], "error"),
+        (&["integrate", "sqrt", "--split-policy", "bottom"], "oldest half of its interval list"),
+        (&["integrate", "sqrt", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (&["integrate", "sqrt", "--strategy", "guess"], "unknown strategy `guess`"),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}
