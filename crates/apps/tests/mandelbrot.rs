@@ -58,18 +58,21 @@ fn subdivision_equals_the_plain_computation_pixel_for_pixel() {
         ("small", centered(-0.2, 0.0, 0.1), 4, 7, 100),
     ];
     for (name, view, w, h, it) in views {
+        let m = Mandelbrot::new(view, w, h, it).unwrap();
+        let plain = m.plain_values();
+        // What the per-pixel method iterates: value + 1, or max_iter in the set.
+        let plain_iterations: u64 = plain.iter().map(|&v| u64::from((v + 1).min(it))).sum();
         for min_area in [1, 16, 64] {
-            let m = Mandelbrot::new(view, w, h, it).unwrap().with_min_area(min_area);
+            let m = m.with_min_area(min_area);
             let (image, patches) = image(&m, Method::Subdivide);
             let what = format!("{name} {w} × {h}, max_iter {it}, min_area {min_area}");
-            assert_eq!(image.values, m.plain_values(), "{what}");
+            assert_eq!(image.values, plain, "{what}");
             let c = patches.counts;
             assert_eq!(c.in_set, image.in_set(), "{what}");
             assert_eq!(c.filled, image.computed.iter().filter(|&&c| !c).count() as u64, "{what}");
             if w >= 3 && h >= 3 && name != "small" {
                 assert!(c.filled > 0, "{what}: something was filled");
-                let (plain, _) = seq::run_work(m.work(Method::Pixels));
-                assert!(c.iterations < plain.counts.iterations, "{what}: subdivision saves iterations");
+                assert!(c.iterations < plain_iterations, "{what}: subdivision saves iterations");
             }
         }
     }
@@ -165,6 +168,29 @@ fn every_p_gives_the_same_image() {
                     assert!(image.pes.iter().all(|pe| pe.is_some_and(|pe| (pe as usize) < p)), "{what}");
                     assert_eq!(image.pixels_per_pe().iter().sum::<u64>(), m.pixels(), "{what}");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_strategy_gives_the_same_image() {
+    let m = Mandelbrot::new(centered(-0.75, 0.1, 0.3), 64, 48, 300)
+        .unwrap()
+        .with_pe_hook(treelb_threads::current_pe);
+    for method in Method::ALL {
+        let (sequential, patches) = image(&m, method);
+        for strategy in treelb::Strategy::ALL {
+            for p in [1, 2, 4, 8] {
+                let config = Config { threads: p, budget: 50, strategy, ..Config::default() };
+                let outcome = run(m.work(method), &config).unwrap();
+                let what = format!("{method}, {strategy}, P = {p}");
+                let (c, s) = (outcome.output.counts, patches.counts);
+                assert_eq!(Counts { blocks: 0, ..c }, Counts { blocks: 0, ..s }, "{what}");
+                assert_eq!(outcome.stats.work_units(), s.iterations, "{what}");
+                let image = outcome.output.into_image(&m).expect("the pieces tile the image");
+                assert_eq!(image.values, sequential.values, "{what}");
+                assert!(image.pes.iter().all(|pe| pe.is_some_and(|pe| (pe as usize) < p)), "{what}");
             }
         }
     }
