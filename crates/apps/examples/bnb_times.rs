@@ -13,7 +13,8 @@
 //! maximum clique on brock200_1, brock200_4, keller4 and hamming8-4; a
 //! strongly correlated knapsack (n = 90, seconds sequentially); TSP on
 //! bays29, att48 and berlin52 (with the initial tour, as `treelb tsp` runs
-//! them), att48 without it, and 100 random points. Otherwise `APP NAME...`
+//! them), att48 without it, and 100 and 130 random points (about 25 s
+//! sequentially). Otherwise `APP NAME...`
 //! groups, where APP is `clique` (a DIMACS file of
 //! `../shared/instances/clique/`), `knapsack` (`CLASS:N:R:SEED`, a generated
 //! instance) or `tsp` (a TSPLIB file of `../shared/instances/tsp/`, or
@@ -38,7 +39,7 @@ use treelb_apps::tsp::{AscentParams, Tsp, TspSearch, tsplib};
 use treelb_threads::{Config, DEFAULT_BUDGET, run};
 
 /// The suite run when no instances are given.
-const SUITE: [(&str, &str); 10] = [
+const SUITE: [(&str, &str); 11] = [
     ("clique", "brock200_1"),
     ("clique", "brock200_4"),
     ("clique", "keller4"),
@@ -49,6 +50,7 @@ const SUITE: [(&str, &str); 10] = [
     ("tsp", "berlin52"),
     ("tsp", "att48/unseeded"),
     ("tsp", "random:100:1"),
+    ("tsp", "random:130:1"),
 ];
 
 fn instances() -> PathBuf {
