@@ -1,6 +1,6 @@
 //! Adaptive integration: closed forms of the test integrands, agreement
-//! with the sequential run to 1e-12 relative for every P on the threads
-//! runtime, the work contract (splits lose and duplicate nothing), and the
+//! with the sequential run to 1e-12 relative for every P and every strategy
+//! of the threads runtime, the work contract (splits lose and duplicate nothing), and the
 //! argument checks.
 
 use treelb::{Init, Reduce, Work, seq};
@@ -191,4 +191,23 @@ fn bad_arguments() {
     let (e, _) = seq::run_work(spike.work());
     assert!(e.at_depth_limit >= 1 && e.max_depth == 20);
     assert!(TestIntegrand::find("no-such").is_none());
+}
+
+#[test]
+fn every_strategy_agrees_with_the_sequential_run() {
+    // The strategies of the threads runtime (the list grows as they land).
+    for name in ["sin-recip", "peak", "sqrt"] {
+        let integral = TestIntegrand::find(name).unwrap().integral(1e-11).unwrap();
+        let (sequential, _) = seq::run_work(integral.work());
+        for &strategy in treelb_threads::SUPPORTED_STRATEGIES.iter() {
+            for (j, p) in PES.into_iter().enumerate() {
+                let config =
+                    Config { threads: p, strategy, init: Init::ALL[j % 2], budget: 4, ..Config::default() };
+                let e = run(integral.work(), &config).unwrap().output;
+                let what = format!("{name}, P = {p}, {strategy}");
+                assert!(relative(e.value(), sequential.value()) <= 1e-12, "{what}: {e} vs {sequential}");
+                assert_eq!((e.accepted, e.evaluated), (sequential.accepted, sequential.evaluated), "{what}");
+            }
+        }
+    }
 }
