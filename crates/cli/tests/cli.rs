@@ -255,6 +255,30 @@ fn mandelbrot_report_for_people() {
     assert_eq!(json["answer"]["in_set"], 600);
     assert_eq!(json["answer"]["counts"]["fills"], 1);
     assert_eq!(json["instance"]["view"]["y1"], 0.2 * 20.0 / 30.0 / 2.0);
+    // A grid of tiles under static assignment: the same image.
+    let o = treelb(&[
+        "mandelbrot",
+        "--width",
+        "64",
+        "--height",
+        "48",
+        "--max-iter",
+        "200",
+        "--method",
+        "subdivide",
+        "--tiles",
+        "4",
+        "--strategy",
+        "static-cyclic",
+        "-p",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["answer"]["in_set"], 756);
+    assert_eq!(json["instance"]["tiles"], 4);
+    assert_eq!(json["setup"]["strategy"], "static-cyclic");
 }
 
 #[test]
@@ -278,6 +302,8 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
         (&["mandelbrot", "--view", "-2,1,-1,1", "--center", "0,0"], "cannot be used with"),
         (&["mandelbrot", "--method", "fast"], "--method: unknown method `fast`"),
         (&["mandelbrot", "--min-area", "0"], "--min-area must be at least 1, got 0"),
+        (&["mandelbrot", "--tiles", "0"], "--tiles must be at least 1, got 0"),
+        (&["mandelbrot", "--tiles", "1000"], "--tiles 1000 is too many (at most 256)"),
         (&["mandelbrot", "--strategy", "guess"], "unknown strategy `guess`"),
         (&["mandelbrot", "--threads", "0"], "--threads must be at least 1, got 0"),
         (&["mandelbrot", "--out", "/nonexistent/dir/m.png"], "--out /nonexistent/dir/m.png:"),

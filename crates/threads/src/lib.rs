@@ -1,4 +1,4 @@
-//! # treelb-threads — random polling on the cores of one machine
+//! # treelb-threads — random polling (and every other scheme) on the cores of one machine
 //!
 //! [`run`] starts `P` worker threads, the processing elements (PEs), and runs
 //! the random polling algorithm of Sanders (`003_…`, Figure 1) on them:
@@ -14,6 +14,24 @@
 //!   module's documentation for the protocol and why it is correct);
 //! * with [`Init::Selective`] every PE splits its own copy of the root by the
 //!   bits of its index instead of waiting for PE 0 to hand work out.
+//!
+//! The other schemes of the seeds run on the same PEs, selected by
+//! [`Config::strategy`] (every name of [`Strategy`]):
+//!
+//! * *stealing* — the loop above with another choice of whom to ask:
+//!   `global-round-robin` (one shared target counter) and
+//!   `async-round-robin` (a target per PE, `002_…`); `max-load` (Loui and
+//!   Sohoni, `004_…`: the PE with the largest *reported* load in a shared
+//!   heap, loads reported lazily when ⌈log_ρ L⌉ grows, see
+//!   [`treelb::load`]); `multilevel` (Kimura and Ichiyoshi, `001_…`: every
+//!   PE asks only its producer in a tree with a fan-out per level,
+//!   [`Config::fanout`]);
+//! * *pushing* — every PE has a pool of waiting pieces and busy PEs push
+//!   parts into pools: `work-sharing`, `extreme-work-sharing`, `two-choice`,
+//!   `always-go-left` (`002_…`), and `master-worker` with one central pool,
+//!   largest piece first;
+//! * *static* — `static-block`, `static-cyclic`, `static-random`: the root is
+//!   cut into [`STATIC_PIECES_PER_PE`] parts per PE or more, assigned once.
 //!
 //! A panic inside the work (in `work` or `split`) stops every PE and is
 //! resumed in the caller of [`run`]: no thread is left waiting.

@@ -3,7 +3,12 @@
 //! Each strategy runs `repeat` times; the run with the median wall time is
 //! reported, with the efficiency against the sequential baseline (fastest of
 //! `repeat` runs on the same node code) and what the balancing cost:
-//! requests sent and failed, pieces transferred, the PEs' idle fraction.
+//! requests sent and failed, pieces transferred, the PEs' idle fraction,
+//! heap operations (max-load).
+//!
+//! Workloads: UTS sample trees, `nqueens:N`, and the Mandelbrot set
+//! (`mandelbrot[:pixels|subdivide][:WxH]`, the standard view at 1000
+//! iterations), the lecture's case for static against dynamic assignment.
 
 use std::fmt::Debug;
 use std::io::Write;
@@ -13,16 +18,18 @@ use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::search::{DfsWork, Search};
-use treelb::{Init, RunStats, SplitPolicy, Strategy, seq};
+use treelb::{Init, RunStats, SplitPolicy, Strategy, Work, seq};
+use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_threads::{Config, SUPPORTED_STRATEGIES};
 
 use super::bench::{Workload, cpu_model, time};
-use crate::config::{Error, err, positive, threads};
+use crate::config::{Error, err, number, positive, threads};
 
 /// `treelb compare`
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
-    /// The workload: a UTS sample tree (T1, T3, T1L, …) or nqueens:N
+    /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N, or
+    /// mandelbrot[:pixels|subdivide][:WxH] (default subdivide, 1024x768)
     #[arg(value_name = "WORKLOAD")]
     pub(crate) workload: String,
     /// Strategies, comma-separated, or `all` (every strategy the threads
@@ -56,6 +63,8 @@ struct Row {
     requests_sent: u64,
     requests_failed: u64,
     pieces_transferred: u64,
+    /// Operations on the shared load heap (max-load).
+    heap_ops: u64,
     /// Σ idle / Σ (busy + idle) over the PEs.
     idle_fraction: f64,
 }
@@ -91,28 +100,28 @@ fn strategies(list: &str) -> Result<Vec<Strategy>, Error> {
         .collect()
 }
 
-fn compare<S>(
-    search: &S,
+/// The sequential baseline and every strategy on `root()`, each checked
+/// against the sequential output.
+fn compare<W, O>(
+    sequential: impl Fn() -> O,
+    root: impl Fn() -> W,
+    same: impl Fn(&O, W::Output) -> Result<(), String>,
     config: &Config,
     strategies: &[Strategy],
     repeat: usize,
 ) -> Result<(f64, Vec<Row>), Error>
 where
-    S: Search,
-    S::Node: Clone,
-    S::Output: PartialEq + Debug,
+    W: Work + Clone,
 {
-    let (seq_time, (expected, _)) = time(repeat, || seq::run_search(search));
+    let (seq_time, expected) = time(repeat, &sequential);
     let seq_secs = seq_time.as_secs_f64();
     let mut rows = Vec::new();
     for &strategy in strategies {
         let config = Config { strategy, ..config.clone() };
         let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
         for _ in 0..repeat {
-            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::OldestHalf), &config)?;
-            if outcome.output != expected {
-                return Err(err!("{strategy} gave {:?}, the sequential run {expected:?}", outcome.output));
-            }
+            let outcome = treelb_threads::run(root(), &config)?;
+            same(&expected, outcome.output).map_err(|e| err!("{strategy}: {e}"))?;
             runs.push(outcome.stats);
         }
         runs.sort_by_key(|r| r.wall);
@@ -127,6 +136,7 @@ where
             requests_sent: total.requests_sent,
             requests_failed: total.requests_failed,
             pieces_transferred: total.pieces_sent,
+            heap_ops: total.heap_ops,
             idle_fraction: if pe_time.is_zero() {
                 0.0
             } else {
@@ -137,8 +147,62 @@ where
     Ok((seq_secs, rows))
 }
 
+/// [`compare`] for a search, on the DFS-stack adapter.
+fn compare_search<S>(
+    search: &S,
+    config: &Config,
+    strategies: &[Strategy],
+    repeat: usize,
+) -> Result<(f64, Vec<Row>), Error>
+where
+    S: Search,
+    S::Node: Clone,
+    S::Output: PartialEq + Debug,
+{
+    compare(
+        || seq::run_search(search).0,
+        || DfsWork::new(search, SplitPolicy::OldestHalf),
+        |expected, output| {
+            if *expected == output {
+                Ok(())
+            } else {
+                Err(format!("gave {output:?}, the sequential run {expected:?}"))
+            }
+        },
+        config,
+        strategies,
+        repeat,
+    )
+}
+
+/// `mandelbrot[:pixels|subdivide][:WxH]`, or `None` if `spec` names
+/// another workload.
+fn mandelbrot(spec: &str) -> Result<Option<(Mandelbrot, Method)>, Error> {
+    let mut parts = spec.split(':');
+    if parts.next() != Some("mandelbrot") {
+        return Ok(None);
+    }
+    let (mut method, mut size) = (Method::Subdivide, (1024, 768));
+    for part in parts {
+        if let Ok(m) = part.parse::<Method>() {
+            method = m;
+        } else if let Some((w, h)) = part.split_once('x') {
+            size =
+                (number::<u32>(&format!("{spec}: width"), w)?, number::<u32>(&format!("{spec}: height"), h)?);
+        } else {
+            return Err(err!("{spec}: `{part}` is neither a method (pixels, subdivide) nor a size WxH"));
+        }
+    }
+    let m = Mandelbrot::new(View::STANDARD, size.0, size.1, 1000).map_err(|e| err!("{spec}: {e}"))?;
+    Ok(Some((m, method)))
+}
+
 pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
-    let workload = Workload::parse(&args.workload)?;
+    let fractal = mandelbrot(&args.workload)?;
+    let workload = match fractal {
+        Some(_) => None,
+        None => Some(Workload::parse(&args.workload)?),
+    };
     let strategies = strategies(&args.strategies)?;
     if strategies.is_empty() {
         return Err(err!("--strategies is empty"));
@@ -152,12 +216,29 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         init,
         ..Config::default()
     };
-    let (seq_secs, rows) = match &workload {
-        Workload::Uts(_, uts) => compare(uts, &config, &strategies, repeat)?,
-        Workload::NQueens(_, problem) => compare(problem, &config, &strategies, repeat)?,
+    let (seq_secs, rows) = match (&workload, &fractal) {
+        (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
+        (Some(Workload::NQueens(_, problem)), _) => compare_search(problem, &config, &strategies, repeat)?,
+        (None, Some((m, method))) => compare(
+            || seq::run_work(m.work(*method)).0.into_image(m).map(|image| image.values),
+            || m.work(*method),
+            |expected, output| {
+                let expected = expected.as_ref().map_err(ToString::to_string)?;
+                let image = output.into_image(m).map_err(|e| e.to_string())?;
+                if *expected == image.values {
+                    Ok(())
+                } else {
+                    Err("a different image than the sequential run".into())
+                }
+            },
+            &config,
+            &strategies,
+            repeat,
+        )?,
+        (None, None) => unreachable!("one of the two parses"),
     };
     let report = CompareReport {
-        workload: workload.name().to_owned(),
+        workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
         machine: cpu_model(),
         threads: config.threads,
         budget: config.budget,
@@ -178,7 +259,16 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     )?;
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(["strategy", "wall s", "efficiency", "req sent", "req failed", "transfers", "idle %"]);
+    table.set_header([
+        "strategy",
+        "wall s",
+        "efficiency",
+        "req sent",
+        "req failed",
+        "transfers",
+        "heap ops",
+        "idle %",
+    ]);
     for r in &report.rows {
         table.add_row(
             [
@@ -188,6 +278,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
                 r.requests_sent.to_string(),
                 r.requests_failed.to_string(),
                 r.pieces_transferred.to_string(),
+                r.heap_ops.to_string(),
                 format!("{:.1}", 100.0 * r.idle_fraction),
             ]
             .map(|s| Cell::new(s).set_alignment(CellAlignment::Right)),
