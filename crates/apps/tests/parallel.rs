@@ -15,24 +15,26 @@ where
     S: Search,
     S::Node: Clone,
 {
-    // Random polling under both inits and split policies; every other
-    // strategy of the runtime under both inits.
+    // Random polling under both inits and split policies for every P; every
+    // other strategy of the runtime for P ∈ {1, 2, 4, 8} from the root, and
+    // at P = 3 with selective initialization.
     let mut combinations = Vec::new();
-    for init in Init::ALL {
-        for policy in SplitPolicy::ALL {
-            combinations.push((Strategy::RandomPolling, init, policy));
+    for p in PES {
+        for init in Init::ALL {
+            for policy in SplitPolicy::ALL {
+                combinations.push((p, Strategy::RandomPolling, init, policy));
+            }
         }
         for strategy in SUPPORTED_STRATEGIES.into_iter().filter(|&s| s != Strategy::RandomPolling) {
-            combinations.push((strategy, init, SplitPolicy::OldestHalf));
+            let init = if p == 3 { Init::Selective } else { Init::Root };
+            combinations.push((p, strategy, init, SplitPolicy::OldestHalf));
         }
     }
-    for p in PES {
-        for &(strategy, init, policy) in &combinations {
-            let config = Config { threads: p, init, strategy, budget: 64, ..Config::default() };
-            let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");
-            check(&outcome.output, &format!("P = {p}, {strategy}, init {init}, split {policy}"));
-            assert_eq!(outcome.stats.pes.len(), p);
-        }
+    for (p, strategy, init, policy) in combinations {
+        let config = Config { threads: p, init, strategy, budget: 64, ..Config::default() };
+        let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");
+        check(&outcome.output, &format!("P = {p}, {strategy}, init {init}, split {policy}"));
+        assert_eq!(outcome.stats.pes.len(), p);
     }
 }
 
