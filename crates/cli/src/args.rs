@@ -67,6 +67,11 @@ pub(crate) struct RunArgs {
     /// Number of PEs (worker threads) [default: all cores]
     #[arg(short = 'p', long, value_name = "P")]
     pub(crate) threads: Option<String>,
+    /// threads (the PEs are threads of this process) or mpi (the PEs are the
+    /// ranks that mpirun starts, times --threads per rank [default 1]; needs
+    /// a build with the `mpi` feature)
+    #[arg(long, value_name = "RUNTIME", default_value = "threads")]
+    pub(crate) runtime: String,
     /// Δt: units of work (nodes) between two checks for requests
     #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
     pub(crate) budget: String,

@@ -79,9 +79,38 @@ pub(crate) fn threads(value: Option<&str>) -> Result<usize, Error> {
     }
 }
 
+/// Which runtime runs the PEs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Runtime {
+    /// Threads of this process.
+    Threads,
+    /// MPI ranks (times threads per rank).
+    Mpi,
+}
+
+impl Runtime {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Runtime::Threads => "threads",
+            Runtime::Mpi => "mpi",
+        }
+    }
+
+    fn parse(value: &str) -> Result<Self, Error> {
+        match value {
+            "threads" => Ok(Runtime::Threads),
+            "mpi" if cfg!(feature = "mpi") => Ok(Runtime::Mpi),
+            "mpi" => Err(err!("--runtime mpi: this treelb was built without MPI (build with `--features mpi`)")),
+            other => Err(err!("--runtime: unknown runtime `{other}` (expected one of: threads, mpi)")),
+        }
+    }
+}
+
 /// A validated run configuration.
 #[derive(Clone, Debug)]
 pub(crate) struct RunConfig {
+    /// Threads or MPI; with MPI, `runtime.threads` is the threads per rank.
+    pub(crate) kind: Runtime,
     pub(crate) runtime: Config,
     pub(crate) split_policy: SplitPolicy,
     pub(crate) json: bool,
@@ -90,8 +119,13 @@ pub(crate) struct RunConfig {
 
 impl RunConfig {
     pub(crate) fn from_args(args: &RunArgs) -> Result<Self, Error> {
+        let kind = Runtime::parse(&args.runtime)?;
         let runtime = Config {
-            threads: threads(args.threads.as_deref())?,
+            threads: match (kind, args.threads.as_deref()) {
+                // One PE per rank unless --threads asks for the hybrid mode.
+                (Runtime::Mpi, None) => 1,
+                (_, t) => threads(t)?,
+            },
             budget: positive("--budget", &args.budget)?,
             init: args.init.parse::<Init>().map_err(|e| err!("--init: {e}"))?,
             strategy: args.strategy.parse::<Strategy>().map_err(|e| err!("--strategy: {e}"))?,
@@ -107,7 +141,7 @@ impl RunConfig {
         };
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
-        Ok(RunConfig { runtime, split_policy, json: args.json, progress: !args.no_progress && !args.json })
+        Ok(RunConfig { kind, runtime, split_policy, json: args.json, progress: !args.no_progress && !args.json })
     }
 }
 
@@ -118,6 +152,7 @@ mod tests {
     fn args() -> RunArgs {
         RunArgs {
             threads: Some("2".into()),
+            runtime: "threads".into(),
             budget: "64".into(),
             split_policy: "bottom".into(),
             init: "selective".into(),

@@ -25,7 +25,7 @@ impl RunSetup {
     pub(crate) fn new(cfg: &RunConfig) -> Self {
         let c = &cfg.runtime;
         RunSetup {
-            runtime: "threads",
+            runtime: cfg.kind.name(),
             threads: c.threads,
             budget: c.budget,
             strategy: c.strategy.to_string(),
@@ -100,7 +100,8 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             answer,
             lines,
             unit,
-            setup: RunSetup::new(cfg),
+            // The PEs that ran (with MPI: ranks × threads per rank).
+            setup: RunSetup { threads: stats.pes.len(), ..RunSetup::new(cfg) },
             wall_secs: stats.wall.as_secs_f64(),
             work_units: stats.work_units(),
             units_per_sec: stats.units_per_sec(),
@@ -133,8 +134,14 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
         line(
             "run",
             &format!(
-                "{} threads · Δt {} · {} · init {} · split {} · seed {}",
-                s.threads, s.budget, s.strategy, s.init, s.split_policy, s.seed
+                "{} {} · Δt {} · {} · init {} · split {} · seed {}",
+                s.threads,
+                if s.runtime == "mpi" { "MPI PEs" } else { "threads" },
+                s.budget,
+                s.strategy,
+                s.init,
+                s.split_policy,
+                s.seed
             ),
             None,
         )?;

@@ -56,7 +56,9 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
     };
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
     let expected = tree.map(|t| t.nodes);
-    let outcome = super::run_search(&uts, &cfg, expected, "nodes")?;
+    let Some(outcome) = super::run_portable(&uts, &cfg, expected, "nodes")? else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let result = outcome.output;
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());

@@ -1,0 +1,62 @@
+//! `--runtime mpi`: a search across the ranks that `mpirun` started.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use treelb::search::Search;
+use treelb_mpi::wire::DfsCodec;
+use treelb_mpi::{Mpi, Slow};
+use treelb_threads::Outcome;
+
+use crate::config::{Error, RunConfig};
+
+/// The environment variable that slows one rank down (tests): `RANK:MICROS`
+/// makes rank RANK sleep MICROS µs after every slice of Δt units.
+const SLOW_VAR: &str = "TREELB_MPI_SLOW";
+
+/// Initializes MPI, runs the search on every rank, finalizes MPI. Rank 0
+/// gets the outcome (and prints the runtime's own figures on stderr), the
+/// others `None`.
+pub(crate) fn run_search<S>(search: &S, cfg: &RunConfig) -> Result<Option<Outcome<S::Output>>, Error>
+where
+    S: Search,
+    S::Node: Clone + Serialize + DeserializeOwned,
+    S::Output: Serialize + DeserializeOwned,
+{
+    let c = &cfg.runtime;
+    let slow = match std::env::var(SLOW_VAR) {
+        Ok(v) => Some(
+            Slow::parse(&v)
+                .ok_or_else(|| crate::config::err!("{SLOW_VAR}: expected RANK:MICROS, got `{v}`"))?,
+        ),
+        Err(_) => None,
+    };
+    let config = treelb_mpi::Config {
+        threads: c.threads,
+        budget: c.budget,
+        init: c.init,
+        strategy: c.strategy,
+        seed: c.seed,
+        slow,
+    };
+    config.validate()?;
+    let mpi = Mpi::init(config.threads)?;
+    let support = mpi.thread_support();
+    let codec = DfsCodec::new(search, cfg.split_policy);
+    let result = treelb_mpi::run(&mpi, &codec, codec.root(), &config);
+    drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    let Some(o) = result? else {
+        return Ok(None);
+    };
+    let busy = o.stats.total().busy.as_secs_f64();
+    let probe_share = if busy > 0.0 { o.probe.nanos * 1e-9 * o.probe.probes as f64 / busy } else { 0.0 };
+    eprintln!(
+        "treelb: mpi: {} ranks × {} threads ({support}); one empty probe costs {:.0} ns, {} probes ≈ {:.2} % of busy time; {} termination waves",
+        o.ranks,
+        o.threads,
+        o.probe.nanos,
+        o.probe.probes,
+        100.0 * probe_share,
+        o.waves
+    );
+    Ok(Some(Outcome { output: o.output, stats: o.stats }))
+}

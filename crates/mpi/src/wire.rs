@@ -1,0 +1,258 @@
+//! How pieces of work, results and statistics cross process boundaries.
+//!
+//! A piece travels as bytes in the [postcard] format (serde's data model,
+//! variable-length integers, no field names or type tags). A [`Codec`] turns
+//! pieces into bytes and back; the receiving side may need context the bytes
+//! do not carry — a [`DfsWork`] holds a reference to its search, so
+//! [`DfsCodec`] sends the open nodes and the generation and rebuilds the
+//! piece against the receiving rank's own copy of the search. Applications
+//! only derive `Serialize` and `Deserialize` for their node and output
+//! types.
+
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
+use treelb::{PeStats, Work};
+
+/// An error decoding bytes received from another rank.
+#[derive(Debug)]
+pub struct DecodeError(postcard::Error);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed message from another rank: {}", self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Turns pieces of one kind of work into bytes and back.
+///
+/// `encode` followed by `decode` (on any rank of the same run) must give a
+/// piece holding exactly the same work, at the same generation.
+pub trait Codec: Sync {
+    /// The pieces this codec carries.
+    type Work: Work;
+
+    /// Appends the wire form of `piece` to `out`.
+    fn encode(&self, piece: Self::Work, out: &mut Vec<u8>);
+
+    /// Rebuilds a piece from its wire form.
+    fn decode(&self, bytes: &[u8]) -> Result<Self::Work, DecodeError>;
+}
+
+/// The codec of [`DfsWork`]: the open nodes with their level marks and the
+/// generation go over the wire; the receiver supplies the search and the
+/// split policy.
+///
+/// ```
+/// use treelb::search::{DfsWork, SplitPolicy};
+/// use treelb::{seq, Work};
+/// use treelb_apps::nqueens::NQueens;
+/// use treelb_mpi::wire::{Codec, DfsCodec};
+///
+/// let queens = NQueens::new(8).unwrap();
+/// let codec = DfsCodec::new(&queens, SplitPolicy::OldestHalf);
+/// let mut piece = DfsWork::new(&queens, SplitPolicy::OldestHalf);
+/// let mut acc = Default::default();
+/// piece.work(10, &mut acc);
+/// let mut bytes = Vec::new();
+/// codec.encode(piece.split().unwrap(), &mut bytes);
+/// let other = codec.decode(&bytes).unwrap();
+/// assert_eq!(other.generation(), 1);
+/// let total = seq::run_work(piece).0.solutions + seq::run_work(other).0.solutions;
+/// assert_eq!(total + acc.solutions, 92);
+/// ```
+pub struct DfsCodec<'s, S: Search> {
+    search: &'s S,
+    policy: SplitPolicy,
+}
+
+impl<'s, S: Search> DfsCodec<'s, S> {
+    /// The codec for pieces of `search` split by `policy`.
+    pub fn new(search: &'s S, policy: SplitPolicy) -> Self {
+        DfsCodec { search, policy }
+    }
+
+    /// The root piece of the search.
+    pub fn root(&self) -> DfsWork<'s, S> {
+        DfsWork::new(self.search, self.policy)
+    }
+}
+
+/// The wire form of a [`DfsWork`], borrowing its stack.
+#[derive(Serialize)]
+struct DfsWire<'a, N> {
+    generation: u32,
+    stack: &'a [Entry<N>],
+}
+
+/// The same, owned, for decoding.
+#[derive(Deserialize)]
+struct DfsWireOwned<N> {
+    generation: u32,
+    stack: Vec<Entry<N>>,
+}
+
+impl<'s, S> Codec for DfsCodec<'s, S>
+where
+    S: Search,
+    S::Node: Serialize + DeserializeOwned,
+{
+    type Work = DfsWork<'s, S>;
+
+    fn encode(&self, piece: DfsWork<'s, S>, out: &mut Vec<u8>) {
+        let (stack, generation) = piece.into_parts();
+        let wire = DfsWire { generation, stack: &stack };
+        // Writing to a Vec cannot fail; serializing plain data cannot either.
+        *out = postcard::to_extend(&wire, std::mem::take(out)).expect("pieces of work serialize");
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<DfsWork<'s, S>, DecodeError> {
+        let wire: DfsWireOwned<S::Node> = postcard::from_bytes(bytes).map_err(DecodeError)?;
+        Ok(DfsWork::from_parts(self.search, wire.stack, wire.generation, self.policy))
+    }
+}
+
+/// Serializes any value to postcard bytes.
+pub fn to_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    postcard::to_stdvec(value).expect("plain data serializes")
+}
+
+/// Deserializes postcard bytes.
+pub fn from_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, DecodeError> {
+    postcard::from_bytes(bytes).map_err(DecodeError)
+}
+
+/// What one rank reports to rank 0 at the end: its output and the
+/// statistics of its PEs (one per thread).
+#[derive(Serialize, Deserialize)]
+pub struct RankReport<O> {
+    /// The rank's merged output.
+    pub output: O,
+    /// One entry per PE (thread) of the rank.
+    pub pes: Vec<WireStats>,
+    /// Termination waves this rank took part in.
+    pub waves: u64,
+    /// Probes for messages done by the rank's PEs.
+    pub probes: u64,
+}
+
+/// [`PeStats`] on the wire (durations as nanoseconds).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)] // The fields of `PeStats`, one for one.
+pub struct WireStats {
+    pub pe: u64,
+    pub work_units: u64,
+    pub requests_sent: u64,
+    pub requests_failed: u64,
+    pub requests_received: u64,
+    pub splits: u64,
+    pub pieces_sent: u64,
+    pub pieces_received: u64,
+    pub heap_ops: u64,
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+}
+
+impl From<&PeStats> for WireStats {
+    fn from(s: &PeStats) -> Self {
+        WireStats {
+            pe: s.pe as u64,
+            work_units: s.work_units,
+            requests_sent: s.requests_sent,
+            requests_failed: s.requests_failed,
+            requests_received: s.requests_received,
+            splits: s.splits,
+            pieces_sent: s.pieces_sent,
+            pieces_received: s.pieces_received,
+            heap_ops: s.heap_ops,
+            busy_ns: s.busy.as_nanos().try_into().unwrap_or(u64::MAX),
+            idle_ns: s.idle.as_nanos().try_into().unwrap_or(u64::MAX),
+        }
+    }
+}
+
+impl From<WireStats> for PeStats {
+    fn from(s: WireStats) -> Self {
+        PeStats {
+            pe: s.pe as usize,
+            work_units: s.work_units,
+            requests_sent: s.requests_sent,
+            requests_failed: s.requests_failed,
+            requests_received: s.requests_received,
+            splits: s.splits,
+            pieces_sent: s.pieces_sent,
+            pieces_received: s.pieces_received,
+            heap_ops: s.heap_ops,
+            busy: Duration::from_nanos(s.busy_ns),
+            idle: Duration::from_nanos(s.idle_ns),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use treelb::Reduce;
+    use treelb::seq;
+    use treelb_apps::uts::{SAMPLE_TREES, Uts};
+
+    fn t1() -> Uts {
+        let tree = SAMPLE_TREES.iter().find(|t| t.name == "T1").unwrap();
+        Uts::new(treelb_apps::uts::Params::from_uts_str(tree.flags).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn uts_pieces_survive_the_wire_and_partition_the_tree() {
+        let uts = Uts::new(treelb_apps::uts::Params::default()).unwrap();
+        let (expected, _) = seq::run_search(&uts);
+        for policy in SplitPolicy::ALL {
+            let codec = DfsCodec::new(&uts, policy);
+            let mut piece = codec.root();
+            let mut total = Default::default();
+            let mut sent = Vec::new();
+            // Work a little, ship a split-off part, repeat.
+            while !piece.work(7, &mut total).is_exhausted() {
+                if let Some(part) = piece.split() {
+                    let g = part.generation();
+                    let mut bytes = Vec::new();
+                    codec.encode(part, &mut bytes);
+                    let back = codec.decode(&bytes).unwrap();
+                    assert_eq!(back.generation(), g);
+                    sent.push(back);
+                }
+            }
+            for part in sent {
+                total.merge(seq::run_work(part).0);
+            }
+            assert_eq!(total, expected, "{policy}");
+        }
+    }
+
+    #[test]
+    fn a_uts_node_costs_about_its_state() {
+        let uts = t1();
+        let codec = DfsCodec::new(&uts, SplitPolicy::OldestHalf);
+        let mut bytes = Vec::new();
+        codec.encode(codec.root(), &mut bytes);
+        // 20 bytes of SHA-1 state, the height, the level mark, lengths.
+        assert!(bytes.len() <= 26, "{} bytes", bytes.len());
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        let uts = t1();
+        let codec = DfsCodec::new(&uts, SplitPolicy::OldestHalf);
+        assert!(codec.decode(&[0xFF, 0xFF, 0xFF]).is_err());
+    }
+
+    #[test]
+    fn stats_round_trip() {
+        let s = PeStats { pe: 3, work_units: 9, busy: Duration::from_micros(1500), ..PeStats::default() };
+        let back: WireStats = from_bytes(&to_bytes(&WireStats::from(&s))).unwrap();
+        assert_eq!(PeStats::from(back), s);
+    }
+}
