@@ -264,6 +264,8 @@ fn mandelbrot_report_for_people() {
         "48",
         "--max-iter",
         "200",
+        "--view",
+        "-2,0.5,-1.25,1.25",
         "--method",
         "subdivide",
         "--tiles",

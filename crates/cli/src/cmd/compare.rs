@@ -49,8 +49,11 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "INIT", default_value = "root")]
     pub(crate) init: String,
     /// Print the comparison as JSON on stdout instead of a table
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub(crate) json: bool,
+    /// Print the comparison as a markdown table (with its command line)
+    #[arg(long)]
+    pub(crate) markdown: bool,
 }
 
 /// One strategy's median run.
@@ -252,11 +255,35 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         writeln!(out)?;
         return Ok(true);
     }
-    writeln!(
-        out,
+    let heading = format!(
         "{} · {} threads · Δt {} · init {} · median of {} · sequential {:.3} s ({})",
         report.workload, report.threads, report.budget, init, repeat, seq_secs, report.machine
-    )?;
+    );
+    if args.markdown {
+        let command: Vec<String> = std::env::args().skip(1).collect();
+        writeln!(out, "`treelb {}`\n\n{heading}\n", command.join(" "))?;
+        writeln!(
+            out,
+            "| strategy | wall s | efficiency | req sent | req failed | transfers | heap ops | idle % |"
+        )?;
+        writeln!(out, "|---|---|---|---|---|---|---|---|")?;
+        for r in &report.rows {
+            writeln!(
+                out,
+                "| {} | {:.3} | {:.3} | {} | {} | {} | {} | {:.1} |",
+                r.strategy,
+                r.wall_secs,
+                r.efficiency,
+                r.requests_sent,
+                r.requests_failed,
+                r.pieces_transferred,
+                r.heap_ops,
+                100.0 * r.idle_fraction
+            )?;
+        }
+        return Ok(true);
+    }
+    writeln!(out, "{heading}")?;
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header([
