@@ -62,10 +62,10 @@ fn subdivision_equals_the_plain_computation_pixel_for_pixel() {
         let plain = m.plain_values();
         // What the per-pixel method iterates: value + 1, or max_iter in the set.
         let plain_iterations: u64 = plain.iter().map(|&v| u64::from((v + 1).min(it))).sum();
-        for min_area in [1, 16, 64] {
-            let m = m.with_min_area(min_area);
+        for (min_area, tiles) in [(1, 1), (16, 1), (64, 1), (16, 3), (16, 8)] {
+            let m = m.with_min_area(min_area).with_tiles(tiles);
             let (image, patches) = image(&m, Method::Subdivide);
-            let what = format!("{name} {w} × {h}, max_iter {it}, min_area {min_area}");
+            let what = format!("{name} {w} × {h}, max_iter {it}, min_area {min_area}, {tiles}² tiles");
             assert_eq!(image.values, plain, "{what}");
             let c = patches.counts;
             assert_eq!(c.in_set, image.in_set(), "{what}");
@@ -143,12 +143,15 @@ fn the_area_of_the_set_converges() {
 #[test]
 fn every_p_gives_the_same_image() {
     let views = [
-        (View::STANDARD, 120, 100, 300),
-        (centered(-0.75, 0.1, 0.1), 101, 77, 400),
-        (centered(-1.7548, 0.0, 0.04), 90, 90, 300),
+        (View::STANDARD, 120, 100, 300, 1),
+        (centered(-0.75, 0.1, 0.1), 101, 77, 400, 1),
+        (centered(-1.7548, 0.0, 0.04), 90, 90, 300, 4),
     ];
-    for (view, w, h, it) in views {
-        let m = Mandelbrot::new(view, w, h, it).unwrap().with_pe_hook(treelb_threads::current_pe);
+    for (view, w, h, it, tiles) in views {
+        let m = Mandelbrot::new(view, w, h, it)
+            .unwrap()
+            .with_tiles(tiles)
+            .with_pe_hook(treelb_threads::current_pe);
         for method in Method::ALL {
             let (sequential, patches) = image(&m, method);
             assert!(sequential.pes.iter().all(Option::is_none), "no PE outside a run");
@@ -178,7 +181,7 @@ fn every_strategy_gives_the_same_image() {
     let m = Mandelbrot::new(centered(-0.75, 0.1, 0.3), 64, 48, 300)
         .unwrap()
         .with_pe_hook(treelb_threads::current_pe);
-    for method in Method::ALL {
+    for (method, m) in [(Method::Pixels, m), (Method::Subdivide, m), (Method::Subdivide, m.with_tiles(4))] {
         let (sequential, patches) = image(&m, method);
         for strategy in treelb::Strategy::ALL {
             for p in [1, 2, 4, 8] {
@@ -227,13 +230,14 @@ proptest! {
         h in 1u32..40,
         max_iter in 1u32..120,
         min_area in 1u64..40,
+        tiles in 1u32..5,
         subdivide in any::<bool>(),
         zoom in 0usize..3,
         steps in schedule(),
     ) {
         let view = [View::STANDARD, centered(-0.75, 0.1, 0.1), centered(0.26, 0.0, 0.05)][zoom];
         let method = if subdivide { Method::Subdivide } else { Method::Pixels };
-        let m = Mandelbrot::new(view, w, h, max_iter).unwrap().with_min_area(min_area);
+        let m = Mandelbrot::new(view, w, h, max_iter).unwrap().with_min_area(min_area).with_tiles(tiles);
         let (sequential, whole) = seq::run_work(m.work(method));
         let expected = sequential.into_image(&m).unwrap();
 

@@ -334,6 +334,10 @@ pub(crate) struct MandelbrotArgs {
     /// pixel by pixel
     #[arg(long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA.to_string())]
     pub(crate) min_area: String,
+    /// Subdivide: start from a grid of N × N rectangles instead of the whole
+    /// view, so that the root splits at once (static assignment)
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub(crate) tiles: String,
     /// Write the image, coloured by escape time (the set black), as PNG
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<String>,

@@ -24,8 +24,11 @@
 //!     filled as in the set without computing it; otherwise the rectangle is
 //!     cut in two by a computed line of pixels across its longer side, and
 //!     small rectangles are computed pixel by pixel. A piece is a stack of
-//!     rectangles, and a split gives away the older half of them (or half of
-//!     the pixels of a rectangle being computed pixel by pixel);
+//!     rectangles — at the start the whole image, or a fixed grid of tiles
+//!     ([`Mandelbrot::with_tiles`]) — and a split gives away the older half
+//!     of them (or half of the pixels of a rectangle being computed pixel by
+//!     pixel). A lone rectangle whose boundary or cutting line is still
+//!     being computed is atomic;
 //! * the unit of work is **one iteration** `z ← z² + c` for both methods, so
 //!   that Δt is the same amount of time wherever the piece is: a pixel in the
 //!   set costs `max_iter` units, one far outside costs 1. A piece remembers
@@ -222,6 +225,9 @@ impl FromStr for Method {
     }
 }
 
+/// The most tiles per side of [`Mandelbrot::with_tiles`].
+pub const MAX_TILES: u32 = 256;
+
 /// The default size below which [`Method::Subdivide`] computes a rectangle
 /// pixel by pixel instead of cutting it: 16 pixels.
 pub const DEFAULT_MIN_AREA: u64 = 16;
@@ -238,6 +244,8 @@ pub struct Mandelbrot {
     dx: f64,
     dy: f64,
     min_area: u64,
+    /// Subdivision starts from a `tiles × tiles` grid of rectangles.
+    tiles: u32,
     pe_hook: fn() -> Option<usize>,
 }
 
@@ -249,6 +257,7 @@ impl fmt::Debug for Mandelbrot {
             .field("height", &self.height)
             .field("max_iter", &self.max_iter)
             .field("min_area", &self.min_area)
+            .field("tiles", &self.tiles)
             .finish_non_exhaustive()
     }
 }
@@ -273,8 +282,17 @@ impl Mandelbrot {
         }
         let dx = view.width() / f64::from(width);
         let dy = view.height() / f64::from(height);
-        let m =
-            Mandelbrot { view, width, height, max_iter, dx, dy, min_area: DEFAULT_MIN_AREA, pe_hook: no_pe };
+        let m = Mandelbrot {
+            view,
+            width,
+            height,
+            max_iter,
+            dx,
+            dy,
+            min_area: DEFAULT_MIN_AREA,
+            tiles: 1,
+            pe_hook: no_pe,
+        };
         // Neighbouring pixel centres must differ, or the image is a smear
         // of copies and its area meaningless. The spacing of f64 is widest
         // at the ends of the view.
@@ -300,6 +318,24 @@ impl Mandelbrot {
     pub fn with_min_area(mut self, min_area: u64) -> Self {
         self.min_area = min_area.max(1);
         self
+    }
+
+    /// The same computation, with [`Method::Subdivide`] starting from a
+    /// grid of `tiles × tiles` rectangles, each framed and subdivided on its
+    /// own, instead of from the whole image (`tiles` is at least 1 and at
+    /// most [`MAX_TILES`] and the image's smaller side; the default is 1, the
+    /// lecture's single rectangle). The root can then be split at once: static assignment and
+    /// selective initialization need no work to cut it, at the price of the
+    /// tiles' frames. The rectangles are fixed by `tiles`, so every schedule
+    /// still computes the same ones.
+    pub fn with_tiles(mut self, tiles: u32) -> Self {
+        self.tiles = tiles.clamp(1, self.width.min(self.height).min(MAX_TILES));
+        self
+    }
+
+    /// The number of tiles per side that [`Method::Subdivide`] starts from.
+    pub fn tiles(&self) -> u32 {
+        self.tiles
     }
 
     /// The view.

@@ -204,11 +204,24 @@ impl Piece {
     /// The whole image as one piece.
     pub(crate) fn new(m: Mandelbrot, method: Method) -> Piece {
         let whole = Rect { x: 0, y: 0, w: m.width, h: m.height };
-        let task = match method {
-            Method::Pixels => Task::Block(whole, 0, whole.area()),
-            Method::Subdivide => Task::Frame(whole),
+        let tasks = match method {
+            Method::Pixels => vec![Task::Block(whole, 0, whole.area())],
+            Method::Subdivide => {
+                // The tiles of the grid, the top-left one last (first to go).
+                let n = m.tiles;
+                let cut = |k: u32, len: u32| (u64::from(k) * u64::from(len) / u64::from(n)) as u32;
+                let mut tiles = Vec::with_capacity((n * n) as usize);
+                for row in (0..n).rev() {
+                    for col in (0..n).rev() {
+                        let (x, y) = (cut(col, m.width), cut(row, m.height));
+                        let (w, h) = (cut(col + 1, m.width) - x, cut(row + 1, m.height) - y);
+                        tiles.push(Task::Frame(Rect { x, y, w, h }));
+                    }
+                }
+                tiles
+            }
         };
-        Piece { m, tasks: vec![task], job: None, generation: 0 }
+        Piece { m, tasks, job: None, generation: 0 }
     }
 
     /// The computation this piece belongs to.

@@ -77,6 +77,26 @@ fn a_fresh_subdivision_is_atomic_until_its_frame_is_computed() {
 }
 
 #[test]
+fn a_tiled_subdivision_splits_at_once_into_its_tiles() {
+    let m = Mandelbrot::new(View::STANDARD, 40, 30, 100).unwrap().with_tiles(3);
+    let mut pieces = vec![m.work(Method::Subdivide)];
+    let mut i = 0;
+    while i < pieces.len() {
+        while let Some(p) = pieces[i].split() {
+            pieces.push(p);
+        }
+        i += 1;
+    }
+    assert_eq!(pieces.len(), 9);
+    // Columns 0..13, 13..26, 26..40; rows 0..10, 10..20, 20..30.
+    let mut loads: Vec<u64> = pieces.iter().map(Work::load).collect();
+    loads.sort_unstable();
+    assert_eq!(loads, [130, 130, 130, 130, 130, 130, 140, 140, 140]);
+    assert_eq!(Mandelbrot::new(View::STANDARD, 5, 300, 10).unwrap().with_tiles(9).tiles(), 5);
+    assert_eq!(m.with_tiles(0).tiles(), 1);
+}
+
+#[test]
 fn a_pixel_piece_splits_down_to_single_pixels() {
     let m = Mandelbrot::new(View::STANDARD, 3, 3, 10).unwrap();
     let mut pieces = vec![m.work(Method::Pixels)];

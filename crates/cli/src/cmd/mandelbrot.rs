@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use treelb_apps::mandelbrot::{Counts, Image, Mandelbrot, Method, View};
+use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View};
 use treelb_threads::run_with_monitor;
 
 use crate::args::MandelbrotArgs;
@@ -28,6 +28,8 @@ struct Instance {
     /// Subdivision: rectangles of at most this many pixels are computed
     /// pixel by pixel.
     min_area: Option<u64>,
+    /// Subdivision: it starts from a grid of `tiles × tiles` rectangles.
+    tiles: Option<u32>,
     pixel_area: f64,
 }
 
@@ -58,10 +60,15 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
     let max_iter = dimension("--max-iter", &args.max_iter)?;
     let method: Method = args.method.parse().map_err(|e| err!("--method: {e}"))?;
     let min_area = positive("--min-area", &args.min_area)?;
+    let tiles = dimension("--tiles", &args.tiles)?;
+    if tiles > MAX_TILES {
+        return Err(err!("--tiles {tiles} is too many (at most {MAX_TILES})"));
+    }
     let view = view(args, width, height)?;
     let m = Mandelbrot::new(view, width, height, max_iter)
         .map_err(|e| err!("{e}"))?
         .with_min_area(min_area)
+        .with_tiles(tiles)
         .with_pe_hook(treelb_threads::current_pe);
     if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
         && a == b
@@ -109,8 +116,13 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
     lines.push(Line::new("computed", counts.computed).note("pixels iterated"));
     if method == Method::Subdivide {
         lines.push(Line::new("filled", counts.filled).note(format!(
-            "pixels in the set, not iterated: {} rectangles filled, {} cut in two, {} computed pixel by pixel",
-            counts.fills, counts.cuts, counts.blocks
+            "pixels in the set, not iterated: {} rectangles filled, {} cut in two, {} computed pixel by pixel; \
+             from {} × {} tiles",
+            counts.fills,
+            counts.cuts,
+            counts.blocks,
+            m.tiles(),
+            m.tiles()
         )));
     }
     lines.push(
@@ -146,6 +158,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         max_iter,
         method,
         min_area: (method == Method::Subdivide).then_some(min_area),
+        tiles: (method == Method::Subdivide).then_some(m.tiles()),
         pixel_area: m.pixel_area(),
     };
     let answer = Answer {
