@@ -11,7 +11,7 @@ use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View
 use treelb_threads::run_with_monitor;
 
 use crate::args::MandelbrotArgs;
-use crate::config::{Error, RunConfig, err, positive};
+use crate::config::{Error, RunConfig, Runtime, err, positive};
 use crate::progress::Progress;
 use crate::report::{Line, Report};
 
@@ -55,6 +55,9 @@ struct Answer {
 
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
+    if cfg.kind == Runtime::Mpi {
+        return Err(err!("--runtime mpi runs uts and nqueens (this command needs --runtime threads)"));
+    }
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;
     let max_iter = dimension("--max-iter", &args.max_iter)?;
