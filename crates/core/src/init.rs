@@ -142,6 +142,99 @@ pub fn selective<W: Work + Clone>(root: &W, pe: usize, p: usize) -> Share<W> {
     Share { piece: Some(piece), output, units }
 }
 
+/// The shares of several indices at once: for each index in `wanted` (each
+/// below `p`), the share [`selective`] gives it, computed in one descent of
+/// the splitting tree instead of one descent per index. A PE that owns many
+/// parts of a static assignment splits the root's upper levels once, and a
+/// root that must be worked before it splits (an atomic piece) is worked
+/// once per level, not once per part. Indices are returned in the order of
+/// `wanted`; duplicates are answered once.
+///
+/// ```
+/// use treelb::init::{selective, selective_shares};
+/// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+///
+/// struct Binary(u32);
+/// impl Search for Binary {
+///     type Node = u32;
+///     type Output = u64;
+///     fn root(&self) -> u32 { 0 }
+///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+///         *acc += 1;
+///         if d < self.0 { c.push(d + 1); c.push(d + 1); }
+///     }
+/// }
+/// let tree = Binary(10);
+/// let root = DfsWork::new(&tree, SplitPolicy::OldestHalf);
+/// let shares = selective_shares(&root, &[1, 4, 6], 8);
+/// assert_eq!(shares.len(), 3);
+/// for (index, share) in shares {
+///     let one = selective(&root, index, 8);
+///     assert_eq!((share.output, share.units), (one.output, one.units));
+/// }
+/// ```
+pub fn selective_shares<W: Work + Clone>(root: &W, wanted: &[usize], p: usize) -> Vec<(usize, Share<W>)> {
+    assert!(wanted.iter().all(|&i| i < p), "share indices must be below {p}");
+    let mut wanted: Vec<usize> = wanted.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    // The indices of the subtree (low, span): i ≡ low (mod span), i < p.
+    let any_wanted = |low: usize, span: usize| wanted.iter().any(|&i| i & (span - 1) == low);
+    let mut found: Vec<(usize, Share<W>)> = Vec::with_capacity(wanted.len());
+    // Pending subtrees: the piece, its lowest index, the span, and the
+    // output and units credited so far to that lowest index.
+    let mut stack: Vec<(Option<W>, usize, usize, W::Output, u64)> = Vec::new();
+    if !wanted.is_empty() {
+        stack.push((Some(root.clone()), 0, 1, W::Output::default(), 0));
+    }
+    while let Some((piece, low, mut span, mut output, mut units)) = stack.pop() {
+        let Some(mut piece) = piece else {
+            // An exhausted subtree: its lowest index keeps the credit, the
+            // others get nothing.
+            for &i in wanted.iter().filter(|&&i| i & (span - 1) == low) {
+                let (output, units) =
+                    if i == low { (std::mem::take(&mut output), units) } else { (W::Output::default(), 0) };
+                found.push((i, Share { piece: None, output, units }));
+            }
+            continue;
+        };
+        // Levels with no second index below p do not split.
+        while span < p && low + span >= p {
+            span <<= 1;
+        }
+        if span >= p {
+            found.push((low, Share { piece: Some(piece), output, units }));
+            continue;
+        }
+        let other = loop {
+            if let Some(other) = piece.split() {
+                break Some(other);
+            }
+            let progress = piece.work(1, &mut output);
+            units += progress.used(1);
+            if let Progress::Exhausted { .. } = progress {
+                break None;
+            }
+        };
+        let next = span << 1;
+        match other {
+            Some(other) => {
+                if any_wanted(low + span, next) {
+                    stack.push((Some(other), low + span, next, W::Output::default(), 0));
+                }
+                if any_wanted(low, next) {
+                    stack.push((Some(piece), low, next, output, units));
+                }
+            }
+            None => stack.push((None, low, span, output, units)),
+        }
+    }
+    // Only wanted indices were produced (a leaf's index is its subtree's
+    // only one, and it was wanted or the subtree was not pushed).
+    found.retain(|(i, _)| wanted.binary_search(i).is_ok());
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +287,30 @@ mod tests {
                         }
                     }
                     assert_eq!((total, units), (expected, nodes), "fan {fan}, {policy}, p = {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shares_of_many_indices_equal_the_shares_one_by_one() {
+        for fan in [0, 1, 3, 40] {
+            let tree = Broom { n: 9, fan };
+            for policy in SplitPolicy::ALL {
+                let root = DfsWork::new(&tree, policy);
+                for p in 1..=17 {
+                    for stride in 1..=3 {
+                        let wanted: Vec<usize> = (0..p).step_by(stride).collect();
+                        let many = selective_shares(&root, &wanted, p);
+                        assert_eq!(many.len(), wanted.len(), "fan {fan}, {policy}, p = {p}");
+                        for (index, share) in many {
+                            let one = selective(&root, index, p);
+                            let what = format!("fan {fan}, {policy}, p = {p}, index {index}");
+                            assert_eq!((share.output, share.units), (one.output, one.units), "{what}");
+                            let run = |piece: Option<DfsWork<'_, Broom>>| piece.map(|w| seq::run_work(w));
+                            assert_eq!(run(share.piece), run(one.piece), "{what}");
+                        }
+                    }
                 }
             }
         }

@@ -28,7 +28,8 @@
 //!   PEs take the largest piece there (by [`Work::load`]).
 //! * `static-block`, `static-cyclic`, `static-random` — the root is cut into
 //!   at least [`STATIC_PIECES_PER_PE`] parts per PE before the run (every PE
-//!   computes its own parts by selective initialization), each part is
+//!   computes its own parts by selective initialization, in one descent of
+//!   the splitting tree: `treelb::init::selective_shares`), each part is
 //!   assigned to one PE once, and nothing moves afterwards.
 //!
 //! Termination is the same live-piece counter as random polling (see
@@ -228,8 +229,8 @@ impl<'a, W: Work> PoolPe<'a, W> {
         W: Clone,
     {
         let assignment = StaticAssignment::new(self.strategy, self.p, STATIC_PIECES_PER_PE, seed);
-        for index in assignment.shares_of(self.me) {
-            let share = treelb::init::selective(root, index, assignment.pieces());
+        let mine = assignment.shares_of(self.me);
+        for (_, share) in treelb::init::selective_shares(root, &mine, assignment.pieces()) {
             self.add_initial(share.output, share.units);
             if let Some(piece) = share.piece {
                 self.shared.termination.piece_sent();
