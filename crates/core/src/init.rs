@@ -142,6 +142,11 @@ pub fn selective<W: Work + Clone>(root: &W, pe: usize, p: usize) -> Share<W> {
     Share { piece: Some(piece), output, units }
 }
 
+/// A pending subtree of [`selective_shares`]: the piece (`None` once
+/// exhausted), its lowest index, the span, and the output and units credited
+/// so far to that lowest index.
+type Subtree<W> = (Option<W>, usize, usize, <W as Work>::Output, u64);
+
 /// The shares of several indices at once: for each index in `wanted` (each
 /// below `p`), the share [`selective`] gives it, computed in one descent of
 /// the splitting tree instead of one descent per index. A PE that owns many
@@ -183,7 +188,7 @@ pub fn selective_shares<W: Work + Clone>(root: &W, wanted: &[usize], p: usize) -
     let mut found: Vec<(usize, Share<W>)> = Vec::with_capacity(wanted.len());
     // Pending subtrees: the piece, its lowest index, the span, and the
     // output and units credited so far to that lowest index.
-    let mut stack: Vec<(Option<W>, usize, usize, W::Output, u64)> = Vec::new();
+    let mut stack: Vec<Subtree<W>> = Vec::new();
     if !wanted.is_empty() {
         stack.push((Some(root.clone()), 0, 1, W::Output::default(), 0));
     }
@@ -307,7 +312,7 @@ mod tests {
                             let one = selective(&root, index, p);
                             let what = format!("fan {fan}, {policy}, p = {p}, index {index}");
                             assert_eq!((share.output, share.units), (one.output, one.units), "{what}");
-                            let run = |piece: Option<DfsWork<'_, Broom>>| piece.map(|w| seq::run_work(w));
+                            let run = |piece: Option<DfsWork<'_, Broom>>| piece.map(seq::run_work);
                             assert_eq!(run(share.piece), run(one.piece), "{what}");
                         }
                     }
