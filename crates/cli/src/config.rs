@@ -100,7 +100,9 @@ impl Runtime {
         match value {
             "threads" => Ok(Runtime::Threads),
             "mpi" if cfg!(feature = "mpi") => Ok(Runtime::Mpi),
-            "mpi" => Err(err!("--runtime mpi: this treelb was built without MPI (build with `--features mpi`)")),
+            "mpi" => {
+                Err(err!("--runtime mpi: this treelb was built without MPI (build with `--features mpi`)"))
+            }
             other => Err(err!("--runtime: unknown runtime `{other}` (expected one of: threads, mpi)")),
         }
     }
@@ -141,7 +143,13 @@ impl RunConfig {
         };
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
-        Ok(RunConfig { kind, runtime, split_policy, json: args.json, progress: !args.no_progress && !args.json })
+        Ok(RunConfig {
+            kind,
+            runtime,
+            split_policy,
+            json: args.json,
+            progress: !args.no_progress && !args.json,
+        })
     }
 }
 

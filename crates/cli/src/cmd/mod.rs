@@ -6,9 +6,9 @@ pub(crate) mod clique;
 pub(crate) mod compare;
 pub(crate) mod integrate;
 pub(crate) mod knapsack;
+pub(crate) mod mandelbrot;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
-pub(crate) mod mandelbrot;
 pub(crate) mod nqueens;
 pub(crate) mod sim;
 pub(crate) mod tsp;
@@ -34,7 +34,9 @@ where
     S::Node: Clone,
 {
     if cfg.kind == crate::config::Runtime::Mpi {
-        return Err(crate::config::err!("--runtime mpi runs uts and nqueens (this command needs --runtime threads)"));
+        return Err(crate::config::err!(
+            "--runtime mpi runs uts and nqueens (this command needs --runtime threads)"
+        ));
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
     let root = DfsWork::new(search, cfg.split_policy);
