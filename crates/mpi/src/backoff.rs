@@ -7,18 +7,36 @@
 use std::time::{Duration, Instant};
 
 const SPIN: Duration = Duration::from_micros(20);
-const YIELD_UNTIL: Duration = Duration::from_micros(300);
 const MAX_SLEEP: Duration = Duration::from_micros(250);
 
-/// An escalating wait, restarted whenever something happens.
+/// How long a wait yields before it starts sleeping.
+#[derive(Clone, Copy)]
+pub(crate) enum Patience {
+    /// Waiting for the answer to a request: it is owed and comes at the
+    /// victim's next probe, within about Δt of work; yield for up to 2 ms.
+    Reply,
+    /// Everything else (between requests after "no work", the drain).
+    Idle,
+}
+
+/// An escalating wait.
 pub(crate) struct Backoff {
     since: Instant,
     sleep_exp: u32,
+    yield_until: Duration,
 }
 
 impl Backoff {
     pub(crate) fn new() -> Self {
-        Backoff { since: Instant::now(), sleep_exp: 0 }
+        Backoff::with(Patience::Idle)
+    }
+
+    pub(crate) fn with(patience: Patience) -> Self {
+        let yield_until = match patience {
+            Patience::Reply => Duration::from_millis(2),
+            Patience::Idle => Duration::from_micros(300),
+        };
+        Backoff { since: Instant::now(), sleep_exp: 0, yield_until }
     }
 
     /// Waits once, a little longer than last time.
@@ -28,7 +46,7 @@ impl Backoff {
             for _ in 0..64 {
                 std::hint::spin_loop();
             }
-        } else if waited < YIELD_UNTIL {
+        } else if waited < self.yield_until {
             std::thread::yield_now();
         } else {
             std::thread::sleep(Duration::from_micros(1 << self.sleep_exp).min(MAX_SLEEP));

@@ -39,7 +39,7 @@ use treelb::strategy::VictimSelector;
 use treelb::termination::{FourCounter, Signal};
 use treelb::{Init, PeStats, Reduce, RunStats, Strategy, Work};
 
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, Patience};
 use crate::counter::SharedCounter;
 use crate::outbox::Outbox;
 use crate::wire::{self, Codec, RankReport, WireStats};
@@ -529,8 +529,13 @@ where
     /// answering others with "no work", until work arrives (`Some`) or the
     /// detector announces termination (`None`).
     fn find_work(&mut self) -> Option<C::Work> {
-        let mut backoff = Backoff::new();
+        // Between requests: escalates over the whole idle phase, so a PE
+        // that keeps hearing "no work" ends up sleeping. Waiting for an
+        // answer: restarts with every request and yields rather than sleeps.
+        let mut between = Backoff::new();
+        let mut answer = Backoff::with(Patience::Reply);
         loop {
+            let failed_before = self.stats.requests_failed;
             let polled = self.poll(None);
             if let Some(work) = polled.work {
                 return Some(work);
@@ -539,19 +544,23 @@ where
             if self.fc.is_terminated() {
                 return None;
             }
-            let mut asked = false;
-            if self.pending.is_none()
-                && let Some(victim) = self.next_victim()
-            {
-                self.pending = Some(victim);
-                self.stats.requests_sent += 1;
-                self.send(victim, REQUEST, Vec::new());
-                asked = true;
+            if self.stats.requests_failed > failed_before {
+                between.wait();
+            }
+            if self.pending.is_none() {
+                match self.next_victim() {
+                    Some(victim) => {
+                        self.pending = Some(victim);
+                        self.stats.requests_sent += 1;
+                        self.send(victim, REQUEST, Vec::new());
+                        answer = Backoff::with(Patience::Reply);
+                    }
+                    None => between.wait(),
+                }
+            } else if !polled.activity {
+                answer.wait();
             }
             self.outbox.progress();
-            if !asked && !polled.activity {
-                backoff.wait();
-            }
         }
     }
 
