@@ -119,6 +119,10 @@ pub struct SimReport {
     /// Per PE (empty unless asked for).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub per_pe: Vec<PeReport>,
+    /// The levels of a producer tree, root first (empty for other
+    /// strategies).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub levels: Vec<crate::multilevel::Level>,
 }
 
 impl SimReport {
@@ -391,6 +395,7 @@ pub fn simulate_with<W: SimWork>(
         wall_seconds: wall.elapsed().as_secs_f64(),
         utilization: sim.util.finish(t_par, m.p),
         per_pe: per,
+        levels: Vec::new(),
     };
     Ok((report, sim.output))
 }

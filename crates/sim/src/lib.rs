@@ -28,10 +28,13 @@
 //! * [`utilization`] — busy PEs over time, binned without knowing the run's
 //!   length in advance.
 //!
-//! Beside the machine, two models need no message passing at all:
+//! Beside the machine, three models need no event queue:
 //! [`producer`] is Kimura and Ichiyoshi's producer/consumer queue (`001_…`
-//! Definition 1), and [`alloc`] places p tasks on p servers by the lecture's
-//! rules (`002_…`). [`sweep`] searches for isoefficiency, [`plot`] draws
+//! Definition 1) on the i.i.d. subtask model (deterministic, exponential or
+//! uniform subtask sizes), [`multilevel`] their multi-level scheme, a tree
+//! of producers with a fan-out per level (the `multilevel` strategy of
+//! `treelb sim run`), and [`alloc`] places p tasks on p servers by the
+//! lecture's rules (`002_…`). [`sweep`] searches for isoefficiency, [`plot`] draws
 //! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
 //! into the reports of `docs/reproductions/`.
 //!
@@ -54,10 +57,11 @@
 //! [`sharing`] runs the work-sharing strategies on the same machine:
 //! randomized and extreme work sharing, two-choice and always-go-left
 //! placement of pushed work; [`static_assign`] the static block, cyclic and
-//! random assignments. Not simulated as schedulers (yet): Loui–Sohoni
+//! random assignments. Not simulated on tree-shaped work (yet): Loui–Sohoni
 //! max-load visiting on the message-passing machine (its shared-memory model
-//! is [`maxload`]), the multi-level producer/consumer tree and master–worker;
-//! [`engine::simulate`] says so when asked for one.
+//! is [`maxload`]), the producer tree (modelled on i.i.d. subtasks in
+//! [`multilevel`]) and master–worker; [`engine::simulate`] says so when asked
+//! for one.
 //!
 //! ```
 //! use treelb::{Init, Strategy};
@@ -78,6 +82,7 @@ pub mod alloc;
 pub mod engine;
 pub mod machine;
 pub mod maxload;
+pub mod multilevel;
 pub mod plot;
 pub mod producer;
 pub mod queue;

@@ -13,10 +13,16 @@
 //! Their results: with equal subtasks (deterministic case)
 //! `1/η_max ≈ 1 + p²/(λ t₁)`; with exponentially distributed subtask sizes
 //! `1/η_max ≈ 1 + ρ p² log p / (λ t₁)` for ρ = λ/(μp) > 1 — the load imbalance
-//! of the last subtasks costs a factor log p.
+//! of the last subtasks costs a factor log p. Subtask sizes of a general
+//! distribution whose remaining life never grows (Theorem 2's "moderate
+//! diversity"; here [`Sizes::Uniform`]) do no worse than exponential ones.
+//!
+//! The multi-level scheme, a tree of such producers, is [`crate::multilevel`].
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt;
+use std::str::FromStr;
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -24,11 +30,65 @@ use serde::{Deserialize, Serialize};
 
 /// How subtask sizes are distributed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Sizes {
-    /// Every subtask has size t₁/ν.
+    /// Every subtask has size t₁/ν (the paper's deterministic case).
     Deterministic,
-    /// Sizes are i.i.d. exponential with mean t₁/ν.
+    /// Sizes are i.i.d. exponential with mean t₁/ν (the exponential case:
+    /// a subtask's expected remaining life never shrinks).
     Exponential,
+    /// Sizes are i.i.d. uniform in [0, 2t₁/ν]: a general distribution of
+    /// moderate diversity (the expected remaining life only shrinks).
+    Uniform,
+}
+
+impl Sizes {
+    /// Every distribution, in the order of the paper.
+    pub const ALL: [Sizes; 3] = [Sizes::Deterministic, Sizes::Exponential, Sizes::Uniform];
+
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sizes::Deterministic => "deterministic",
+            Sizes::Exponential => "exponential",
+            Sizes::Uniform => "uniform",
+        }
+    }
+
+    /// A size of mean `mean` for a uniform random number `u ∈ [0, 1)`.
+    ///
+    /// ```
+    /// use treelb_sim::producer::Sizes;
+    /// assert_eq!(Sizes::Deterministic.sample(10.0, 0.9), 10.0);
+    /// assert_eq!(Sizes::Uniform.sample(10.0, 0.25), 5.0);
+    /// assert!((Sizes::Exponential.sample(10.0, 0.5) - 10.0 * 2f64.ln()).abs() < 1e-12);
+    /// ```
+    #[inline]
+    pub fn sample(self, mean: f64, u: f64) -> f64 {
+        match self {
+            Sizes::Deterministic => mean,
+            // Inverse transform; 1 - u avoids ln(0).
+            Sizes::Exponential => -mean * (1.0 - u).ln(),
+            Sizes::Uniform => 2.0 * mean * u,
+        }
+    }
+}
+
+impl fmt::Display for Sizes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Sizes {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Sizes::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Sizes::ALL.iter().map(|x| x.name()).collect();
+            format!("unknown subtask size distribution `{s}` (expected one of: {})", names.join(", "))
+        })
+    }
 }
 
 /// The parallel time of one run: `nu` subtasks of the given sizes, produced
@@ -45,8 +105,7 @@ pub fn run(p: usize, nu: usize, t1: f64, lambda: f64, sizes: Sizes, rng: &mut Sm
         let start = created.max(f64::from_bits(first));
         let r = match sizes {
             Sizes::Deterministic => mean,
-            // Inverse transform; 1 - u avoids ln(0).
-            Sizes::Exponential => -mean * (1.0 - rng.random::<f64>()).ln(),
+            _ => sizes.sample(mean, rng.random::<f64>()),
         };
         total += r;
         let done = start + r;

@@ -187,6 +187,7 @@ pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::O
         wall_seconds: wall.elapsed().as_secs_f64(),
         utilization: sim.util.finish(t_par, m.p),
         per_pe: per,
+        levels: Vec::new(),
     };
     Ok((report, sim.output))
 }

@@ -144,6 +144,7 @@ pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::O
             .zip(&busy)
             .map(|(&u, &b)| PeReport { busy: b, idle: t_par - b, work_units: u, ..PeReport::default() })
             .collect(),
+        levels: Vec::new(),
     };
     Ok((report, output))
 }

@@ -43,8 +43,34 @@ impl Recorder {
         self.busy
     }
 
-    fn advance(&mut self, t: Time) {
-        debug_assert!(t >= self.last);
+    /// One PE is busy from `start` to `end`, whatever was recorded before:
+    /// for models that produce busy intervals out of time order (the
+    /// producer tree of [`crate::multilevel`]). Not to be mixed with
+    /// [`set`](Self::set) in one recording.
+    ///
+    /// ```
+    /// use treelb_sim::utilization::Recorder;
+    /// let mut r = Recorder::default();
+    /// r.add_interval(5, 10);
+    /// r.add_interval(0, 10);
+    /// let u = r.finish(10, 2);
+    /// assert_eq!(u.bin_width, 1);
+    /// assert_eq!(u.values, [0.5, 0.5, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    /// ```
+    pub fn add_interval(&mut self, start: Time, end: Time) {
+        debug_assert!(self.busy == 0, "add_interval after set");
+        self.coarsen(end);
+        let mut t = start;
+        while t < end {
+            let bin = (t / self.width) as usize;
+            let stop = end.min((bin as Time + 1) * self.width);
+            self.bins[bin] += u128::from(stop - t);
+            t = stop;
+        }
+    }
+
+    /// Widens the bins until time `t` lies in the last one or before.
+    fn coarsen(&mut self, t: Time) {
         while t >= self.width * MAX_BINS as Time {
             for i in 0..MAX_BINS / 2 {
                 self.bins[i] = self.bins[2 * i] + self.bins[2 * i + 1];
@@ -52,6 +78,11 @@ impl Recorder {
             self.bins[MAX_BINS / 2..].fill(0);
             self.width *= 2;
         }
+    }
+
+    fn advance(&mut self, t: Time) {
+        debug_assert!(t >= self.last);
+        self.coarsen(t);
         if self.busy == 0 {
             self.last = t;
             return;

@@ -71,9 +71,17 @@ fn report_writes_markdown_and_plots() {
     std::fs::create_dir_all(&dir).unwrap();
     let all = reproduce::all(Scale::Tiny, &mut Quiet);
     let md = reproduce::write_report(&all, &dir, "test").unwrap();
-    for plot in
-        ["fig2_utilization.png", "isoefficiency.png", "bound.png", "producer_consumer.png", "allocation.png"]
-    {
+    for plot in [
+        "fig2_utilization.png",
+        "isoefficiency.png",
+        "bound.png",
+        "producer_consumer.png",
+        "multilevel_iso.png",
+        "multilevel_fanout.png",
+        "allocation.png",
+        "maxload.png",
+        "sharing.png",
+    ] {
         assert!(md.contains(plot));
         let len = std::fs::metadata(dir.join(plot)).unwrap().len();
         assert!(len > 5_000 && len < 500_000, "{plot}: {len} bytes");
@@ -91,6 +99,9 @@ fn producer_consumer_exponential_sizes_cost_log_p() {
         let det = r.normalized(r.deterministic.0);
         assert!((0.8..1.25).contains(&det), "p = {}: {det}", r.p);
         assert!(r.exponential.0 < r.deterministic.0);
+        // Theorem 2: a general size distribution of moderate diversity does
+        // no worse than the exponential one.
+        assert!(r.exponential.0 < r.uniform.0 && r.uniform.0 < r.deterministic.0, "p = {}", r.p);
     }
     let first = &k.rows[0];
     let last = k.rows.last().unwrap();
@@ -119,4 +130,30 @@ fn random_polling_communicates_less_than_work_sharing() {
         assert!(reproduce::messages(at(s)) > 3 * reproduce::messages(rp), "{s}");
     }
     assert!(at(Strategy::TwoChoice).efficiency > at(Strategy::WorkSharing).efficiency);
+}
+
+/// `001_…` Theorem 3: more levels, slower growth of the work needed for a
+/// fixed efficiency (exponents 2, 3/2, 4/3), and less work at large p.
+#[test]
+fn multilevel_work_grows_slower_with_more_levels() {
+    let m = reproduce::multilevel(Scale::Tiny, &mut Quiet);
+    let slope = |l: usize| m.curves[l - 1].slope_from(64);
+    assert!((slope(1) - 2.0).abs() < 0.05, "one level: p^{}", slope(1));
+    assert!((1.3..1.8).contains(&slope(2)), "two levels: p^{}", slope(2));
+    assert!(slope(3) < slope(2), "three levels: p^{} vs two: p^{}", slope(3), slope(2));
+    let at = |l: usize| m.curves[l - 1].work_at(1024).unwrap();
+    assert!(at(3) < at(2) && at(2) < at(1), "{} {} {}", at(1), at(2), at(3));
+}
+
+/// `001_…` Theorem 4: with exponential subtasks the two-level tree that
+/// needs the least work has a root fan-out above the uniform tree's √p.
+#[test]
+fn multilevel_root_fanout_beats_the_uniform_tree() {
+    let m = reproduce::multilevel(Scale::Tiny, &mut Quiet);
+    for row in &m.fanout {
+        let best = row.best().expect("some tree reaches the target");
+        let uniform = row.uniform().expect("the uniform tree is tried");
+        assert!(best.fanout[0] > uniform.fanout[0], "p = {}: best {:?}", row.p, best.fanout);
+        assert!(best.work.unwrap() < uniform.work.unwrap(), "p = {}", row.p);
+    }
 }

@@ -15,7 +15,9 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_sim::engine::{SimReport, simulate_with};
+use treelb_sim::multilevel::{Multilevel, Search, best_rho, even_fanout};
 use treelb_sim::plot::{Chart, Legend, Series, Style};
+use treelb_sim::producer::Sizes;
 use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::sweep::Observer;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig};
@@ -42,7 +44,8 @@ enum SimCommand {
 struct RunArgs {
     /// Balancing strategy: random-polling, global-round-robin, async-round-robin,
     /// work-sharing, extreme-work-sharing, two-choice, always-go-left,
-    /// static-block, static-cyclic or static-random
+    /// static-block, static-cyclic, static-random, or multilevel (Kimura and
+    /// Ichiyoshi's producer tree, on the i.i.d. subtask model)
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     strategy: String,
     /// How the root reaches the PEs: root (PE 0 starts) or selective
@@ -54,10 +57,13 @@ struct RunArgs {
     /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
     #[arg(long, value_name = "NET", default_value = "crossbar")]
     network: String,
-    /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), or uts:TREE
-    /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19"
-    #[arg(long, value_name = "SPEC", default_value = "alpha:0.333")]
-    workload: String,
+    /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
+    /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
+    /// for multilevel the i.i.d. subtask model, iid:SIZES with SIZES
+    /// deterministic, exponential or uniform [default: alpha:0.333, for
+    /// multilevel iid:exponential]
+    #[arg(long, value_name = "SPEC")]
+    workload: Option<String>,
     /// Abstract workloads: total work T_seq, in ticks
     #[arg(short = 'w', long, value_name = "TICKS", default_value = "1000000000")]
     work: String,
@@ -73,6 +79,22 @@ struct RunArgs {
     /// UTS: which open nodes a split gives away: oldest-half or bottom
     #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
     split_policy: String,
+    /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
+    /// the product is P) [default: --levels levels as even as P allows]
+    #[arg(long, value_name = "F1,F2,...")]
+    fanout: Option<String>,
+    /// Multilevel: the number of producer levels when --fanout is not given
+    #[arg(long, value_name = "L", default_value = "2")]
+    levels: String,
+    /// Multilevel: granularity ρ per level (one value for all, or one per
+    /// level), the grain of level i being ρ_i · (consumers below) · T_produce;
+    /// `best` searches for the most efficient ρ on this run's seed (a few
+    /// dozen runs of the tree)
+    #[arg(long, value_name = "RHO", default_value = "best")]
+    rho: String,
+    /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
+    #[arg(long, value_name = "TICKS")]
+    t_produce: Option<String>,
     /// T_rout: ticks per message hop
     #[arg(long, value_name = "TICKS")]
     t_rout: Option<String>,
@@ -163,8 +185,24 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
     if let Some(m) = &a.max_events {
         cfg.max_events = positive("--max-events", m)?;
     }
-    let (kind, spec) = a.workload.split_once(':').unwrap_or((a.workload.as_str(), ""));
+    let spec_default = if strategy == Strategy::Multilevel { "iid:exponential" } else { "alpha:0.333" };
+    let workload_spec = a.workload.as_deref().unwrap_or(spec_default);
+    let (kind, spec) = workload_spec.split_once(':').unwrap_or((workload_spec, ""));
+    if (kind == "iid") != (strategy == Strategy::Multilevel) {
+        return Err(if kind == "iid" {
+            err!(
+                "--workload {workload_spec}: the i.i.d. subtask model runs with --strategy multilevel \
+                 (one level is the single-level producer/consumer scheme)"
+            )
+        } else {
+            err!(
+                "--strategy multilevel runs on the i.i.d. subtask model of Kimura and Ichiyoshi: \
+                 use --workload iid:deterministic, iid:exponential or iid:uniform"
+            )
+        });
+    }
     let (report, workload) = match kind {
+        "iid" => multilevel(a, spec, &cfg)?,
         "alpha" => {
             let dist: AlphaDist = parse("--workload", spec)?;
             let model = AlphaModel {
@@ -194,8 +232,7 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         }
         _ => {
             return Err(err!(
-                "--workload: expected alpha:A, alpha:LO..0.5 or uts:TREE, got `{}`",
-                a.workload
+                "--workload: expected alpha:A, alpha:LO..0.5, uts:TREE or iid:SIZES, got `{workload_spec}`"
             ));
         }
     };
@@ -209,6 +246,100 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         summary(&report, &workload, out)?;
     }
     Ok(report.complete)
+}
+
+/// `--strategy multilevel --workload iid:SIZES`: Kimura and Ichiyoshi's
+/// producer tree over P consumers.
+fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, String), Error> {
+    let sizes: Sizes = parse("--workload", spec)?;
+    let m = &cfg.machine;
+    if m.network != Network::Crossbar {
+        return Err(err!(
+            "--network {}: the producer tree is not placed on a network; multilevel runs on a crossbar",
+            m.network
+        ));
+    }
+    if cfg.init != Init::Root {
+        return Err(err!(
+            "--init {}: a producer tree starts from its root producer; use --init root",
+            cfg.init
+        ));
+    }
+    if a.max_events.is_some() {
+        return Err(err!("--max-events: the producer tree is computed level by level, not event by event"));
+    }
+    let fanout: Vec<u32> = match &a.fanout {
+        Some(list) => {
+            let f = list
+                .split(',')
+                .map(|x| {
+                    u32::try_from(positive("--fanout", x)?).map_err(|_| err!("--fanout: `{x}` is too large"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let product: u64 = f.iter().map(|&x| u64::from(x)).product();
+            if product != u64::from(m.p) {
+                return Err(err!(
+                    "--fanout {list}: the fan-outs multiply to {product}, but --pes is {}",
+                    m.p
+                ));
+            }
+            f
+        }
+        None => {
+            let l = positive("--levels", &a.levels)?;
+            if l > treelb_sim::multilevel::MAX_LEVELS as u64 {
+                return Err(err!("--levels {l}: at most {} levels", treelb_sim::multilevel::MAX_LEVELS));
+            }
+            even_fanout(m.p, l as usize)
+        }
+    };
+    let t_produce = match &a.t_produce {
+        Some(v) => number("--t-produce", v)?,
+        None => m.costs.t_split,
+    };
+    let work: u64 = positive("--work", &a.work)?;
+    let rho: Vec<f64> = if a.rho == "best" {
+        let search = Search {
+            sizes,
+            t_produce,
+            t_rout: m.costs.t_rout,
+            trials: 1,
+            seed: cfg.seed,
+            target: 1.0,
+            steps: 0,
+            max_work: work,
+        };
+        best_rho(&fanout, &search, work, None).1
+    } else {
+        let values = a
+            .rho
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<f64>().ok().filter(|r| r.is_finite() && *r > 0.0).ok_or_else(|| {
+                    err!("--rho: expected `best` or positive numbers separated by commas, got `{x}`")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        match values.len() {
+            1 => vec![values[0]; fanout.len()],
+            n if n == fanout.len() => values,
+            n => return Err(err!("--rho: {n} values for {} levels", fanout.len())),
+        }
+    };
+    let tree =
+        Multilevel::with_rho(fanout, &rho, sizes, t_produce, m.costs.t_rout).map_err(|e| err!("{e}"))?;
+    let mut report = tree.report(work, cfg.seed);
+    if !a.per_pe {
+        report.per_pe.clear();
+    }
+    let rho: Vec<String> = tree.rho().iter().map(|r| format!("{r:.2}")).collect();
+    let what = format!(
+        "i.i.d. subtasks ({sizes} sizes), T₁ = {work} ticks, 1/λ = {t_produce} ticks per piece, ρ = {} \
+         ({} producers besides the P consumers)",
+        rho.join(", "),
+        tree.producers()
+    );
+    Ok((report, what))
 }
 
 fn utilization_chart(r: &SimReport) -> Chart {
@@ -242,6 +373,20 @@ fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Err
         c.t_rout, c.t_split, c.t_poll, c.dt, c.t_counter
     )?;
     writeln!(out, "workload      {workload}")?;
+    if !r.levels.is_empty() {
+        let join = |f: &dyn Fn(&treelb_sim::multilevel::Level) -> String, sep: &str| {
+            r.levels.iter().map(f).collect::<Vec<_>>().join(sep)
+        };
+        writeln!(
+            out,
+            "tree          {} level{}: fan-out {}, grain {} ticks, pieces {} (root first)",
+            r.levels.len(),
+            if r.levels.len() == 1 { "" } else { "s" },
+            join(&|l| l.fanout.to_string(), " × "),
+            join(&|l| format!("{:.0}", l.grain), " / "),
+            join(&|l| l.pieces.to_string(), " / "),
+        )?;
+    }
     writeln!(out, "T_seq         {} ticks ({} units)", r.t_seq, r.work_units)?;
     writeln!(
         out,
@@ -329,4 +474,76 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     std::fs::write(path, bytes).map_err(|e| err!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// `treelb sim …` on its own.
+    #[derive(Debug, Parser)]
+    struct Sim {
+        #[command(flatten)]
+        args: SimArgs,
+    }
+
+    fn sim(args: &[&str]) -> Result<String, Error> {
+        let parsed = Sim::try_parse_from(std::iter::once("sim").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let mut out = Vec::new();
+        run(&parsed.args, &mut out)?;
+        Ok(String::from_utf8(out).expect("utf-8"))
+    }
+
+    #[test]
+    fn multilevel_runs_by_name_and_reports_its_tree() {
+        let out = sim(&[
+            "run",
+            "--strategy",
+            "multilevel",
+            "-p",
+            "64",
+            "--fanout",
+            "8,8",
+            "--rho",
+            "4,1",
+            "--work",
+            "2000000",
+            "--workload",
+            "iid:deterministic",
+            "--t-rout",
+            "0",
+            "--json",
+            "--per-pe",
+        ])
+        .unwrap();
+        let r: SimReport = serde_json::from_str(&out).unwrap();
+        assert_eq!((r.strategy.as_str(), r.machine.p, r.t_seq), ("multilevel", 64, 2_000_000));
+        assert_eq!(r.levels.iter().map(|l| l.fanout).collect::<Vec<_>>(), [8, 8]);
+        assert_eq!(r.levels.iter().map(|l| l.grain).collect::<Vec<_>>(), [4.0 * 64.0 * 10.0, 8.0 * 10.0]);
+        assert_eq!(r.per_pe.len(), 64);
+        assert_eq!(r.per_pe.iter().map(|pe| pe.work_units).sum::<u64>(), 2_000_000);
+        // The default search for ρ, three even levels, and the summary.
+        let out = sim(&["run", "--strategy", "multilevel", "-p", "64", "--levels", "3", "--work", "1000000"])
+            .unwrap();
+        assert!(out.contains("tree          3 levels: fan-out 4 × 4 × 4"), "{out}");
+        assert!(out.contains("exponential sizes"), "{out}");
+    }
+
+    #[test]
+    fn multilevel_says_what_does_not_fit() {
+        let fails = |args: &[&str], what: &str| {
+            let e = sim(args).unwrap_err().0;
+            assert!(e.contains(what), "{args:?}: {e}");
+        };
+        fails(&["run", "--strategy", "multilevel", "-p", "64", "--fanout", "8,4"], "multiply to 32");
+        fails(&["run", "--strategy", "multilevel", "-p", "64", "--rho", "1,2,3"], "3 values for 2 levels");
+        fails(&["run", "--strategy", "multilevel", "--rho", "fast"], "--rho");
+        fails(&["run", "--strategy", "multilevel", "--network", "ring"], "crossbar");
+        fails(&["run", "--strategy", "multilevel", "--workload", "alpha:0.3"], "iid:");
+        fails(&["run", "--strategy", "multilevel", "--workload", "iid:pareto"], "pareto");
+        fails(&["run", "--workload", "iid:uniform"], "--strategy multilevel");
+    }
 }
