@@ -14,7 +14,8 @@
 //!   costs `T_rout` per hop of the network (crossbar, fat tree, 3D/2D torus,
 //!   ring); a busy PE probes for messages every Δt of work at `T_poll` a
 //!   probe; a split costs `T_split`; termination detection is a tree
-//!   reduction, `2⌈log₂ P⌉·T_rout` after the last piece ends.
+//!   reduction, `2⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar
+//!   (the reduction tree's messages travel the network too).
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
 //!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
 //!   generations; or a real UTS tree, one node costing a given time.

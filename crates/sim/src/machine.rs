@@ -6,9 +6,10 @@
 //! where `d` is the number of hops on the [`Network`] (1 on a crossbar, so
 //! `T_rout` = L + o + g there). A busy PE probes its message queue every Δt
 //! of work, and each probe costs `T_poll`; serving a request costs `T_split`
-//! on top. Termination detection is a tree reduction: the run ends
-//! `2 ⌈log₂ P⌉ · T_rout` after the last piece is exhausted (a wave up the
-//! reduction tree and the verdict back down).
+//! on top. Termination detection is a tree reduction: the run ends a wave
+//! up a binomial reduction tree and the verdict back down after the last
+//! piece is exhausted, `2 ⌈log₂ P⌉ · T_rout` on a crossbar (more on
+//! networks whose tree edges span several hops).
 
 use std::fmt;
 use std::str::FromStr;
@@ -191,16 +192,29 @@ impl Machine {
     }
 
     /// The delay of termination detection after the last piece is exhausted:
-    /// a reduction up a binary tree and the verdict back down,
-    /// `2 ⌈log₂ P⌉ · T_rout` (`003_…`: O(T_rout log P)). Zero for one PE.
+    /// a reduction up a binomial tree rooted at PE 0 and the verdict back
+    /// down, twice [`broadcast_delay`](Self::broadcast_delay) — on a
+    /// crossbar `2 ⌈log₂ P⌉ · T_rout` (`003_…`: O(T_rout log P)). Zero for
+    /// one PE.
+    ///
+    /// ```
+    /// use treelb_sim::machine::{Costs, Machine, Network};
+    /// let m = |n| Machine::new(1024, n, Costs::default());
+    /// assert_eq!(m(Network::Crossbar).termination_delay(), 2 * 10 * 100);
+    /// // A ring: the tree's messages travel 1 + 2 + 4 + … + 512 hops.
+    /// assert_eq!(m(Network::Ring).termination_delay(), 2 * 1023 * 100);
+    /// ```
     pub fn termination_delay(&self) -> Time {
-        2 * Time::from(self.log_p()) * self.costs.t_rout
+        2 * self.broadcast_delay()
     }
 
-    /// The time a broadcast from PE 0 takes to reach every PE along a binary
-    /// tree: `⌈log₂ P⌉ · T_rout` (selective initialization starts with it).
+    /// The time a broadcast from PE 0 takes to reach every PE along a
+    /// binomial tree, whose level-j messages go between PEs 2^j apart:
+    /// `Σ_j T_rout · max(1, d(0, 2^j))` over the ⌈log₂ P⌉ levels, so
+    /// `⌈log₂ P⌉ · T_rout` on a crossbar and about `d(n) · T_rout` on a
+    /// ring or torus (selective initialization starts with it).
     pub fn broadcast_delay(&self) -> Time {
-        Time::from(self.log_p()) * self.costs.t_rout
+        (0..self.log_p()).map(|j| self.delay(0, 1 << j)).sum()
     }
 }
 

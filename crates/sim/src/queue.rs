@@ -263,6 +263,14 @@ impl EventQueue {
         self.pop_slow()
     }
 
+    /// The event [`pop`](Self::pop) returns next, if it is due at the same
+    /// time as the last one popped (so that its PE's state can be fetched
+    /// into the cache while the current event is handled).
+    #[inline]
+    pub fn peek_same_time(&self) -> Option<&Kind> {
+        self.wheel[(self.now % SPAN) as usize].get(self.head)
+    }
+
     #[cold]
     fn pop_slow(&mut self) -> Option<Event> {
         // The current bucket is drained: empty it, keeping its memory.

@@ -779,7 +779,7 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
          values split by their own `split`, and selective initialization is \
          `treelb::init::selective`. Time is in ticks; unless said otherwise a message \
          costs `T_rout` = 100 ticks, a split `T_split` = 10, a probe `T_poll` = 1 every \
-         Δt = 100 ticks of work, and termination detection `2⌈log₂ P⌉·T_rout`.\n",
+         Δt = 100 ticks of work, and termination detection `2⌈log₂ P⌉·T_rout` (on a crossbar; a binomial reduction tree whose messages travel the network).\n",
         all.scale
     );
     let f = &all.fig2;

@@ -3,7 +3,7 @@
 //!
 //! PE 0 splits the root breadth first — always the oldest piece next — into
 //! [`PIECES_PER_PE`]·P pieces (`T_split` each), then scatters them along a
-//! binary tree (`⌈log₂ P⌉·T_rout`). The pieces go to PEs in contiguous
+//! binomial tree (`⌈log₂ P⌉·T_rout` on a crossbar). The pieces go to PEs in contiguous
 //! blocks (static-block), round robin (static-cyclic) or uniformly at random
 //! (static-random, from the PE 0's `VictimSelector`). No PE ever asks for
 //! work: a PE's time is its pieces' work plus one probe per Δt, and the run
