@@ -78,9 +78,9 @@ pub use treelb::{Init, RunStats, Strategy, Work};
 
 use crossbeam_utils::CachePadded;
 use treelb::Reduce;
-use treelb::init::selective;
+use treelb::init::{Share, selective_shares};
 use treelb::load::LoadHeap;
-use treelb::placement::ProducerTree;
+use treelb::placement::{ProducerTree, StaticAssignment};
 use treelb::strategy::VictimSelector;
 
 use mailbox::Mailbox;
@@ -298,13 +298,12 @@ where
     let strategy = config.strategy;
     let is_static =
         matches!(strategy, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom);
-    // Static assignment: every PE holds one live count while it computes its
-    // parts (see `PoolPe::take_static_share`).
-    let init = if is_static { Init::Selective } else { config.init };
-    let live = match init {
-        Init::Root => 1,
-        Init::Selective => p,
-    };
+    let start = Instant::now();
+    // The initial pieces of every PE, cut on this thread before any PE
+    // starts (see `initial_shares`).
+    let (initial, init_output, init_units) = initial_shares(root, config, is_static);
+    let live = initial.iter().map(Vec::len).sum();
+    let mut init_done = Some((init_output, init_units));
     let pooled = pool::uses_pools(strategy);
     let shared = Shared {
         mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
@@ -318,29 +317,16 @@ where
         panic: Mutex::new(None),
         monitor: thread::current(),
     };
-    let start = Instant::now();
-    let mut root = Some(root);
+    let mut initial = initial.into_iter();
     let results: Vec<(W::Output, treelb::PeStats)> = thread::scope(|scope| {
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
-                let piece = match init {
-                    Init::Root => {
-                        if me == 0 {
-                            root.take()
-                        } else {
-                            None
-                        }
-                    }
-                    Init::Selective => None,
-                };
-                let root = match init {
-                    Init::Selective => root.clone(),
-                    Init::Root => None,
-                };
+                let pieces = initial.next().expect("one list of pieces per PE");
+                let done = if me == 0 { init_done.take() } else { None };
                 thread::Builder::new()
                     .name(format!("treelb-pe-{me}"))
-                    .spawn_scoped(scope, move || pe_main(me, p, shared, config, piece, root))
+                    .spawn_scoped(scope, move || pe_main(me, shared, config, pieces, done))
                     .expect("failed to spawn a PE thread")
             })
             .collect();
@@ -385,35 +371,100 @@ pub fn current_pe() -> Option<usize> {
     CURRENT_PE.with(|c| c.get())
 }
 
-/// The body of PE thread `me`: initialization, the loop, panic capture.
+/// The initial pieces of every PE, and the output and work units of the
+/// splitting that made them (credited to PE 0, which [`current_pe`] names
+/// while the splitting runs).
+///
+/// * `Init::Root`: PE 0 holds the root, the others nothing.
+/// * `Init::Selective`: share `i` of selective initialization for PE `i`.
+/// * Static assignment: the parts of [`treelb::placement::StaticAssignment`],
+///   each to its PE.
+///
+/// All shares come from one descent of the splitting tree on the calling
+/// thread, before any PE runs. Computing them on the PEs in parallel (as the
+/// MPI runtime does, by broadcast) is only correct if every PE cuts the root
+/// the same way; a branch-and-bound search prunes by a shared incumbent that
+/// changes while PEs run, so two PEs could cut it differently and lose part
+/// of the tree. Here the cuts are made once. The cost is `O(log P)` levels
+/// of splits, small next to any run worth balancing.
+fn initial_shares<W: Work + Clone>(
+    root: W,
+    config: &Config,
+    is_static: bool,
+) -> (Vec<Vec<W>>, W::Output, u64) {
+    CURRENT_PE.with(|c| c.set(Some(0)));
+    let shares = cut_root(root, config, is_static);
+    CURRENT_PE.with(|c| c.set(None));
+    let mut output = W::Output::default();
+    let mut units = 0;
+    let pieces = shares
+        .into_iter()
+        .map(|list| {
+            list.into_iter()
+                .filter_map(|share| {
+                    output.merge(share.output);
+                    units += share.units;
+                    share.piece
+                })
+                .collect()
+        })
+        .collect();
+    (pieces, output, units)
+}
+
+/// The shares of [`initial_shares`], per PE.
+fn cut_root<W: Work + Clone>(root: W, config: &Config, is_static: bool) -> Vec<Vec<Share<W>>> {
+    let p = config.threads;
+    let mut initial: Vec<Vec<Share<W>>> = (0..p).map(|_| Vec::new()).collect();
+    if is_static {
+        let assignment = StaticAssignment::new(config.strategy, p, STATIC_PIECES_PER_PE, config.seed);
+        let all: Vec<usize> = (0..assignment.pieces()).collect();
+        let mut by_index: Vec<Option<Share<W>>> = (0..assignment.pieces()).map(|_| None).collect();
+        for (index, share) in selective_shares(&root, &all, assignment.pieces()) {
+            by_index[index] = Some(share);
+        }
+        for (pe, list) in initial.iter_mut().enumerate() {
+            for index in assignment.shares_of(pe) {
+                list.push(by_index[index].take().expect("every index has its share"));
+            }
+        }
+    } else if config.init == Init::Selective {
+        let all: Vec<usize> = (0..p).collect();
+        for (index, share) in selective_shares(&root, &all, p) {
+            initial[index].push(share);
+        }
+    } else {
+        initial[0].push(Share { piece: Some(root), output: W::Output::default(), units: 0 });
+    }
+    initial
+}
+
+/// The body of PE thread `me`: its initial pieces (and, for PE 0, the
+/// output of cutting them), the loop, panic capture.
 fn pe_main<W: Work + Clone>(
     me: usize,
-    p: usize,
     shared: &Shared<W>,
     config: &Config,
-    piece: Option<W>,
-    broadcast: Option<W>,
+    pieces: Vec<W>,
+    init: Option<(W::Output, u64)>,
 ) -> (W::Output, treelb::PeStats) {
     CURRENT_PE.with(|c| c.set(Some(me)));
     if pool::uses_pools(config.strategy) {
-        return pool_main(me, p, shared, config, piece, broadcast);
+        return pool_main(me, shared, config, pieces, init);
     }
-    let victims = VictimSelector::new(config.strategy, me, p, config.seed);
+    let victims = VictimSelector::new(config.strategy, me, shared.mailboxes.len(), config.seed);
     let mut pe = Pe::new(me, shared, config.budget, victims);
     if shared.loads.is_some() {
         pe.reporter = Some(treelb::load::LazyReporter::new(f64::from(config.rho_milli) / 1000.0));
     }
+    if let Some((output, units)) = init {
+        pe.add_initial(output, units);
+    }
+    debug_assert!(pieces.len() <= 1, "a stealing PE starts with one piece at most");
+    let piece = pieces.into_iter().next();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut piece = piece;
-        if let Some(root) = broadcast {
-            let share = selective(&root, me, p);
-            drop(root);
-            pe.add_initial(share.output, share.units);
-            piece = share.piece;
-            if piece.is_none() && shared.termination.piece_exhausted() {
-                shared.wake_monitor();
-                return Exit::Done;
-            }
+        if piece.is_none() && shared.termination.is_done() {
+            return Exit::Done;
         }
         pe.run(piece)
     }));
@@ -424,47 +475,24 @@ fn pe_main<W: Work + Clone>(
     (std::mem::take(&mut pe.acc), pe.stats)
 }
 
-/// The body of PE thread `me` under a pool-based strategy.
+/// The body of PE thread `me` under a pool-based strategy: its initial
+/// pieces wait in its pool (master–worker: the central pool).
 fn pool_main<W: Work + Clone>(
     me: usize,
-    p: usize,
     shared: &Shared<W>,
     config: &Config,
-    piece: Option<W>,
-    broadcast: Option<W>,
+    pieces: Vec<W>,
+    init: Option<(W::Output, u64)>,
 ) -> (W::Output, treelb::PeStats) {
     let mut pe = PoolPe::new(me, shared, config.budget, config.strategy, config.seed);
-    let is_static =
-        matches!(config.strategy, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut piece = piece;
-        if let Some(root) = broadcast {
-            if is_static {
-                pe.take_static_share(&root, config.seed);
-            } else {
-                let share = selective(&root, me, p);
-                pe.add_initial(share.output, share.units);
-                if let Some(first) = share.piece {
-                    shared.termination.piece_sent();
-                    pe.keep(first);
-                }
-            }
-            drop(root);
-            // Release this PE's initialization count: its pieces are counted.
-            if shared.termination.piece_exhausted() {
-                shared.wake_monitor();
-                return Exit::Done;
-            }
-        } else if let Some(first) = piece.take() {
-            // PE 0 with the root: master–worker puts it in the central pool.
-            if config.strategy == Strategy::MasterWorker {
-                pe.keep(first);
-            } else {
-                piece = Some(first);
-            }
-        }
-        pe.run(piece)
-    }));
+    if let Some((output, units)) = init {
+        pe.add_initial(output, units);
+    }
+    for piece in pieces {
+        // Already counted as live by the caller.
+        pe.keep(piece);
+    }
+    let result = panic::catch_unwind(AssertUnwindSafe(|| pe.run(None)));
     match result {
         Ok(Exit::Done | Exit::Aborted) => {}
         Err(payload) => shared.abort_with(payload),

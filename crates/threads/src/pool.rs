@@ -27,9 +27,9 @@
 //!   central pool is empty, and pushes the part into the central pool; idle
 //!   PEs take the largest piece there (by [`Work::load`]).
 //! * `static-block`, `static-cyclic`, `static-random` — the root is cut into
-//!   at least [`STATIC_PIECES_PER_PE`] parts per PE before the run (every PE
-//!   computes its own parts by selective initialization, in one descent of
-//!   the splitting tree: `treelb::init::selective_shares`), each part is
+//!   at least [`STATIC_PIECES_PER_PE`] parts per PE before the run (by
+//!   selective initialization, in one descent of the splitting tree:
+//!   `treelb::init::selective_shares`), each part is
 //!   assigned to one PE once, and nothing moves afterwards.
 //!
 //! Termination is the same live-piece counter as random polling (see
@@ -44,7 +44,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use treelb::placement::{self, StaticAssignment};
+use treelb::placement;
 use treelb::strategy::VictimSelector;
 use treelb::{PeStats, Reduce, Strategy, Work};
 
@@ -218,24 +218,6 @@ impl<'a, W: Work> PoolPe<'a, W> {
         match &self.shared.central {
             Some(central) if self.strategy == Strategy::MasterWorker => central.push(piece, false),
             _ => self.shared.pools[self.me].push(piece, self.me),
-        }
-    }
-
-    /// Static assignment: computes this PE's parts of `root` and puts them
-    /// into its pool, counting each as a live piece. The caller holds one
-    /// live count for this PE until it returns.
-    pub(crate) fn take_static_share(&mut self, root: &W, seed: u64)
-    where
-        W: Clone,
-    {
-        let assignment = StaticAssignment::new(self.strategy, self.p, STATIC_PIECES_PER_PE, seed);
-        let mine = assignment.shares_of(self.me);
-        for (_, share) in treelb::init::selective_shares(root, &mine, assignment.pieces()) {
-            self.add_initial(share.output, share.units);
-            if let Some(piece) = share.piece {
-                self.shared.termination.piece_sent();
-                self.keep(piece);
-            }
         }
     }
 
