@@ -6,6 +6,7 @@
 //! events, the wall time and the rate for root and selective initialization.
 
 use treelb::{Init, Strategy};
+use treelb_sim::engine::thread_cpu_seconds;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig, simulate};
 
 fn main() {
@@ -27,9 +28,12 @@ fn main() {
         for init in [Init::Root, Init::Selective] {
             let machine = Machine::new(p, Network::Crossbar, Costs::default());
             let cfg = SimConfig::new(machine, strategy, init, 42);
-            let cpu = cpu_ns();
+            let cpu = thread_cpu_seconds();
             let (r, done) = simulate(model.root(), &cfg).expect("stealing strategy");
-            let cpu = (cpu_ns() - cpu) as f64 / 1e9;
+            let cpu = match (cpu, thread_cpu_seconds()) {
+                (Some(a), Some(b)) => b - a,
+                _ => r.wall_seconds,
+            };
             assert_eq!(done, w);
             println!(
                 "{strategy:>20} {init:>9}  P={p} W={w}  T_par={} E={:.3}  requests={} transfers={}  events={}  {:.3} s wall, {:.3} s cpu  {:.1} M events/s (cpu)",
@@ -44,13 +48,4 @@ fn main() {
             );
         }
     }
-}
-
-/// Nanoseconds this thread has run on a CPU (Linux), so that other load on a
-/// shared machine does not count against the simulator.
-fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }

@@ -132,6 +132,15 @@ impl SimReport {
     }
 }
 
+/// The CPU time this thread has used, in seconds, if the system tells
+/// (Linux: `/proc/thread-self/schedstat`). Unlike wall-clock time it does
+/// not count the time other processes of a shared machine take the core.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 /// Why a simulation could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unsupported(pub Strategy);
