@@ -533,6 +533,43 @@ mod tests {
     }
 
     #[test]
+    fn run_writes_json_with_per_pe_times_and_plots() {
+        let dir = std::env::temp_dir().join(format!("treelb-sim-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (strategy, file) in [("random-polling", "u.svg"), ("two-choice", "u.png")] {
+            let plot = dir.join(file);
+            let out = sim(&[
+                "run",
+                "--strategy",
+                strategy,
+                "-p",
+                "16",
+                "--work",
+                "1000000",
+                "--network",
+                "torus-2d",
+                "--json",
+                "--per-pe",
+                "--plot",
+                plot.to_str().unwrap(),
+            ])
+            .unwrap();
+            let r: SimReport = serde_json::from_str(&out).unwrap();
+            assert_eq!((r.t_seq, r.per_pe.len()), (1_000_000, 16), "{strategy}");
+            assert!(r.per_pe.iter().all(|pe| pe.busy + pe.idle == r.t_par), "{strategy}");
+            assert!(r.per_pe.iter().map(|pe| pe.busy).sum::<u64>() >= r.t_seq, "{strategy}");
+            assert!(!r.utilization.values.is_empty(), "{strategy}");
+            let bytes = std::fs::read(&plot).unwrap();
+            if file.ends_with(".svg") {
+                assert!(String::from_utf8_lossy(&bytes).contains("<svg"), "{strategy}");
+            } else {
+                assert_eq!(&bytes[1..4], b"PNG", "{strategy}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn multilevel_says_what_does_not_fit() {
         let fails = |args: &[&str], what: &str| {
             let e = sim(args).unwrap_err().0;
