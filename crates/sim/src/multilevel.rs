@@ -691,6 +691,36 @@ pub fn even_fanout(p: u32, levels: usize) -> Vec<u32> {
     out
 }
 
+/// The default tree of `levels` levels over `p` consumers, as the threads
+/// runtime builds it: the root's degree after Kimura and Ichiyoshi's
+/// Theorem 4, `p^(1/ℓ) · (ln p)^((ℓ−1)/2)` ([`treelb::placement::default_fanout`]),
+/// rounded to the nearest divisor of `p` (on a log scale), and the levels
+/// below as even as the rest allows ([`even_fanout`]).
+///
+/// ```
+/// use treelb_sim::multilevel::theorem4_fanout;
+/// assert_eq!(theorem4_fanout(1024, 1), [1024]);
+/// assert_eq!(theorem4_fanout(1024, 2), [64, 16]); // 32 · √(ln 1024) ≈ 84
+/// assert_eq!(theorem4_fanout(4096, 3), [128, 8, 4]); // 16 · ln 4096 ≈ 133
+/// ```
+pub fn theorem4_fanout(p: u32, levels: usize) -> Vec<u32> {
+    let p = p.max(1);
+    if levels <= 1 {
+        return vec![p];
+    }
+    let target = treelb::placement::default_fanout(p as usize, levels as u32)[0] as f64;
+    let root = (1..=p)
+        .filter(|&d| p.is_multiple_of(d))
+        .min_by(|&a, &b| {
+            let dist = |d: u32| (f64::from(d) / target).ln().abs();
+            dist(a).total_cmp(&dist(b))
+        })
+        .unwrap_or(p);
+    let mut out = vec![root];
+    out.extend(even_fanout(p / root, levels - 1));
+    out
+}
+
 /// Every way to write 2^k as ℓ power-of-two fan-outs of at least 2 whose
 /// exponents are within one of k/ℓ (the candidate shapes of an
 /// isoefficiency sweep; none if k < ℓ).

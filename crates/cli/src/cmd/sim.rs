@@ -15,7 +15,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_sim::engine::{SimReport, simulate_with};
-use treelb_sim::multilevel::{Multilevel, Search, best_rho, even_fanout};
+use treelb_sim::multilevel::{Multilevel, Search, best_rho, theorem4_fanout};
 use treelb_sim::plot::{Chart, Legend, Series, Style};
 use treelb_sim::producer::Sizes;
 use treelb_sim::reproduce::{self, Scale};
@@ -80,7 +80,8 @@ struct RunArgs {
     #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
     split_policy: String,
     /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
-    /// the product is P) [default: --levels levels as even as P allows]
+    /// the product is P) [default: --levels levels, the root's degree after
+    /// Theorem 4 of 001_… as in the threads runtime, the others even]
     #[arg(long, value_name = "F1,F2,...")]
     fanout: Option<String>,
     /// Multilevel: the number of producer levels when --fanout is not given
@@ -290,7 +291,7 @@ fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, St
             if l > treelb_sim::multilevel::MAX_LEVELS as u64 {
                 return Err(err!("--levels {l}: at most {} levels", treelb_sim::multilevel::MAX_LEVELS));
             }
-            even_fanout(m.p, l as usize)
+            theorem4_fanout(m.p, l as usize)
         }
     };
     let t_produce = match &a.t_produce {
@@ -528,7 +529,7 @@ mod tests {
         // The default search for ρ, three even levels, and the summary.
         let out = sim(&["run", "--strategy", "multilevel", "-p", "64", "--levels", "3", "--work", "1000000"])
             .unwrap();
-        assert!(out.contains("tree          3 levels: fan-out 4 × 4 × 4"), "{out}");
+        assert!(out.contains("tree          3 levels: fan-out 16 × 2 × 2"), "{out}");
         assert!(out.contains("exponential sizes"), "{out}");
     }
 
