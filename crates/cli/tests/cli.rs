@@ -110,10 +110,30 @@ fn compare_runs_every_strategy_of_the_runtime() {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
     let names: Vec<&str> =
         json["rows"].as_array().unwrap().iter().map(|r| r["strategy"].as_str().unwrap()).collect();
-    assert_eq!(names, ["random-polling", "global-round-robin", "async-round-robin"]);
+    let all: Vec<&str> = treelb::Strategy::ALL.iter().map(|s| s.name()).collect();
+    assert_eq!(names, all);
     let o = treelb(&["compare", "T1", "--strategies", "async-round-robin", "--repeat", "1", "-p", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("async-round-robin"));
+    let o = treelb(&["compare", "nqueens:8", "--strategies", "static-cyclic", "--repeat", "1", "--markdown"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("| static-cyclic | "), "{}", stdout(&o));
+    // The lecture's Mandelbrot comparison: static against dynamic.
+    let o = treelb(&[
+        "compare",
+        "mandelbrot:subdivide:120x90",
+        "--strategies",
+        "static-block,static-cyclic,random-polling,max-load",
+        "--repeat",
+        "1",
+        "-p",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(json["rows"][0]["pieces_transferred"], 0, "static assignment moves nothing");
 }
 
 #[test]
@@ -127,7 +147,11 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["uts", "--split-policy", "top"], "unknown split policy `top`"),
         (&["uts", "--init", "everywhere"], "unknown initialization `everywhere`"),
         (&["uts", "--strategy", "guess"], "unknown strategy `guess`"),
-        (&["nqueens", "8", "--strategy", "max-load"], "does not run on the threads runtime yet"),
+        (
+            &["nqueens", "8", "--strategy", "max-load", "--rho", "2"],
+            "--rho must lie strictly between 1 and 1.5",
+        ),
+        (&["nqueens", "8", "--strategy", "multilevel", "--fanout", "2,x"], "--fanout expects"),
         (&["uts", "-t", "7"], "UTS parameters"),
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),
@@ -140,7 +164,8 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["bench", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
         (&["bench", "--repeat", "0"], "--repeat must be at least 1"),
         (&["compare", "T7"], "unknown sample tree `T7`"),
-        (&["compare", "T1", "--strategies", "max-load"], "does not run on the threads runtime yet"),
+        (&["compare", "mandelbrot:9"], "`9` is neither a method"),
+        (&["compare", "mandelbrot:0x10"], "at least one pixel"),
         (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),
         (&["frobnicate"], "unrecognized subcommand"),
     ];
