@@ -430,6 +430,8 @@ pub struct Multi {
     pub fanout: Vec<FanoutRow>,
     /// Runs per evaluation with exponential sizes.
     pub trials: u32,
+    /// Bisections on log W after bracketing.
+    pub steps: u32,
 }
 
 /// The isoefficiency of the ℓ-level scheme.
@@ -505,6 +507,43 @@ impl FanoutRow {
     pub fn uniform(&self) -> Option<&IsoTree> {
         let root = f64::from(self.p).sqrt().round() as u32;
         self.shapes.iter().find(|t| t.fanout[0] == root)
+    }
+
+    /// The root fan-out between the grid points that needs the least work:
+    /// the vertex of the parabola through (log₂ p₁, ln W) at the best root
+    /// fan-out and its two neighbours (`None` at the edge of the grid).
+    ///
+    /// ```
+    /// use treelb_sim::multilevel::IsoTree;
+    /// use treelb_sim::reproduce::FanoutRow;
+    /// // ln W = (log₂ p₁ − 2.5)² + 20: the optimum is p₁ = 2^2.5.
+    /// let tree = |j: i32| IsoTree {
+    ///     fanout: vec![1 << j, 64 >> j],
+    ///     work: Some((((f64::from(j) - 2.5).powi(2) + 20.0).exp()) as u64),
+    ///     efficiency: 0.8,
+    ///     rho: vec![1.0, 1.0],
+    /// };
+    /// let row = FanoutRow { p: 64, shapes: (1..5).map(tree).collect() };
+    /// assert_eq!(row.best().unwrap().fanout, [4, 16]);
+    /// assert!((row.vertex().unwrap() - 2f64.powf(2.5)).abs() < 1e-6);
+    /// ```
+    pub fn vertex(&self) -> Option<f64> {
+        let mut pts: Vec<(f64, f64)> = self
+            .shapes
+            .iter()
+            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
+        let ((x0, y0), (x1, y1), (x2, y2)) = (pts[i - 1], pts[i], pts[i + 1]);
+        if y1 > y0 || y1 > y2 || (x1 - x0 - (x2 - x1)).abs() > 1e-9 {
+            return None;
+        }
+        let curvature = y2 - 2.0 * y1 + y0;
+        if curvature <= 0.0 {
+            return None;
+        }
+        Some(2f64.powf(x1 - (x2 - x1) * (y2 - y0) / (2.0 * curvature)))
     }
 }
 
@@ -582,7 +621,7 @@ pub fn multilevel(scale: Scale, obs: &mut dyn Observer) -> Multi {
             FanoutRow { p, shapes }
         })
         .collect();
-    Multi { target, t_produce, curves, fanout, trials }
+    Multi { target, t_produce, curves, fanout, trials, steps: det.steps }
 }
 
 /// Reproduction 6 (`004_…`): heap operations of max-load visiting.
@@ -1437,11 +1476,14 @@ fn multilevel_section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
          the best efficiency over the grains of all levels (coordinate search over \
          ρ_i = grain / (consumers below · 1/λ) in steps of 2^(1/4)). For each p = 2^k, \
          every power-of-two tree whose level exponents are within one of k/ℓ is tried, \
-         and W is bracketed by doubling and bisected four times on log W (precision \
-         2^(1/16)). Equal subtasks make the search exact and cheap, so the isoefficiency \
+         and W is bracketed by doubling and bisected {} times on log W (precision \
+         2^(1/{})). Equal subtasks make the search exact and cheap, so the isoefficiency \
          fit uses them; the root fan-out comparison below uses exponential sizes ({} runs \
          per point, on common seeds).\n",
-        m.t_produce, m.trials
+        m.t_produce,
+        m.steps,
+        1u32 << m.steps,
+        m.trials
     );
     let _ = write!(w, "| p |");
     for c in &m.curves {
@@ -1554,8 +1596,9 @@ fn multilevel_section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
         w,
         "**Root fan-out (Theorem 4).** Exponential subtasks, two levels, p consumers: the \
          work W each power-of-two root fan-out p₁ (groups of p/p₁ consumers) needs for \
-         η_max = {:.0} % (same search, three bisections: precision 2^(1/8); the least work \
-         in bold):\n",
+         η_max = {:.0} % (the same search; the least work in bold). p₁* is the vertex of \
+         the parabola through log W at the best p₁ and its two neighbours: the optimum \
+         between the grid points.\n",
         100.0 * m.target
     );
     let ratios: Vec<i32> = {
@@ -1587,16 +1630,15 @@ fn multilevel_section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
     for &r in &ratios {
         let _ = write!(w, " p₁ = {} |", ratio_label(r));
     }
-    let _ = writeln!(w, " best p₁ | √p | √(p ln p) | uniform / best W |");
+    let _ = writeln!(w, " best p₁ | p₁* | p₁* / √p | p₁* / √(p ln p) | uniform / best W |");
     let _ = write!(w, "|---|");
     for _ in &ratios {
         let _ = write!(w, "---|");
     }
-    let _ = writeln!(w, "---|---|---|---|");
+    let _ = writeln!(w, "---|---|---|---|---|");
     let mut all_above = true;
     let mut found_all = true;
     let mut gains = Vec::new();
-    let mut bests = Vec::new();
     for row in &m.fanout {
         let k = row.p.trailing_zeros() as i32;
         let _ = write!(w, "| 2^{k} |");
@@ -1620,46 +1662,80 @@ fn multilevel_section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
             _ => f64::NAN,
         };
         let root = best.map_or(0, |b| b.fanout[0]);
-        let _ = writeln!(w, " {root} | {:.0} | {:.0} | {gain:.2} |", p.sqrt(), (p * p.ln()).sqrt());
+        let vertex = row.vertex();
+        let cell = |f: &dyn Fn(f64) -> f64, digits: usize| {
+            vertex.map_or("–".to_owned(), |v| format!("{:.*}", digits, f(v)))
+        };
+        let _ = writeln!(
+            w,
+            " {root} | {} | {} | {} | {gain:.2} |",
+            cell(&|v| v, 0),
+            cell(&|v| v / p.sqrt(), 1),
+            cell(&|v| v / (p * p.ln()).sqrt(), 2)
+        );
         all_above &= f64::from(root) > p.sqrt();
         found_all &= best.is_some();
         gains.push(format!("{gain:.1} times as much at p = 2^{k}"));
-        bests.push((row.p, root));
     }
-    let ratio_text: Vec<String> =
-        bests.iter().map(|&(p, r)| format!("{:.0}", f64::from(r) / f64::from(p).sqrt())).collect();
-    let over_theory: Vec<String> = bests
-        .iter()
-        .map(|&(p, r)| format!("{:.1}", f64::from(r) / (f64::from(p) * f64::from(p).ln()).sqrt()))
-        .collect();
+    let vertices: Vec<(u32, f64)> =
+        m.fanout.iter().filter_map(|row| row.vertex().map(|v| (row.p, v))).collect();
+    let per_sqrt: Vec<String> =
+        vertices.iter().map(|&(p, v)| format!("{:.1}", v / f64::from(p).sqrt())).collect();
+    let per_theory: Vec<f64> =
+        vertices.iter().map(|&(p, v)| v / (f64::from(p) * f64::from(p).ln()).sqrt()).collect();
+    let theory_text: Vec<String> = per_theory.iter().map(|x| format!("{x:.2}")).collect();
+    let logs: Vec<String> =
+        vertices.iter().map(|&(p, _)| format!("{:.2}", f64::from(p).ln().sqrt())).collect();
+    let spread = per_theory.iter().fold(f64::MIN, |a, &b| a.max(b))
+        / per_theory.iter().fold(f64::MAX, |a, &b| a.min(b));
+    let grows =
+        vertices.windows(2).all(|v| v[1].1 / f64::from(v[1].0).sqrt() > v[0].1 / f64::from(v[0].0).sqrt());
+    let shape = if vertices.len() >= 2 {
+        format!(
+            "Between the grid points the optimum p₁* is {} times √p ({}), and {} times \
+             √(p ln p) (√(ln p) = {}): {}.",
+            per_sqrt.join(" and "),
+            if grows { "growing with p" } else { "not growing with p" },
+            theory_text.join(" and "),
+            logs.join(" and "),
+            if spread <= 1.25 {
+                format!(
+                    "within {:.0} % of a constant, as Theorem 4's p^(1/2)·(log p)^(1/2) says",
+                    100.0 * (spread - 1.0)
+                )
+            } else {
+                format!(
+                    "{:.0} % apart, so Theorem 4's shape is not confirmed by these two points",
+                    100.0 * (spread - 1.0)
+                )
+            }
+        )
+    } else if let Some(&(p, v)) = vertices.first() {
+        format!(
+            "Between the grid points the optimum p₁* is {:.1} times √p, {:.2} times √(p ln p).",
+            v / f64::from(p).sqrt(),
+            v / (f64::from(p) * f64::from(p).ln()).sqrt()
+        )
+    } else {
+        String::new()
+    };
     let rho1: Vec<f64> = m.fanout.iter().filter_map(|row| row.best().map(|b| b.rho[0])).collect();
     let rho_text: Vec<String> = rho1.iter().map(|r| format!("{r:.2}")).collect();
     let _ = writeln!(
         w,
-        "\n**Verdict.** {} The root fan-out that needs the least work is {} times √p \
-         (Theorem 4: a constant times √(p ln p); here best p₁ / √(p ln p) = {} — a grid of \
-         factor-2 shapes cannot resolve the slow √(ln p) growth between two values of p), \
-         and the uniform tree needs more work ({}). The root should have the larger degree: \
-         the groups' times vary like their subtasks, so the root pays the log p of the \
-         single-level scheme once for the whole task, while each group pays it again for \
-         every subtask — less with fewer consumers per group. {}\n",
+        "\n**Verdict.** {} {} The uniform tree needs more work ({}). The root should have \
+         the larger degree: the groups' times vary like their subtasks, so the root pays \
+         the log p of the single-level scheme once for the whole task, while each group \
+         pays it again for every subtask — less with fewer consumers per group. ρ₁ at the \
+         best grid point: {}.\n",
         if all_above && found_all {
             "Reproduced: the best tree is not uniform."
         } else {
             "Not reproduced: the uniform tree is as good as any."
         },
-        ratio_text.join(" and "),
-        over_theory.join(" and "),
+        shape,
         gains.join(", "),
-        if !rho1.is_empty() && rho1.iter().all(|r| (0.7..=1.5).contains(r)) {
-            format!(
-                "At the optimum the root makes pieces about as fast as its groups finish them \
-                 (ρ₁ = {}), as the proof assumes.",
-                rho_text.join(" and ")
-            )
-        } else {
-            format!("ρ₁ at the optimum: {}.", rho_text.join(" and "))
-        },
+        rho_text.join(" and "),
     );
     let series = m
         .fanout
