@@ -64,7 +64,7 @@ struct RunArgs {
     /// multilevel iid:exponential]
     #[arg(long, value_name = "SPEC")]
     workload: Option<String>,
-    /// Abstract workloads: total work T_seq, in ticks
+    /// Abstract and i.i.d. workloads: total work T_seq (t₁ of 001_…), in ticks
     #[arg(short = 'w', long, value_name = "TICKS", default_value = "1000000000")]
     work: String,
     /// Abstract workloads: T_atomic, the size below which a piece does not split
