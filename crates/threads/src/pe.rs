@@ -20,6 +20,55 @@ use crate::Shared;
 use crate::backoff::{Backoff, REPLY_PATIENCE, RETRY_PATIENCE};
 use crate::mailbox::{Reply, Request};
 
+/// The two phases of a PE, busy and idle, as [`run_phases`] alternates
+/// them: the stealing PE here and the pool PE of `pool` differ only in what
+/// each phase does.
+pub(crate) trait Phases<W: Work> {
+    /// The run's shared state.
+    fn shared(&self) -> &Shared<W>;
+    /// The PE's counters.
+    fn stats(&mut self) -> &mut PeStats;
+    /// Busy: works `work` until it is exhausted (`None`) or the run ends.
+    fn work_on(&mut self, work: W) -> Option<Exit>;
+    /// After a piece is exhausted, before it is uncounted.
+    fn piece_done(&mut self) {}
+    /// Idle: the next piece, or why there is none.
+    fn find_work(&mut self) -> Result<W, Exit>;
+}
+
+/// Runs a PE until termination, starting with `piece`: busy while it holds
+/// a piece, idle while it looks for one, with the time of each phase added
+/// to its statistics.
+pub(crate) fn run_phases<W: Work, P: Phases<W>>(pe: &mut P, mut piece: Option<W>) -> Exit {
+    let mut since = Instant::now();
+    let mut lap = || {
+        let now = Instant::now();
+        let d = now - since;
+        since = now;
+        d
+    };
+    loop {
+        if let Some(work) = piece.take() {
+            let exit = pe.work_on(work);
+            pe.stats().busy += lap();
+            if let Some(exit) = exit {
+                return exit;
+            }
+            pe.piece_done();
+            if pe.shared().termination.piece_exhausted() {
+                pe.shared().wake_monitor();
+                return Exit::Done;
+            }
+        }
+        let found = pe.find_work();
+        pe.stats().idle += lap();
+        match found {
+            Ok(work) => piece = Some(work),
+            Err(exit) => return exit,
+        }
+    }
+}
+
 /// Why a PE's loop ended.
 pub(crate) enum Exit {
     /// Termination was detected.
@@ -36,7 +85,6 @@ pub(crate) struct Pe<'a, W: Work> {
     victims: VictimSelector,
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
-    since: Instant,
     /// Max-load visiting: when this PE's load is due to be reported.
     pub(crate) reporter: Option<LazyReporter>,
 }
@@ -50,7 +98,6 @@ impl<'a, W: Work> Pe<'a, W> {
             victims,
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
-            since: Instant::now(),
             reporter: None,
         }
     }
@@ -62,40 +109,8 @@ impl<'a, W: Work> Pe<'a, W> {
     }
 
     /// Runs the PE until termination, starting with `piece`.
-    pub(crate) fn run(&mut self, mut piece: Option<W>) -> Exit {
-        self.since = Instant::now();
-        loop {
-            if let Some(work) = piece.take() {
-                let exit = self.work_on(work);
-                let lap = self.lap();
-                self.stats.busy += lap;
-                if let Some(exit) = exit {
-                    return exit;
-                }
-                if self.reporter.is_some() {
-                    self.report(0);
-                }
-                if self.shared.termination.piece_exhausted() {
-                    self.shared.wake_monitor();
-                    return Exit::Done;
-                }
-            }
-            let found = self.find_work();
-            let lap = self.lap();
-            self.stats.idle += lap;
-            match found {
-                Ok(work) => piece = Some(work),
-                Err(exit) => return exit,
-            }
-        }
-    }
-
-    /// Time since the last lap.
-    fn lap(&mut self) -> std::time::Duration {
-        let now = Instant::now();
-        let d = now - self.since;
-        self.since = now;
-        d
+    pub(crate) fn run(&mut self, piece: Option<W>) -> Exit {
+        run_phases(self, piece)
     }
 
     /// Busy phase: works the piece in slices of Δt, serving requests between
@@ -256,5 +271,30 @@ impl<'a, W: Work> Pe<'a, W> {
 
     fn exit_reason(&self) -> Exit {
         if self.shared.aborted() { Exit::Aborted } else { Exit::Done }
+    }
+}
+
+impl<W: Work> Phases<W> for Pe<'_, W> {
+    fn shared(&self) -> &Shared<W> {
+        self.shared
+    }
+
+    fn stats(&mut self) -> &mut PeStats {
+        &mut self.stats
+    }
+
+    fn work_on(&mut self, work: W) -> Option<Exit> {
+        Pe::work_on(self, work)
+    }
+
+    /// Max-load visiting: a PE without work reports load 0.
+    fn piece_done(&mut self) {
+        if self.reporter.is_some() {
+            self.report(0);
+        }
+    }
+
+    fn find_work(&mut self) -> Result<W, Exit> {
+        Pe::find_work(self)
     }
 }

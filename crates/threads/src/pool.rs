@@ -39,7 +39,6 @@
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 use rand::SeedableRng;
@@ -50,7 +49,7 @@ use treelb::{PeStats, Reduce, Strategy, Work};
 
 use crate::Shared;
 use crate::backoff::{Backoff, RETRY_PATIENCE};
-use crate::pe::Exit;
+use crate::pe::{Exit, Phases, run_phases};
 
 /// Parts per PE that static assignment cuts the root into (at least; the
 /// number of parts is a power of two).
@@ -186,7 +185,6 @@ pub(crate) struct PoolPe<'a, W: Work> {
     rng: SmallRng,
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
-    since: Instant,
 }
 
 impl<'a, W: Work> PoolPe<'a, W> {
@@ -202,7 +200,6 @@ impl<'a, W: Work> PoolPe<'a, W> {
             rng: SmallRng::seed_from_u64(seed ^ (me as u64).wrapping_mul(0xA076_1D64_78BD_642F) ^ 0x9001),
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
-            since: Instant::now(),
         }
     }
 
@@ -222,38 +219,8 @@ impl<'a, W: Work> PoolPe<'a, W> {
     }
 
     /// Runs the PE until termination, starting with `piece`.
-    pub(crate) fn run(&mut self, mut piece: Option<W>) -> Exit {
-        self.since = Instant::now();
-        loop {
-            if let Some(work) = piece.take() {
-                self.shared.pools[self.me].busy.store(true, Ordering::Relaxed);
-                let exit = self.work_on(work);
-                self.shared.pools[self.me].busy.store(false, Ordering::Relaxed);
-                let lap = self.lap();
-                self.stats.busy += lap;
-                if let Some(exit) = exit {
-                    return exit;
-                }
-                if self.shared.termination.piece_exhausted() {
-                    self.shared.wake_monitor();
-                    return Exit::Done;
-                }
-            }
-            let found = self.find_work();
-            let lap = self.lap();
-            self.stats.idle += lap;
-            match found {
-                Ok(work) => piece = Some(work),
-                Err(exit) => return exit,
-            }
-        }
-    }
-
-    fn lap(&mut self) -> std::time::Duration {
-        let now = Instant::now();
-        let d = now - self.since;
-        self.since = now;
-        d
+    pub(crate) fn run(&mut self, piece: Option<W>) -> Exit {
+        run_phases(self, piece)
     }
 
     /// The next piece: from the own pool, or the central one.
@@ -296,6 +263,15 @@ impl<'a, W: Work> PoolPe<'a, W> {
             c.waiting.fetch_sub(1, Ordering::Relaxed);
         }
         result
+    }
+
+    /// Busy, marked as such for the placement of others' pushes.
+    fn busy_on(&mut self, work: W) -> Option<Exit> {
+        let pool = &self.shared.pools[self.me];
+        pool.busy.store(true, Ordering::Relaxed);
+        let exit = self.work_on(work);
+        pool.busy.store(false, Ordering::Relaxed);
+        exit
     }
 
     /// Busy: works the piece in slices of Δt and shares after each slice.
@@ -387,5 +363,23 @@ impl<'a, W: Work> PoolPe<'a, W> {
             self.shared.termination.piece_sent();
             self.shared.pools[target].push(part, self.me);
         }
+    }
+}
+
+impl<W: Work> Phases<W> for PoolPe<'_, W> {
+    fn shared(&self) -> &Shared<W> {
+        self.shared
+    }
+
+    fn stats(&mut self) -> &mut PeStats {
+        &mut self.stats
+    }
+
+    fn work_on(&mut self, work: W) -> Option<Exit> {
+        self.busy_on(work)
+    }
+
+    fn find_work(&mut self) -> Result<W, Exit> {
+        PoolPe::find_work(self)
     }
 }
