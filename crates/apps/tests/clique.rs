@@ -48,7 +48,7 @@ fn has_k_clique(g: &Graph, k: u32, p: usize) -> bool {
         seq::run_search(&search);
     } else {
         let config = Config { threads: p, budget: 16, ..Config::default() };
-        run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
     }
     match search.found() {
         Some(c) => {
@@ -267,7 +267,7 @@ fn a_decision_stops_every_pe_at_the_first_witness() {
     for p in [1, 2, 4, 8] {
         let search = CliqueSearch::k_clique(&g, 17);
         let config = Config { threads: p, budget: 16, ..Config::default() };
-        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
         let witness = search.found().expect("a clique of 17 exists");
         assert!(g.is_clique(&witness) && witness.len() == 17);
         let units = outcome.stats.work_units();

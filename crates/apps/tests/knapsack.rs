@@ -199,7 +199,7 @@ fn a_strongly_correlated_instance_with_two_million_nodes() {
     for p in [2, 4] {
         let search = Knapsack::new(&k);
         let config = Config { threads: p, ..Config::default() };
-        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
+        let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
         assert_eq!(search.incumbent.best(), Some(dp));
         assert!(outcome.stats.pes.iter().all(|pe| pe.work_units > 0), "P = {p}: every PE worked");
     }

@@ -51,7 +51,7 @@ fn the_largest_board_expands() {
 fn split_pieces_add_up_to_the_sequential_result() {
     let problem = NQueens::new(9).unwrap();
     let (expected, _) = seq::run_search(&problem);
-    for policy in [SplitPolicy::OldestHalf, SplitPolicy::Bottom] {
+    for policy in SplitPolicy::ALL {
         let mut pieces = vec![DfsWork::new(&problem, policy)];
         let mut total = NQueensResult::default();
         while let Some(mut piece) = pieces.pop() {

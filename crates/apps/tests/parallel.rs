@@ -27,7 +27,7 @@ where
         }
         for strategy in SUPPORTED_STRATEGIES.into_iter().filter(|&s| s != Strategy::RandomPolling) {
             let init = if p == 3 { Init::Selective } else { Init::Root };
-            combinations.push((p, strategy, init, SplitPolicy::OldestHalf));
+            combinations.push((p, strategy, init, SplitPolicy::default()));
         }
     }
     for (p, strategy, init, policy) in combinations {

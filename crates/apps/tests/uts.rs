@@ -103,7 +103,7 @@ fn split_pieces_add_up_to_the_sequential_result() {
     let uts = Uts::new("-t 1 -a 3 -d 7 -b 4 -r 19".parse().unwrap()).unwrap();
     let (expected, _) = seq::run_search(&uts);
     assert!(expected.nodes > 10_000, "{expected}");
-    for policy in [SplitPolicy::OldestHalf, SplitPolicy::Bottom] {
+    for policy in SplitPolicy::ALL {
         let mut pieces = vec![DfsWork::new(&uts, policy)];
         let mut total = UtsResult::default();
         while let Some(mut piece) = pieces.pop() {

@@ -244,7 +244,7 @@ where
         Engine::Treelb => {
             let config = treelb_threads::Config { threads, ..treelb_threads::Config::default() };
             let start = Instant::now();
-            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::OldestHalf), &config)
+            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config)
                 .map_err(|e| e.to_string())?;
             Ok((start.elapsed(), outcome.output))
         }

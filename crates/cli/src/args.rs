@@ -75,9 +75,10 @@ pub(crate) struct RunArgs {
     /// Δt: units of work (nodes) between two checks for requests
     #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
     pub(crate) budget: String,
-    /// Which open nodes a split gives away: oldest-half or bottom
-    #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
-    pub(crate) split_policy: String,
+    /// Which open nodes a split gives away: half-each-level, oldest-half or
+    /// bottom [default: half-each-level]
+    #[arg(long, value_name = "POLICY")]
+    pub(crate) split_policy: Option<String>,
     /// How the root reaches the PEs: root (PE 0 starts) or selective
     #[arg(long, value_name = "INIT", default_value = "root")]
     pub(crate) init: String,

@@ -142,7 +142,10 @@ impl RunConfig {
             rho_milli: rho(&args.rho)?,
         };
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
-        let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
+        let split_policy = match &args.split_policy {
+            Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,
+            None => SplitPolicy::default(),
+        };
         Ok(RunConfig {
             kind,
             runtime,
@@ -162,7 +165,7 @@ mod tests {
             threads: Some("2".into()),
             runtime: "threads".into(),
             budget: "64".into(),
-            split_policy: "bottom".into(),
+            split_policy: Some("bottom".into()),
             init: "selective".into(),
             strategy: "random-polling".into(),
             seed: Some("9".into()),
@@ -195,7 +198,7 @@ mod tests {
             (|a| a.threads = Some("100000".into()), "--threads 100000 is too many (at most 4096)"),
             (|a| a.budget = "0".into(), "--budget must be at least 1, got 0"),
             (|a| a.init = "all".into(), "--init: unknown initialization `all`"),
-            (|a| a.split_policy = "top".into(), "--split-policy: unknown split policy `top`"),
+            (|a| a.split_policy = Some("top".into()), "--split-policy: unknown split policy `top`"),
             (|a| a.strategy = "guess".into(), "--strategy: unknown strategy `guess`"),
         ];
         for (break_it, message) in cases {

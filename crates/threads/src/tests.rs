@@ -56,7 +56,7 @@ fn combinations() -> Vec<(Strategy, Init, SplitPolicy, u64)> {
     }
     for strategy in SUPPORTED_STRATEGIES.into_iter().filter(|&s| s != Strategy::RandomPolling) {
         for init in Init::ALL {
-            all.push((strategy, init, SplitPolicy::OldestHalf, 16));
+            all.push((strategy, init, SplitPolicy::default(), 16));
         }
     }
     all

@@ -68,7 +68,7 @@ where
     let parallel = |threads: usize| -> Result<Duration, Error> {
         let config = Config { threads, budget, ..Config::default() };
         let (t, outcome) =
-            time(repeat, || treelb_threads::run(DfsWork::new(search, SplitPolicy::OldestHalf), &config));
+            time(repeat, || treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config));
         let outcome = outcome?;
         if outcome.output != expected {
             return Err(err!(

@@ -165,7 +165,7 @@ where
 {
     compare(
         || seq::run_search(search).0,
-        || DfsWork::new(search, SplitPolicy::OldestHalf),
+        || DfsWork::new(search, SplitPolicy::default()),
         |expected, output| {
             if *expected == output {
                 Ok(())

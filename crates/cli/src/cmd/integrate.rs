@@ -81,12 +81,13 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         }
         return Ok(true);
     }
-    let cfg = RunConfig::from_args(&args.run)?;
-    if cfg.split_policy != SplitPolicy::OldestHalf {
+    let mut cfg = RunConfig::from_args(&args.run)?;
+    if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
         return Err(err!(
             "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"
         ));
     }
+    cfg.split_policy = SplitPolicy::OldestHalf;
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
     let tol = tolerance(&args.tol)?;
     let max_depth: u32 = number("--max-depth", &args.max_depth)?;

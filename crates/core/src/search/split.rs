@@ -7,10 +7,9 @@ use super::Entry;
 
 /// Which open nodes of a DFS stack a split gives away.
 ///
-/// Both policies give away nodes from the *bottom* of the stack — the oldest
-/// generation, the roots of the largest unexplored subtrees — and keep the
-/// donor's current path intact. A stack with fewer than two open nodes is
-/// atomic.
+/// Every policy gives away nodes the donor would reach last — the bottom of
+/// the stack, or the bottom of each level — and keeps the donor's current
+/// path intact. A stack with fewer than two open nodes is atomic.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SplitPolicy {
@@ -19,21 +18,35 @@ pub enum SplitPolicy {
     /// other open nodes. The lecture's rule (`002_…`, "Donating Work"): a node
     /// migrates with half of its siblings, so it takes part in at most
     /// ⌈log₂ d⌉ donations for branching factor `d`.
-    #[default]
     OldestHalf,
     /// The single bottom-most open node.
     Bottom,
+    /// Half of every level: of each level's `k` open nodes the bottom
+    /// ⌊k/2⌋ go, and the odd node of a level of odd size goes alternately
+    /// to the thief and stays with the donor (the thief first, from the
+    /// bottom level up). Thief and donor get the same share of every
+    /// generation, so the halves are even in expectation whatever the
+    /// tree's shape. On deep, skinny trees (binomial UTS trees, where the
+    /// bottom level soon holds one or two nodes of a subtree no larger than
+    /// any other) a steal hands over half of all open subtrees, not one or
+    /// two; a node still takes part in at most ⌈log₂ d⌉ donations for
+    /// branching factor `d`, as with [`OldestHalf`](SplitPolicy::OldestHalf).
+    /// The default: see `docs/benchmarks/` for the measurements.
+    #[default]
+    HalfEachLevel,
 }
 
 impl SplitPolicy {
     /// Every policy, in the order the documentation lists them.
-    pub const ALL: [SplitPolicy; 2] = [SplitPolicy::OldestHalf, SplitPolicy::Bottom];
+    pub const ALL: [SplitPolicy; 3] =
+        [SplitPolicy::OldestHalf, SplitPolicy::Bottom, SplitPolicy::HalfEachLevel];
 
     /// The policy's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             SplitPolicy::OldestHalf => "oldest-half",
             SplitPolicy::Bottom => "bottom",
+            SplitPolicy::HalfEachLevel => "half-each-level",
         }
     }
 }
@@ -81,10 +94,55 @@ pub(super) fn take<N>(policy: SplitPolicy, stack: &mut Vec<Entry<N>>) -> Option<
             (bottom_len / 2).max(1)
         }
         SplitPolicy::Bottom => 1,
+        SplitPolicy::HalfEachLevel => return Some(half_each_level(stack)),
     };
     let mut given: Vec<Entry<N>> = stack.drain(..count).collect();
     // The given nodes form one level; what stays keeps a level at the bottom.
     given[0].first = true;
     stack[0].first = true;
     Some(given)
+}
+
+/// [`SplitPolicy::HalfEachLevel`] on a stack of at least two entries: moves
+/// the bottom part of every level out, in one pass that compacts what stays
+/// in place (the donor keeps its buffer), and marks the first entry of every
+/// level on both sides.
+fn half_each_level<N>(stack: &mut Vec<Entry<N>>) -> Vec<Entry<N>> {
+    // Level sizes, bottom first (the bottom entry always starts a level).
+    let mut sizes: Vec<usize> = Vec::new();
+    for e in stack.iter() {
+        match sizes.last_mut() {
+            Some(n) if !e.first => *n += 1,
+            _ => sizes.push(1),
+        }
+    }
+    let mut odd_to_thief = true;
+    let mut share = |k: usize| {
+        let mut g = k / 2;
+        if k % 2 == 1 {
+            g += usize::from(odd_to_thief);
+            odd_to_thief = !odd_to_thief;
+        }
+        g
+    };
+    let (mut level, mut pos, mut give) = (0, 0, share(sizes[0]));
+    let given: Vec<Entry<N>> = stack
+        .extract_if(.., |e| {
+            if pos == sizes[level] {
+                level += 1;
+                pos = 0;
+                give = share(sizes[level]);
+            }
+            let to_thief = pos < give;
+            // The first entry the donor keeps of this level starts it now
+            // (the thief's part starts where the level did, flag and all).
+            if pos == give {
+                e.first = true;
+            }
+            pos += 1;
+            to_thief
+        })
+        .collect();
+    debug_assert!(!given.is_empty() && !stack.is_empty());
+    given
 }

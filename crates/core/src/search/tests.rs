@@ -69,7 +69,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn policy() -> impl Strategy<Value = SplitPolicy> {
-    prop_oneof![Just(SplitPolicy::OldestHalf), Just(SplitPolicy::Bottom)]
+    prop_oneof![Just(SplitPolicy::OldestHalf), Just(SplitPolicy::Bottom), Just(SplitPolicy::HalfEachLevel)]
 }
 
 proptest! {
@@ -185,6 +185,49 @@ fn bottom_gives_one_node() {
 }
 
 #[test]
+fn half_each_level_halves_every_level_and_alternates_the_odd_node() {
+    // 0 1 2 | 3 | 4 5 6 7 | 8 9 10 — levels of 3, 1, 4, 3: the thief gets
+    // 2 (odd: its turn), 0 (odd: the donor's turn), 2, 2 (odd: its turn).
+    let mut s = stack(11, &[0, 3, 4, 8]);
+    let given = split::take(SplitPolicy::HalfEachLevel, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0, 1, 4, 5, 8, 9], vec![0, 2, 4]));
+    assert_eq!(shape(&s), (vec![2, 3, 6, 7, 10], vec![0, 1, 2, 4]));
+    // Levels of one node each: every other one moves, the bottom one first.
+    let mut s = stack(5, &[0, 1, 2, 3, 4]);
+    let given = split::take(SplitPolicy::HalfEachLevel, &mut s).unwrap();
+    assert_eq!(shape(&given), (vec![0, 2, 4], vec![0, 1, 2]));
+    assert_eq!(shape(&s), (vec![1, 3], vec![0, 1]));
+}
+
+proptest! {
+    /// Of every level of `k` nodes, the thief gets ⌊k/2⌋ or ⌈k/2⌉ and the
+    /// donor the rest, both in stack order, with their level marks intact.
+    #[test]
+    fn half_each_level_splits_every_level_evenly(levels in proptest::collection::vec(1u32..9, 2..12)) {
+        let starts: Vec<u32> = levels.iter().scan(0, |at, &k| { let s = *at; *at += k; Some(s) }).collect();
+        let n: u32 = levels.iter().sum();
+        let mut s = stack(n, &starts);
+        let given = split::take(SplitPolicy::HalfEachLevel, &mut s).unwrap();
+        let level_of = |node: u32| starts.iter().rposition(|&st| st <= node).unwrap();
+        for side in [&given, &s] {
+            prop_assert!(side[0].first);
+            for w in side.windows(2) {
+                prop_assert!(w[0].node < w[1].node);
+                // A level starts exactly where the original level changes.
+                prop_assert_eq!(w[1].first, level_of(w[0].node) != level_of(w[1].node));
+            }
+        }
+        for (l, &k) in levels.iter().enumerate() {
+            let g = given.iter().filter(|e| level_of(e.node) == l).count() as u32;
+            prop_assert!(g == k / 2 || g == k.div_ceil(2));
+            // The thief's nodes of a level are its bottom ones.
+            prop_assert!(given.iter().filter(|e| level_of(e.node) == l).all(|e| e.node < starts[l] + g));
+        }
+        prop_assert_eq!(given.len() + s.len(), n as usize);
+    }
+}
+
+#[test]
 fn a_single_open_node_is_atomic() {
     for policy in SplitPolicy::ALL {
         let mut s = stack(1, &[0]);
@@ -209,5 +252,8 @@ fn policies_parse_from_their_names() {
         assert_eq!(policy.name().parse::<SplitPolicy>(), Ok(policy));
     }
     let err = "newest".parse::<SplitPolicy>().unwrap_err();
-    assert_eq!(err.to_string(), "unknown split policy `newest` (expected one of: oldest-half, bottom)");
+    assert_eq!(
+        err.to_string(),
+        "unknown split policy `newest` (expected one of: oldest-half, bottom, half-each-level)"
+    );
 }
