@@ -96,6 +96,9 @@ pub(crate) struct RunArgs {
     /// Seed of the PEs' random choices
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<String>,
+    /// Pin PE i to the i-th core (threads runtime; off by default)
+    #[arg(long)]
+    pub(crate) pin: bool,
     /// Print the report as JSON on stdout instead of tables
     #[arg(long)]
     pub(crate) json: bool,

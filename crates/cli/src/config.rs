@@ -140,6 +140,7 @@ impl RunConfig {
                 None => Vec::new(),
             },
             rho_milli: rho(&args.rho)?,
+            pin: args.pin,
         };
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
@@ -171,6 +172,7 @@ mod tests {
             seed: Some("9".into()),
             fanout: None,
             rho: "1.4".into(),
+            pin: false,
             json: false,
             no_progress: false,
         }

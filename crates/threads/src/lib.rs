@@ -120,6 +120,12 @@ pub struct Config {
     /// `max-load`: the ratio ρ of lazy load reports, in thousandths (a PE
     /// reports when ⌈log_ρ L⌉ grows); between 1001 and 1499 (ρ < 3/2).
     pub rho_milli: u32,
+    /// Pins PE `i` to the `i`-th core the process may run on (modulo their
+    /// number), so the operating system does not move PEs between cores.
+    /// Off by default: on a machine shared with other work, a pinned PE
+    /// cannot escape a busy core. Where pinning is not supported it does
+    /// nothing.
+    pub pin: bool,
 }
 
 impl Default for Config {
@@ -132,6 +138,7 @@ impl Default for Config {
             seed: 0x7EE1_B5EED,
             fanout: Vec::new(),
             rho_milli: (treelb::load::DEFAULT_RHO * 1000.0) as u32,
+            pin: false,
         }
     }
 }
@@ -318,15 +325,23 @@ where
         monitor: thread::current(),
     };
     let mut initial = initial.into_iter();
+    let cores = if config.pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
     let results: Vec<(W::Output, treelb::PeStats)> = thread::scope(|scope| {
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
                 let pieces = initial.next().expect("one list of pieces per PE");
                 let done = if me == 0 { init_done.take() } else { None };
+                let core = (!cores.is_empty()).then(|| cores[me % cores.len()]);
                 thread::Builder::new()
                     .name(format!("treelb-pe-{me}"))
-                    .spawn_scoped(scope, move || pe_main(me, shared, config, pieces, done))
+                    .spawn_scoped(scope, move || {
+                        if let Some(core) = core {
+                            // Best effort: an unpinned PE still runs.
+                            core_affinity::set_for_current(core);
+                        }
+                        pe_main(me, shared, config, pieces, done)
+                    })
                     .expect("failed to spawn a PE thread")
             })
             .collect();

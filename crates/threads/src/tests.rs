@@ -317,3 +317,16 @@ fn current_pe_names_the_pe_inside_a_run() {
     assert!(seen.iter().all(|&pe| pe < 3));
     assert_eq!(crate::current_pe(), None);
 }
+
+#[test]
+fn pinned_pes_give_the_same_answer() {
+    let tree = Irregular { depth: 14 };
+    let (expected, nodes) = seq::run_search(&tree);
+    // More PEs than cores: pinning wraps around the cores.
+    for p in [1, 3, 8] {
+        let config = Config { pin: true, ..config(p, Init::Root, 16) };
+        let outcome = run(DfsWork::new(&tree, SplitPolicy::default()), &config).unwrap();
+        assert_eq!(outcome.output, expected, "p = {p}");
+        assert_eq!(outcome.stats.total().work_units, nodes);
+    }
+}
