@@ -33,6 +33,7 @@
 //! Without the cargo feature `mpi` this crate holds only the wire format
 //! ([`wire`]), which needs no MPI installation.
 
+pub mod shared;
 pub mod wire;
 
 #[cfg(feature = "mpi")]
@@ -202,4 +203,7 @@ pub struct Outcome<O> {
     pub probe: ProbeCost,
     /// Termination waves completed at rank 0.
     pub waves: u64,
+    /// Improvement messages of the shared state (the incumbent) sent by all
+    /// ranks; 0 for computations without shared state.
+    pub improvements: u64,
 }
