@@ -209,7 +209,6 @@ where
     // The root reaches the PEs: at PE 0, or by broadcast for selective
     // initialization (every PE then splits its own copy).
     let shared = codec.shared().filter(|_| ranks > 1);
-    let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
     let (first_piece, broadcast) = match config.init {
         Init::Root => ((rank == 0).then_some(root), None),
         Init::Selective => {
@@ -228,6 +227,9 @@ where
             (None, Some(rank_shares(codec, &root, rank, threads, ranks)))
         }
     };
+    // What every rank has: the state the search was built with, changed by
+    // the cut in the same way on every rank.
+    let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
 
     let comms: Vec<SimpleCommunicator> = (0..threads).map(|_| world.duplicate()).collect();
     let counter =

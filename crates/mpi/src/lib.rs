@@ -24,7 +24,12 @@
 //!   outputs and statistics are then gathered at rank 0 and `MPI_Finalize`
 //!   finds no pending message;
 //! * selective initialization (`000_…` §6): rank 0 broadcasts the root piece,
-//!   every rank splits it by the bits of its rank;
+//!   every rank splits it by the bits of its rank, before any PE starts;
+//! * branch and bound ([`shared`]): each rank's copy of the search has its
+//!   own incumbent; improvements are sent to every other rank, a decided
+//!   decision search stops every rank, improvement messages are drained
+//!   before `MPI_Finalize`, and the best value and witness of all ranks is
+//!   gathered at rank 0;
 //! * global round robin keeps its target counter in an MPI window at rank 0
 //!   and takes tickets with one-sided `MPI_Fetch_and_op`;
 //! * hybrid mode: `T` threads in each rank steal from each other first, and a
