@@ -320,8 +320,8 @@ mod tests {
                 for (t, share) in shares.into_iter().enumerate() {
                     let mut bytes = Vec::new();
                     if let Some(piece) = share.piece {
-                        codec.encode(piece.clone(), &mut bytes);
-                        seq::run_work(piece);
+                        codec.encode(piece, &mut bytes);
+                        seq::run_work(codec.decode(&bytes).unwrap());
                     }
                     assert_eq!(bytes, expected[rank * threads + t], "{ranks} × {threads}: share {rank}.{t}");
                 }
@@ -353,5 +353,31 @@ mod tests {
             }
             assert_eq!(best, Some(optimum), "{ranks} ranks");
         }
+    }
+
+    /// TSP pieces (decisions and multipliers) survive the wire: split pieces
+    /// sent through the codec still find the optimal tour.
+    #[test]
+    fn tsp_pieces_survive_the_wire() {
+        use treelb::Work;
+        use treelb_apps::tsp::{Tsp, TspSearch, held_karp};
+        let tsp = Tsp::random_euclidean(13, 1000.0, 4);
+        let (optimum, _) = held_karp(&tsp).unwrap();
+        let search = TspSearch::new(&tsp);
+        let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf).with_shared(&search.incumbent);
+        let mut piece = codec.root();
+        let mut stats = Default::default();
+        let mut sent = Vec::new();
+        while !piece.work(1, &mut stats).is_exhausted() {
+            if let Some(part) = piece.split() {
+                let mut bytes = Vec::new();
+                codec.encode(part, &mut bytes);
+                sent.push(codec.decode(&bytes).unwrap());
+            }
+        }
+        for part in sent {
+            seq::run_work(part);
+        }
+        assert_eq!(search.incumbent.best(), Some(optimum));
     }
 }
