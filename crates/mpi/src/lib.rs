@@ -9,7 +9,7 @@
 //!   [`ProbeCost`]); a request is answered by splitting the piece and sending
 //!   one part, serialized by a [`wire::Codec`];
 //! * an idle rank sends one request to a rank chosen by the
-//!   [`Strategy`](treelb::Strategy) and, while it waits for the answer,
+//!   [`Strategy`] and, while it waits for the answer,
 //!   answers every request it gets with "no work". It never blocks in MPI and
 //!   backs off (spin, yield, sleep) when nothing arrives, so with more ranks
 //!   than cores idle ranks leave the cores to busy ones;

@@ -6,7 +6,7 @@
 //! Every rank builds its own copy of the search, so every rank has its own
 //! [`Incumbent`]; the threads of one rank (hybrid mode) share it. A codec
 //! that carries a branch-and-bound search names that state
-//! ([`Codec::shared`](crate::wire::Codec::shared), set with
+//! ([`Codec::shared`], set with
 //! [`DfsCodec::with_shared`](crate::wire::DfsCodec::with_shared)) through
 //! the small trait [`Shared`]: a version number, the wire form of the best
 //! solution, and a way to offer a remote one. Counting searches (UTS,
