@@ -15,11 +15,11 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::Reduce;
 
 /// Node counters of a branch-and-bound run, merged by addition.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BnbStats {
     /// Nodes that were expanded: their bound could beat the incumbent when
     /// they were taken off the stack.

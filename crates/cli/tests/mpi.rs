@@ -1,11 +1,14 @@
 //! The MPI runtime under `mpirun`: exact counts for every strategy, both
 //! initializations and 1 to 4 ranks (oversubscribed), hybrid ranks × threads,
-//! a slowed-down rank, and more ranks than work.
+//! a slowed-down rank, and more ranks than work; branch and bound (maximum
+//! clique, k-clique decisions, knapsack, TSP) with the published or the
+//! dynamic program's optimum and an independently checked witness.
 //!
 //! Needs the `mpi` feature and `mpirun` on the PATH; without either every
 //! test says so on stderr and passes. Every `mpirun` runs under a hard time
 //! limit: a hung run is killed and the test fails with its output.
 
+use std::collections::HashSet;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -32,6 +35,11 @@ fn mpirun_available() -> bool {
 
 /// Runs `treelb ARGS --runtime mpi` on `np` ranks; returns rank 0's stdout.
 fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> String {
+    mpirun_with_stderr(np, args, env).0
+}
+
+/// [`mpirun`], returning stdout and stderr.
+fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", &np.to_string()])
@@ -67,7 +75,7 @@ fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> String {
     let (o, e) = reader.join().expect("reader thread");
     assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
     assert!(e.contains("treelb: mpi: "), "`{shown}`: rank 0 did not report the runtime\nstderr:\n{e}");
-    o
+    (o, e)
 }
 
 /// The value on the report line that starts with `label`.
@@ -176,4 +184,141 @@ fn more_ranks_than_work_terminates() {
         let out = mpirun(8, &["nqueens", "1", "--init", init], &[]);
         assert_eq!(value(&out, "solutions"), 1, "{init}:\n{out}");
     }
+}
+
+// Branch and bound. The instance files are read from ../shared/instances
+// beside the checkout (see /README.md of that folder for the optima).
+
+/// A benchmark instance in `../shared/instances`.
+fn shared_instance(path: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances");
+    root.join(path).to_string_lossy().into_owned()
+}
+
+/// The numbers of a report line `  label  1 2 3  (note)`.
+fn numbers_on_line(out: &str, label: &str) -> Vec<u32> {
+    let line =
+        out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));
+    let values = line.trim_start()[label.len()..].split("  (").next().unwrap_or_default();
+    values.split_whitespace().map(|v| v.parse().expect("a number")).collect()
+}
+
+/// The edges of a DIMACS graph file (1-based, both directions), read here
+/// so that witnesses are checked independently of treelb.
+fn dimacs_edges(file: &str) -> HashSet<(u32, u32)> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut edges = HashSet::new();
+    for line in text.lines().filter(|l| l.starts_with("e ")) {
+        let v: Vec<u32> = line.split_whitespace().skip(1).map(|x| x.parse().expect("a vertex")).collect();
+        edges.insert((v[0], v[1]));
+        edges.insert((v[1], v[0]));
+    }
+    edges
+}
+
+/// Asserts that `vertices` are `size` distinct, pairwise adjacent vertices.
+fn assert_clique(edges: &HashSet<(u32, u32)>, vertices: &[u32], size: usize, context: &str) {
+    assert_eq!(vertices.len(), size, "{context}");
+    assert_eq!(vertices.iter().collect::<HashSet<_>>().len(), size, "distinct: {context}");
+    for (i, &u) in vertices.iter().enumerate() {
+        for &v in &vertices[i + 1..] {
+            assert!(edges.contains(&(u, v)), "{u} and {v} are not adjacent: {context}");
+        }
+    }
+}
+
+/// The number of improvement messages on rank 0's runtime line.
+fn improvement_messages(stderr: &str) -> u64 {
+    let line =
+        stderr.lines().find(|l| l.contains("improvement messages")).unwrap_or_else(|| panic!("{stderr}"));
+    let before = line.split(" improvement messages").next().unwrap_or_default();
+    before.rsplit(' ').next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{line}"))
+}
+
+#[test]
+fn max_clique_exact_for_every_strategy_init_and_rank_count() {
+    if !mpirun_available() {
+        return;
+    }
+    // brock200_4, ω = 17, without the greedy start so that the ranks find
+    // (and broadcast) several improvements.
+    let file = shared_instance("clique/brock200_4.clq");
+    let edges = dimacs_edges(&file);
+    for np in 1..=3 {
+        for strategy in STRATEGIES {
+            for init in INITS {
+                let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
+                let (out, err) = mpirun_with_stderr(np, &args, &[]);
+                let context = format!("np {np}, {strategy}, {init}:\n{out}");
+                assert_eq!(value(&out, "ω"), 17, "{context}");
+                assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &context);
+                if np > 1 {
+                    assert!(improvement_messages(&err) > 0, "no improvement was broadcast: {context}\n{err}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn k_clique_decisions_stop_on_every_rank() {
+    if !mpirun_available() {
+        return;
+    }
+    // keller4: ω = 11, so a clique of 11 vertices exists and one of 12 not.
+    let file = shared_instance("clique/keller4.clq");
+    let edges = dimacs_edges(&file);
+    for (np, init) in [(2, "root"), (3, "selective")] {
+        let out = mpirun(np, &["clique", &file, "--k", "11", "--init", init], &[]);
+        let context = format!("np {np}, {init}, k 11:\n{out}");
+        assert!(out.contains("there is a clique of 11 vertices"), "{context}");
+        assert_clique(&edges, &numbers_on_line(&out, "witness"), 11, &context);
+        let out = mpirun(np, &["clique", &file, "--k", "12", "--init", init], &[]);
+        assert!(out.contains("there is no clique of 12 vertices"), "np {np}, {init}, k 12:\n{out}");
+        assert!(!out.contains("witness"), "{out}");
+    }
+    // A decision in hybrid mode: the witness stops the other threads too.
+    let out = mpirun(2, &["clique", &file, "--k", "11", "--threads", "2", "--init", "selective"], &[]);
+    assert!(out.contains("there is a clique of 11 vertices"), "{out}");
+    assert_clique(&edges, &numbers_on_line(&out, "witness"), 11, &out);
+}
+
+#[test]
+fn knapsack_and_tsp_optima_on_two_ranks() {
+    if !mpirun_available() {
+        return;
+    }
+    for init in INITS {
+        let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--init", init], &[]);
+        let optimum = value(&out, "optimum");
+        assert!(out.contains(&format!("dynamic program: {optimum} ✓")), "{init}:\n{out}");
+    }
+    // TSPLIB's published optimum: bays29 (EXPLICIT FULL_MATRIX) 2020, once
+    // from the heuristic tour and once from none.
+    let file = shared_instance("tsp/bays29.tsp");
+    for extra in [&[][..], &["--no-heuristic", "--init", "selective"][..]] {
+        let out = mpirun(2, &[&["tsp", &file, "--expect", "2020"][..], extra].concat(), &[]);
+        assert!(out.contains("length        2020  (expected: 2020 ✓)"), "{extra:?}:\n{out}");
+        let mut tour = numbers_on_line(&out, "tour");
+        tour.sort_unstable();
+        assert_eq!(tour, (1..=29).collect::<Vec<_>>(), "a permutation of the 29 nodes: {out}");
+    }
+}
+
+#[test]
+fn branch_and_bound_in_hybrid_mode() {
+    if !mpirun_available() {
+        return;
+    }
+    let file = shared_instance("clique/brock200_4.clq");
+    let edges = dimacs_edges(&file);
+    for init in INITS {
+        let args = ["clique", &file, "--no-heuristic", "--threads", "2", "--init", init];
+        let out = mpirun(2, &args, &[]);
+        assert_eq!(value(&out, "ω"), 17, "{init}:\n{out}");
+        assert!(out.contains("4 MPI PEs"), "{out}");
+        assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &out);
+    }
+    let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--threads", "2"], &[]);
+    assert!(out.contains("✓"), "{out}");
 }

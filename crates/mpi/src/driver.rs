@@ -19,9 +19,16 @@
 //! two-level hierarchy of `001_…`. Local requests travel through MPI too
 //! (Open MPI's shared-memory and self transports), so one detector covers
 //! both levels.
+//!
+//! ## Branch and bound
+//! With shared state (an incumbent, [`crate::shared`]) a PE checks the
+//! incumbent's version after every slice and sends an improvement to thread
+//! 0 of every other rank (kind `IMPROVE`); thread 0 offers what it receives
+//! to the rank's incumbent. A decision search that is decided stops every
+//! PE's work; the drain then also waits for every improvement sent.
 
 use std::mem::ManuallyDrop;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -34,7 +41,6 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::init::selective;
 use treelb::strategy::VictimSelector;
 use treelb::termination::{FourCounter, Signal};
 use treelb::{Init, PeStats, Reduce, RunStats, Strategy, Work};
@@ -42,6 +48,7 @@ use treelb::{Init, PeStats, Reduce, RunStats, Strategy, Work};
 use crate::backoff::{Backoff, Patience};
 use crate::counter::SharedCounter;
 use crate::outbox::Outbox;
+use crate::shared::{Shared, rank_shares};
 use crate::wire::{self, Codec, RankReport, WireStats};
 use crate::{Config, Error, Outcome, ProbeCost};
 
@@ -50,6 +57,8 @@ const REQUEST: i32 = 1;
 const WORK: i32 = 2;
 const NO_WORK: i32 = 3;
 const SIGNAL: i32 = 4;
+/// A better incumbent (not work: the detector does not count it).
+const IMPROVE: i32 = 5;
 /// Never sent: the probe-cost measurement looks for it.
 const UNUSED: i32 = 7;
 const KINDS: i32 = 8;
@@ -145,11 +154,18 @@ struct RankShared {
     replied: AtomicUsize,
     /// The final barrier completed: no message is in flight anywhere.
     drained: AtomicBool,
+    /// The best key every rank has been sent or has sent this rank
+    /// (`i64::MIN`: none); improvements not better than it are not sent.
+    known: AtomicI64,
+    /// Improvements sent by this rank's PEs, per destination rank.
+    improvements_sent: Vec<AtomicU64>,
 }
 
 /// Everything a PE needs to know about the run.
 struct Ctx<'a, C> {
     codec: &'a C,
+    /// The state the ranks keep in step, if any (and more than one rank).
+    state: Option<&'a dyn Shared>,
     config: &'a Config,
     rank: usize,
     ranks: usize,
@@ -192,6 +208,7 @@ where
 
     // The root reaches the PEs: at PE 0, or by broadcast for selective
     // initialization (every PE then splits its own copy).
+    let shared = codec.shared().filter(|_| ranks > 1);
     let (first_piece, broadcast) = match config.init {
         Init::Root => ((rank == 0).then_some(root), None),
         Init::Selective => {
@@ -204,15 +221,22 @@ where
             bytes.resize(len as usize, 0);
             world.process_at_rank(0).broadcast_into(&mut bytes[..]);
             let root = codec.decode(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
-            (None, Some(root))
+            // Cut here, before any PE works and before any message is
+            // received, so that every rank cuts the same tree (see
+            // `crate::shared`).
+            (None, Some(rank_shares(codec, &root, rank, threads, ranks)))
         }
     };
+    // What every rank has: the state the search was built with, changed by
+    // the cut in the same way on every rank.
+    let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
 
     let comms: Vec<SimpleCommunicator> = (0..threads).map(|_| world.duplicate()).collect();
     let counter =
         (config.strategy == Strategy::GlobalRoundRobin && ranks > 1).then(|| SharedCounter::new(&world));
     let ctx = Ctx {
         codec,
+        state: shared,
         config,
         rank,
         ranks,
@@ -223,25 +247,37 @@ where
             busy: AtomicUsize::new(0),
             replied: AtomicUsize::new(0),
             drained: AtomicBool::new(false),
+            known: AtomicI64::new(initial_key),
+            improvements_sent: (0..ranks).map(|_| AtomicU64::new(0)).collect(),
         },
     };
     let probe_nanos = measure_probe(&comms[0]);
 
     world.barrier();
     let start = Instant::now();
-    let mut first_piece = first_piece;
+    // Each thread's start: its piece, and the output and units of the work
+    // done to cut it.
+    let mut starts: Vec<Start<C::Work>> = match broadcast {
+        Some(shares) => shares.into_iter().map(|s| (s.piece, s.output, s.units)).collect(),
+        None => (0..threads).map(|_| (None, Out::<C>::default(), 0)).collect(),
+    };
+    if let Some(piece) = first_piece {
+        starts[0].0 = Some(piece);
+    }
+    let mut starts = starts.into_iter();
+    let first = starts.next().expect("at least one thread");
     let results: Vec<PeResult<Out<C>>> = thread::scope(|scope| {
         let ctx = &ctx;
         let handles: Vec<_> = (1..threads)
-            .map(|t| {
-                let broadcast = broadcast.clone();
+            .zip(starts)
+            .map(|(t, start)| {
                 thread::Builder::new()
                     .name(format!("treelb-rank{rank}-t{t}"))
-                    .spawn_scoped(scope, move || pe_main(ctx, t, None, broadcast, None))
+                    .spawn_scoped(scope, move || pe_main(ctx, t, start, None))
                     .expect("failed to spawn a PE thread")
             })
             .collect();
-        let mut all = vec![pe_main(ctx, 0, first_piece.take(), broadcast, Some(&world))];
+        let mut all = vec![pe_main(ctx, 0, first, Some(&world))];
         all.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
         all
     });
@@ -259,9 +295,16 @@ where
 
     // Results to rank 0. The barrier of the drain guarantees that nothing
     // else is in flight, so plain blocking messages cannot meet stray ones.
-    let report = RankReport { output, pes, waves, probes };
+    // With shared state, each rank's best goes along and rank 0 offers them
+    // all: the answer does not rely on the broadcasts.
+    let best = codec.shared().and_then(|s| {
+        let mut bytes = Vec::new();
+        s.encode(&mut bytes).map(|_| bytes)
+    });
+    let improvements = ctx.shared.improvements_sent.iter().map(|n| n.load(Ordering::Relaxed)).sum();
+    let report = RankReport { output, pes, waves, probes, improvements, best };
     let outcome = if rank == 0 {
-        let RankReport { mut output, pes, waves, mut probes } = report;
+        let RankReport { mut output, pes, waves, mut probes, mut improvements, .. } = report;
         let mut by_rank: Vec<Option<Vec<WireStats>>> = vec![None; ranks];
         by_rank[0] = Some(pes);
         for _ in 1..ranks {
@@ -270,6 +313,10 @@ where
             let r: RankReport<Out<C>> = wire::from_bytes(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
             output.merge(r.output);
             probes += r.probes;
+            improvements += r.improvements;
+            if let (Some(shared), Some(best)) = (codec.shared(), r.best) {
+                shared.apply(&best).map_err(|e| Error::Decode(e.to_string()))?;
+            }
             by_rank[status.source_rank() as usize] = Some(r.pes);
         }
         let pes = by_rank.into_iter().flatten().flatten().map(PeStats::from).collect();
@@ -280,6 +327,7 @@ where
             threads,
             probe: ProbeCost { nanos: probe_nanos, probes },
             waves,
+            improvements,
         })
     } else {
         world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);
@@ -302,12 +350,15 @@ fn measure_probe(comm: &SimpleCommunicator) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(PROBE_SAMPLES)
 }
 
+/// A PE's start: its first piece, and the output and work units of cutting
+/// it (selective initialization).
+type Start<W> = (Option<W>, <W as Work>::Output, u64);
+
 /// The body of PE thread `t` of this rank.
 fn pe_main<C>(
     ctx: &Ctx<'_, C>,
     t: usize,
-    piece: Option<C::Work>,
-    broadcast: Option<C::Work>,
+    (piece, output, units): Start<C::Work>,
     world: Option<&SimpleCommunicator>,
 ) -> PeResult<Out<C>>
 where
@@ -340,20 +391,15 @@ where
             ctx.threads,
             seed ^ 0xA5A5 ^ (ctx.rank as u64) << 20,
         ),
-        acc: Out::<C>::default(),
-        stats: PeStats { pe: g, ..PeStats::default() },
+        acc: output,
+        stats: PeStats { pe: g, work_units: units, ..PeStats::default() },
         probes: 0,
         pending: None,
         since: Instant::now(),
         scratch: Vec::new(),
+        seen: 0,
+        improvements: 0,
     };
-    let mut piece = piece;
-    if let Some(root) = broadcast {
-        let share = selective(&root, g, p);
-        pe.acc.merge(share.output);
-        pe.stats.work_units += share.units;
-        piece = share.piece;
-    }
     pe.run(piece, world);
     PeResult { output: pe.acc, stats: pe.stats, probes: pe.probes, waves: pe.fc.wave() }
 }
@@ -385,6 +431,10 @@ struct Pe<'a, C: Codec> {
     pending: Option<usize>,
     since: Instant,
     scratch: Vec<u8>,
+    /// The version of the shared state this PE last looked at.
+    seen: u64,
+    /// Improvements received (thread 0 only).
+    improvements: u64,
 }
 
 /// Starts a non-blocking send from thread `me_t` to PE `to` (global index).
@@ -409,6 +459,8 @@ where
     /// none, until the detector announces termination; then drain.
     fn run(&mut self, mut piece: Option<C::Work>, world: Option<&SimpleCommunicator>) {
         self.since = Instant::now();
+        // Cutting the initial shares may have improved the incumbent.
+        self.share();
         loop {
             if let Some(work) = piece.take() {
                 self.work_on(work);
@@ -443,7 +495,10 @@ where
         loop {
             let progress = work.work(budget, &mut self.acc);
             self.stats.work_units += progress.used(budget);
-            if progress.is_exhausted() {
+            self.share();
+            if progress.is_exhausted() || work.should_stop() {
+                // Exhausted, or the computation is decided: the rest of the
+                // piece is dropped, requests get "no work" from now on.
                 break;
             }
             if let Some(pause) = slow {
@@ -454,6 +509,31 @@ where
             self.outbox.progress();
         }
         self.ctx.shared.busy.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Sends an improvement of the shared state, if there is one the other
+    /// ranks may not have: a relaxed load when nothing changed.
+    fn share(&mut self) {
+        let Some(shared) = self.ctx.state else { return };
+        let version = shared.version();
+        if version == self.seen {
+            return;
+        }
+        let mut bytes = Vec::new();
+        let Some(key) = shared.encode(&mut bytes) else {
+            return; // a witness is being stored: look again after the next slice
+        };
+        self.seen = version;
+        let known = &self.ctx.shared.known;
+        if known.fetch_max(key, Ordering::AcqRel) >= key {
+            return;
+        }
+        let threads = self.ctx.threads;
+        for rank in (0..self.ctx.ranks).filter(|&r| r != self.ctx.rank) {
+            // Counted before it is sent: the drain waits for every one.
+            self.ctx.shared.improvements_sent[rank].fetch_add(1, Ordering::Relaxed);
+            self.send(rank * threads, IMPROVE, bytes.clone());
+        }
     }
 
     /// Receives every message that is there; answers requests from
@@ -473,7 +553,12 @@ where
             match tag % KINDS {
                 REQUEST => {
                     self.stats.requests_received += 1;
-                    let part = piece.as_deref_mut().and_then(Work::split);
+                    // A decided computation gives nothing away.
+                    let part = if self.ctx.codec.should_stop() {
+                        None
+                    } else {
+                        piece.as_deref_mut().and_then(Work::split)
+                    };
                     match part {
                         Some(part) => {
                             self.stats.splits += 1;
@@ -510,6 +595,18 @@ where
                         send_to(outbox, comms, threads, t, to, SIGNAL, wire::to_bytes(&s));
                     });
                 }
+                IMPROVE => {
+                    let shared = self
+                        .ctx
+                        .state
+                        .unwrap_or_else(|| panic!("PE {}: an improvement without shared state", self.g));
+                    self.improvements += 1;
+                    let key = shared
+                        .apply(&bytes)
+                        .unwrap_or_else(|e| panic!("PE {}: improvement from PE {from}: {e}", self.g));
+                    // Its sender sent it to every rank.
+                    self.ctx.shared.known.fetch_max(key, Ordering::AcqRel);
+                }
                 kind => panic!("PE {}: message of unknown kind {kind} from PE {from}", self.g),
             }
         }
@@ -537,8 +634,12 @@ where
         loop {
             let failed_before = self.stats.requests_failed;
             let polled = self.poll(None);
-            if let Some(work) = polled.work {
-                return Some(work);
+            let stopped = self.ctx.codec.should_stop();
+            match polled.work {
+                // Received (and so counted by the detector), then dropped.
+                Some(_) if stopped => {}
+                Some(work) => return Some(work),
+                None => {}
             }
             self.detect();
             if self.fc.is_terminated() {
@@ -547,7 +648,12 @@ where
             if self.stats.requests_failed > failed_before {
                 between.wait();
             }
-            if self.pending.is_none() {
+            if stopped {
+                // Decided: ask nobody, wait for the detector.
+                if !polled.activity {
+                    between.wait();
+                }
+            } else if self.pending.is_none() {
                 match self.next_victim() {
                     Some(victim) => {
                         self.pending = Some(victim);
@@ -607,15 +713,19 @@ where
                     backoff.wait();
                 }
             }
-            let mut barrier = world.immediate_barrier();
-            loop {
-                match barrier.test() {
-                    Ok(_) => break,
-                    Err(pending) => barrier = pending,
-                }
-                if !self.poll(None).activity {
-                    self.outbox.progress();
-                    backoff.wait();
+            if self.ctx.state.is_some() {
+                self.drain_improvements(world, &mut backoff);
+            } else {
+                let mut barrier = world.immediate_barrier();
+                loop {
+                    match barrier.test() {
+                        Ok(_) => break,
+                        Err(pending) => barrier = pending,
+                    }
+                    if !self.poll(None).activity {
+                        self.outbox.progress();
+                        backoff.wait();
+                    }
                 }
             }
             shared.drained.store(true, Ordering::Release);
@@ -630,6 +740,41 @@ where
         while !self.outbox.is_empty() {
             self.outbox.progress();
             backoff.wait();
+        }
+    }
+}
+
+impl<C: Codec> Pe<'_, C> {
+    /// Thread 0, after termination, with shared state: instead of the
+    /// barrier, a non-blocking all-to-all of the numbers of improvements
+    /// each rank sent to each other one. It completes only once every rank
+    /// has entered it (as the barrier would); nobody works after
+    /// termination, so the numbers are final. Then thread 0 receives until
+    /// it has every improvement sent to its rank, answering requests with
+    /// "no work" meanwhile.
+    fn drain_improvements(&mut self, world: &SimpleCommunicator, backoff: &mut Backoff) {
+        let sent: Vec<u64> =
+            self.ctx.shared.improvements_sent.iter().map(|n| n.load(Ordering::Acquire)).collect();
+        let mut incoming = vec![0u64; self.ctx.ranks];
+        mpi::request::scope(|scope| {
+            let mut exchange = world.immediate_all_to_all_into(scope, &sent[..], &mut incoming[..]);
+            loop {
+                match exchange.test() {
+                    Ok(_) => break,
+                    Err(pending) => exchange = pending,
+                }
+                if !self.poll(None).activity {
+                    self.outbox.progress();
+                    backoff.wait();
+                }
+            }
+        });
+        let expected: u64 = incoming.iter().sum();
+        while self.improvements < expected {
+            if !self.poll(None).activity {
+                self.outbox.progress();
+                backoff.wait();
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 //!   [`ProbeCost`]); a request is answered by splitting the piece and sending
 //!   one part, serialized by a [`wire::Codec`];
 //! * an idle rank sends one request to a rank chosen by the
-//!   [`Strategy`](treelb::Strategy) and, while it waits for the answer,
+//!   [`Strategy`] and, while it waits for the answer,
 //!   answers every request it gets with "no work". It never blocks in MPI and
 //!   backs off (spin, yield, sleep) when nothing arrives, so with more ranks
 //!   than cores idle ranks leave the cores to busy ones;
@@ -24,7 +24,12 @@
 //!   outputs and statistics are then gathered at rank 0 and `MPI_Finalize`
 //!   finds no pending message;
 //! * selective initialization (`000_…` §6): rank 0 broadcasts the root piece,
-//!   every rank splits it by the bits of its rank;
+//!   every rank splits it by the bits of its rank, before any PE starts;
+//! * branch and bound ([`shared`]): each rank's copy of the search has its
+//!   own incumbent; improvements are sent to every other rank, a decided
+//!   decision search stops every rank, improvement messages are drained
+//!   before `MPI_Finalize`, and the best value and witness of all ranks is
+//!   gathered at rank 0;
 //! * global round robin keeps its target counter in an MPI window at rank 0
 //!   and takes tickets with one-sided `MPI_Fetch_and_op`;
 //! * hybrid mode: `T` threads in each rank steal from each other first, and a
@@ -33,6 +38,7 @@
 //! Without the cargo feature `mpi` this crate holds only the wire format
 //! ([`wire`]), which needs no MPI installation.
 
+pub mod shared;
 pub mod wire;
 
 #[cfg(feature = "mpi")]
@@ -202,4 +208,7 @@ pub struct Outcome<O> {
     pub probe: ProbeCost,
     /// Termination waves completed at rank 0.
     pub waves: u64,
+    /// Improvement messages of the shared state (the incumbent) sent by all
+    /// ranks; 0 for computations without shared state.
+    pub improvements: u64,
 }

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
 use treelb::{PeStats, Work};
 
+use crate::shared::Shared;
+
 /// An error decoding bytes received from another rank.
 #[derive(Debug)]
 pub struct DecodeError(postcard::Error);
@@ -41,6 +43,20 @@ pub trait Codec: Sync {
 
     /// Rebuilds a piece from its wire form.
     fn decode(&self, bytes: &[u8]) -> Result<Self::Work, DecodeError>;
+
+    /// The state that the ranks' copies of the computation keep in step
+    /// (the incumbent of a branch-and-bound search; see [`crate::shared`]).
+    /// The default, none, costs the driver nothing.
+    fn shared(&self) -> Option<&dyn Shared> {
+        None
+    }
+
+    /// Whether the computation is decided on this rank (a decision search
+    /// holds its witness) and every PE should stop: the idle PEs' view of
+    /// [`Work::should_stop`]. Default: never.
+    fn should_stop(&self) -> bool {
+        false
+    }
 }
 
 /// The codec of [`DfsWork`]: the open nodes with their level marks and the
@@ -68,12 +84,33 @@ pub trait Codec: Sync {
 pub struct DfsCodec<'s, S: Search> {
     search: &'s S,
     policy: SplitPolicy,
+    shared: Option<&'s dyn Shared>,
 }
 
 impl<'s, S: Search> DfsCodec<'s, S> {
     /// The codec for pieces of `search` split by `policy`.
     pub fn new(search: &'s S, policy: SplitPolicy) -> Self {
-        DfsCodec { search, policy }
+        DfsCodec { search, policy, shared: None }
+    }
+
+    /// The same codec, naming the state the ranks' copies of the search
+    /// share: the incumbent of a branch-and-bound search (any
+    /// [`treelb::Incumbent`] whose witness serializes). The driver then
+    /// broadcasts its improvements and gathers the best at rank 0; see
+    /// [`crate::shared`].
+    ///
+    /// ```
+    /// use treelb::search::SplitPolicy;
+    /// use treelb_apps::knapsack::{Class, Knapsack, Spec};
+    /// use treelb_mpi::wire::{Codec, DfsCodec};
+    ///
+    /// let instance = Spec::new(Class::WeaklyCorrelated, 20, 100, 1).generate();
+    /// let search = Knapsack::new(&instance);
+    /// let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf).with_shared(&search.incumbent);
+    /// assert!(codec.shared().is_some());
+    /// ```
+    pub fn with_shared(self, shared: &'s dyn Shared) -> Self {
+        DfsCodec { shared: Some(shared), ..self }
     }
 
     /// The root piece of the search.
@@ -114,6 +151,15 @@ where
         let wire: DfsWireOwned<S::Node> = postcard::from_bytes(bytes).map_err(DecodeError)?;
         Ok(DfsWork::from_parts(self.search, wire.stack, wire.generation, self.policy))
     }
+
+    fn shared(&self) -> Option<&dyn Shared> {
+        self.shared
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.search.should_stop()
+    }
 }
 
 /// Serializes any value to postcard bytes.
@@ -138,6 +184,11 @@ pub struct RankReport<O> {
     pub waves: u64,
     /// Probes for messages done by the rank's PEs.
     pub probes: u64,
+    /// Improvement messages of the shared state the rank sent.
+    pub improvements: u64,
+    /// The rank's best solution in the wire form of [`Shared::encode`], for
+    /// computations with shared state.
+    pub best: Option<Vec<u8>>,
 }
 
 /// [`PeStats`] on the wire (durations as nanoseconds).

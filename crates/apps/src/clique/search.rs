@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
@@ -61,7 +62,12 @@ pub struct CliqueSearch {
 
 /// A node of the clique search: a clique (a chain of vertices shared with
 /// the ancestors) and its candidate set.
-#[derive(Clone, Debug)]
+///
+/// Nodes serialize (for runtimes that send pieces between processes): the
+/// shared chain travels as a list of vertices and is rebuilt, unshared, on
+/// the receiving side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "CliqueWire", from = "CliqueWire")]
 pub struct CliqueNode {
     /// An upper bound on the size of any clique in this subtree.
     bound: u32,
@@ -85,6 +91,49 @@ impl CliqueNode {
     /// The size of the node's clique.
     pub fn size(&self) -> u32 {
         self.size
+    }
+}
+
+/// The wire form of a [`CliqueNode`]: the clique's chain as a list of
+/// vertices, most recent first.
+#[derive(Serialize, Deserialize)]
+struct CliqueWire {
+    bound: u32,
+    size: u32,
+    vertex: u32,
+    prefix: Vec<u32>,
+    cand: Vec<u64>,
+}
+
+impl From<CliqueNode> for CliqueWire {
+    fn from(node: CliqueNode) -> Self {
+        let mut prefix = Vec::new();
+        let mut link = node.prefix.as_deref();
+        while let Some(l) = link {
+            prefix.push(l.vertex);
+            link = l.prev.as_deref();
+        }
+        CliqueWire {
+            bound: node.bound,
+            size: node.size,
+            vertex: node.vertex,
+            prefix,
+            cand: node.cand.into_vec(),
+        }
+    }
+}
+
+impl From<CliqueWire> for CliqueNode {
+    fn from(wire: CliqueWire) -> Self {
+        let prefix =
+            wire.prefix.iter().rev().fold(None, |prev, &vertex| Some(Arc::new(Link { vertex, prev })));
+        CliqueNode {
+            bound: wire.bound,
+            size: wire.size,
+            vertex: wire.vertex,
+            prefix,
+            cand: wire.cand.into_boxed_slice(),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
@@ -56,7 +57,11 @@ pub struct Knapsack {
 
 /// A node of the knapsack search: the first `level` sorted items are
 /// decided.
-#[derive(Clone, Debug)]
+///
+/// Nodes serialize (for runtimes that send pieces between processes): the
+/// shared chain of taken items travels as a list.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "KnapsackWire", from = "KnapsackWire")]
 pub struct KnapsackNode {
     level: u32,
     cap: i64,
@@ -70,6 +75,34 @@ pub struct KnapsackNode {
 struct Taken {
     item: u32,
     prev: Option<Arc<Taken>>,
+}
+
+/// The wire form of a [`KnapsackNode`]: the taken items, most recent first.
+#[derive(Serialize, Deserialize)]
+struct KnapsackWire {
+    level: u32,
+    cap: i64,
+    profit: i64,
+    taken: Vec<u32>,
+}
+
+impl From<KnapsackNode> for KnapsackWire {
+    fn from(node: KnapsackNode) -> Self {
+        let mut taken = Vec::new();
+        let mut link = node.taken.as_deref();
+        while let Some(t) = link {
+            taken.push(t.item);
+            link = t.prev.as_deref();
+        }
+        KnapsackWire { level: node.level, cap: node.cap, profit: node.profit, taken }
+    }
+}
+
+impl From<KnapsackWire> for KnapsackNode {
+    fn from(wire: KnapsackWire) -> Self {
+        let taken = wire.taken.iter().rev().fold(None, |prev, &item| Some(Arc::new(Taken { item, prev })));
+        KnapsackNode { level: wire.level, cap: wire.cap, profit: wire.profit, taken }
+    }
 }
 
 impl Knapsack {

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
@@ -99,7 +99,12 @@ pub struct TspSearch {
 }
 
 /// A node of the TSP search.
-#[derive(Clone, Debug)]
+///
+/// Nodes serialize (for runtimes that send pieces between processes): the
+/// shared chain of decisions travels as a list, the multipliers as plain
+/// numbers (bit for bit).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "TspWire", from = "TspWire")]
 pub struct TspNode {
     /// The branching decisions, most recent first.
     decisions: Option<Arc<Decision>>,
@@ -132,6 +137,39 @@ struct Decision {
     b: u32,
     include: bool,
     prev: Option<Arc<Decision>>,
+}
+
+/// The wire form of a [`TspNode`]: the decisions `(a, b, include)`, most
+/// recent first.
+#[derive(Serialize, Deserialize)]
+struct TspWire {
+    decisions: Vec<(u32, u32, bool)>,
+    pi: Option<Vec<f64>>,
+    bound: i64,
+    depth: u32,
+}
+
+impl From<TspNode> for TspWire {
+    fn from(node: TspNode) -> Self {
+        let mut decisions = Vec::new();
+        let mut link = node.decisions.as_deref();
+        while let Some(d) = link {
+            decisions.push((d.a, d.b, d.include));
+            link = d.prev.as_deref();
+        }
+        TspWire { decisions, pi: node.pi.map(|p| p.to_vec()), bound: node.bound, depth: node.depth }
+    }
+}
+
+impl From<TspWire> for TspNode {
+    fn from(wire: TspWire) -> Self {
+        let decisions = wire
+            .decisions
+            .iter()
+            .rev()
+            .fold(None, |prev, &(a, b, include)| Some(Arc::new(Decision { a, b, include, prev })));
+        TspNode { decisions, pi: wire.pi.map(Arc::from), bound: wire.bound, depth: wire.depth }
+    }
 }
 
 /// Edge states in the scratch matrix.

@@ -5,10 +5,39 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use treelb::Search;
+use serde::de::DeserializeOwned;
+use treelb::{Incumbent, Search};
 use treelb_apps::bnb::BnbStats;
+use treelb_threads::Outcome;
 
+use crate::config::{Error, RunConfig, Runtime};
 use crate::report::Line;
+
+/// Runs a branch-and-bound search whose answer is in `incumbent` (a field of
+/// the search): on the threads runtime, or across MPI ranks with `--runtime
+/// mpi`, where the ranks broadcast improvements and rank 0's `incumbent`
+/// ends up holding the best of all ranks. `None` on the other ranks, which
+/// print nothing.
+pub(crate) fn run<S>(
+    search: &S,
+    incumbent: &Incumbent<Vec<u32>>,
+    cfg: &RunConfig,
+) -> Result<Option<Outcome<BnbStats>>, Error>
+where
+    S: Search<Output = BnbStats>,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    match cfg.kind {
+        Runtime::Threads => super::run_search(search, cfg, None, "nodes").map(Some),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => super::mpi::run_shared(search, Some(incumbent), cfg),
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => {
+            let _ = incumbent;
+            unreachable!("--runtime mpi is refused without the feature")
+        }
+    }
+}
 
 /// A sequential run of the same search, for comparison.
 #[derive(Debug, Serialize)]

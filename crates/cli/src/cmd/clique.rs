@@ -55,7 +55,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
     };
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
-    let outcome = super::run_search(&search, &cfg, None, "nodes")?;
+    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let stats = outcome.output;
     let best = search.incumbent.into_best();
     let clique: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();

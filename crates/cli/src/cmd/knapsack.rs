@@ -75,7 +75,9 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<bool, Err
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
     let root_bound = search.root_bound();
-    let outcome = super::run_search(&search, &cfg, None, "nodes")?;
+    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let stats = outcome.output;
     let (optimum, items) = search.incumbent.into_best().unwrap_or((0, Vec::new()));
     if instance.profit_of(&items) != Some(optimum) {

@@ -56,7 +56,9 @@ struct Answer {
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     if cfg.kind == Runtime::Mpi {
-        return Err(err!("--runtime mpi runs uts and nqueens (this command needs --runtime threads)"));
+        return Err(err!(
+            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
+        ));
     }
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;

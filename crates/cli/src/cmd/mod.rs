@@ -35,7 +35,7 @@ where
 {
     if cfg.kind == crate::config::Runtime::Mpi {
         return Err(crate::config::err!(
-            "--runtime mpi runs uts and nqueens (this command needs --runtime threads)"
+            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
         ));
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);

@@ -75,7 +75,9 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
     let search = make();
     let initial = search.incumbent.best();
     let root_bound = search.root_bound();
-    let outcome = super::run_search(&search, &cfg, None, "nodes")?;
+    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let stats = outcome.output;
     let Some((length, tour)) = search.incumbent.into_best() else {
         return Err(err!("no tour contains all the fixed edges of the instance"));
