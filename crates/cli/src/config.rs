@@ -117,6 +117,8 @@ pub(crate) struct RunConfig {
     pub(crate) split_policy: SplitPolicy,
     pub(crate) json: bool,
     pub(crate) progress: bool,
+    /// `--trace FILE`: where the trace goes (`runtime.trace` is set).
+    pub(crate) trace: Option<String>,
 }
 
 impl RunConfig {
@@ -140,7 +142,11 @@ impl RunConfig {
                 None => Vec::new(),
             },
             rho_milli: rho(&args.rho)?,
+            trace: args.trace.is_some(),
         };
+        if kind == Runtime::Mpi && args.trace.is_some() {
+            return Err(err!("--trace records runs of the threads runtime (not with --runtime mpi)"));
+        }
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.parse().map_err(|e| err!("--split-policy: {e}"))?;
         Ok(RunConfig {
@@ -149,6 +155,7 @@ impl RunConfig {
             split_policy,
             json: args.json,
             progress: !args.no_progress && !args.json,
+            trace: args.trace.clone(),
         })
     }
 }
@@ -170,6 +177,7 @@ mod tests {
             rho: "1.4".into(),
             json: false,
             no_progress: false,
+            trace: None,
         }
     }
 
