@@ -273,20 +273,34 @@ impl Trace {
     /// Writes the trace as CSV: the notes as `# ` comment lines, the header
     /// [`CSV_HEADER`], then one line per interval, PE by PE.
     pub fn write_csv<W: Write>(&self, mut out: W) -> io::Result<()> {
+        // Formatted by hand into a buffer: a trace can have millions of lines.
+        let mut buf = Vec::with_capacity(1 << 16);
         for line in self.notes.iter().flat_map(|n| if n.is_empty() { vec![""] } else { n.lines().collect() })
         {
             if line.is_empty() {
-                writeln!(out, "#")?;
+                writeln!(buf, "#")?;
             } else {
-                writeln!(out, "# {line}")?;
+                writeln!(buf, "# {line}")?;
             }
         }
-        writeln!(out, "{CSV_HEADER}")?;
+        writeln!(buf, "{CSV_HEADER}")?;
         for (pe, intervals) in self.pes.iter().enumerate() {
             for i in intervals {
-                writeln!(out, "{pe},{},{},{}", i.start_ns, i.end_ns, i.state)?;
+                push_u64(&mut buf, pe as u64);
+                buf.push(b',');
+                push_u64(&mut buf, i.start_ns);
+                buf.push(b',');
+                push_u64(&mut buf, i.end_ns);
+                buf.push(b',');
+                buf.extend_from_slice(i.state.name().as_bytes());
+                buf.push(b'\n');
+                if buf.len() > (1 << 16) - 128 {
+                    out.write_all(&buf)?;
+                    buf.clear();
+                }
             }
         }
+        out.write_all(&buf)?;
         out.flush()
     }
 
@@ -403,6 +417,21 @@ pub fn slot(state: State) -> usize {
         State::Requesting => 3,
         State::Idle => 4,
     }
+}
+
+/// Appends the decimal digits of `v`.
+fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
 }
 
 /// At most 40 characters of `s`, for error messages.

@@ -16,7 +16,6 @@ pub(crate) mod tsp;
 pub(crate) mod uts;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::time::Duration;
 
 use treelb::Work;
@@ -40,11 +39,11 @@ pub(crate) fn run_threads<W: Work + Clone>(
         None => None,
     };
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let outcome = run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
+    let mut outcome =
+        run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
     progress.finish();
-    if let (Some((path, file)), Some(trace)) = (trace_file, &outcome.trace) {
+    if let (Some((path, file)), Some(mut trace)) = (trace_file, outcome.trace.take()) {
         let c = &cfg.runtime;
-        let mut trace = trace.clone();
         trace.notes = vec![
             "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
             "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
@@ -59,8 +58,8 @@ pub(crate) fn run_threads<W: Work + Clone>(
                 outcome.stats.wall.as_secs_f64()
             ),
         ];
-        let mut w = BufWriter::new(file);
-        trace.write_csv(&mut w).and_then(|()| w.flush()).map_err(|e| err!("--trace {path}: {e}"))?;
+        trace.write_csv(file).map_err(|e| err!("--trace {path}: {e}"))?;
+        outcome.trace = Some(trace);
     }
     Ok(outcome)
 }
