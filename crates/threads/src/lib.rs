@@ -123,7 +123,7 @@ pub struct Config {
     /// reports when ⌈log_ρ L⌉ grows); between 1001 and 1499 (ρ < 3/2).
     pub rho_milli: u32,
     /// Record every PE's state changes and return them in
-    /// [`Outcome::trace`] (see [`trace`](crate::trace)). Off: the PEs
+    /// [`Outcome::trace`] (see [`trace`]). Off: the PEs
     /// record nothing.
     pub trace: bool,
 }
