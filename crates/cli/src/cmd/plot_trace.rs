@@ -243,7 +243,8 @@ where
 }
 
 /// (b) One row per PE (PE 0 on top), coloured by state: each pixel column
-/// by the state the PE spent most of that time in.
+/// by the state the PE spent most of that time in; a column in which the
+/// PE split its piece gets an orange tick on top.
 fn timeline<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     trace: &Trace,
@@ -287,10 +288,12 @@ where
     let width = wall / columns as f64;
     let half = if p > 40 { 0.5 } else { 0.4 };
     let mut rects = Vec::new();
+    let mut ticks = Vec::new();
+    let splitting = slot(State::Splitting);
     for pe in 0..p {
         let y = -(pe as f64);
-        let dominant: Vec<Option<usize>> = trace
-            .pe_buckets(pe, columns)
+        let spans = trace.pe_buckets(pe, columns);
+        let dominant: Vec<Option<usize>> = spans
             .iter()
             .map(|b| {
                 let (k, v) =
@@ -309,9 +312,27 @@ where
                 start = i;
             }
         }
+        // A split is much shorter than a column: mark every column with one
+        // by a tick over the top third of the row.
+        for (i, b) in spans.iter().enumerate() {
+            if b[splitting] > 0.0 && dominant[i] != Some(splitting) {
+                let (x0, x1) = (i as f64 * width, (i + 1) as f64 * width);
+                let top = y + half;
+                ticks.push(Rectangle::new(
+                    [(x0, top - 2.0 * half / 3.0), (x1, top)],
+                    COLOURS[splitting].filled(),
+                ));
+            }
+        }
     }
     chart.draw_series(rects).map_err(e)?;
-    legend(root, &State::ALL.map(|st| st.name().to_owned()))?;
+    chart.draw_series(ticks).map_err(e)?;
+    legend(
+        root,
+        &State::ALL.map(|st| {
+            if st == State::Splitting { "splitting (tick)".to_owned() } else { st.name().to_owned() }
+        }),
+    )?;
     if !title.is_empty() {
         let (w, h) = root.dim_in_pixel();
         root.draw_text(
