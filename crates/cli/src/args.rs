@@ -59,6 +59,13 @@ pub(crate) enum Command {
     /// work is one iteration. Writes PNGs coloured by escape time and by
     /// the PE that made each pixel.
     Mandelbrot(MandelbrotArgs),
+    /// Draw a trace written by `--trace`: PE utilization over time and a
+    /// timeline of every PE's states.
+    ///
+    /// Prints the share of PE-time in each state; --out draws the fraction
+    /// of PEs in each state over time (stacked), --timeline one row per PE
+    /// coloured by state. PNG or SVG by the file's extension.
+    PlotTrace(PlotTraceArgs),
 }
 
 /// How to run: the options every application takes.
@@ -105,6 +112,11 @@ pub(crate) struct RunArgs {
     /// Never show a progress indicator
     #[arg(long)]
     pub(crate) no_progress: bool,
+    /// Record when each PE was working, requesting, idle, splitting or
+    /// sending, into FILE (CSV, one line per interval; draw it with `treelb
+    /// plot-trace FILE`)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<String>,
 }
 
 /// `treelb uts`
@@ -354,4 +366,24 @@ pub(crate) struct MandelbrotArgs {
     pub(crate) compare_seq: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+}
+
+/// `treelb plot-trace`
+#[derive(Debug, Args)]
+pub(crate) struct PlotTraceArgs {
+    /// A trace file written by `--trace`
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    /// Draw the PE utilization over time (stacked states) to this .png or .svg
+    #[arg(long, value_name = "IMAGE")]
+    pub(crate) out: Option<String>,
+    /// Draw the per-PE timeline to this .png or .svg
+    #[arg(long, value_name = "IMAGE")]
+    pub(crate) timeline: Option<String>,
+    /// Time spans of the utilization plot
+    #[arg(long, value_name = "N", default_value = "200")]
+    pub(crate) buckets: String,
+    /// Print the summary as JSON on stdout instead of a table
+    #[arg(long)]
+    pub(crate) json: bool,
 }

@@ -117,6 +117,8 @@ pub(crate) struct RunConfig {
     pub(crate) split_policy: SplitPolicy,
     pub(crate) json: bool,
     pub(crate) progress: bool,
+    /// `--trace FILE`: where the trace goes (`runtime.trace` is set).
+    pub(crate) trace: Option<String>,
 }
 
 impl RunConfig {
@@ -141,7 +143,11 @@ impl RunConfig {
             },
             rho_milli: rho(&args.rho)?,
             pin: args.pin,
+            trace: args.trace.is_some(),
         };
+        if kind == Runtime::Mpi && args.trace.is_some() {
+            return Err(err!("--trace records runs of the threads runtime (not with --runtime mpi)"));
+        }
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
             Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,
@@ -153,6 +159,7 @@ impl RunConfig {
             split_policy,
             json: args.json,
             progress: !args.no_progress && !args.json,
+            trace: args.trace.clone(),
         })
     }
 }
@@ -175,6 +182,7 @@ mod tests {
             pin: false,
             json: false,
             no_progress: false,
+            trace: None,
         }
     }
 

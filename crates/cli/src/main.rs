@@ -65,6 +65,7 @@ fn run(cli: &Cli) -> Result<bool, Error> {
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
+        Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?,
     };
     out.flush()?;
     Ok(ok)

@@ -517,3 +517,107 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
     }
 }
+
+/// Reads a trace file as the `plot-trace --json` summary sees it.
+fn trace_summary(file: &std::path::Path) -> serde_json::Value {
+    let o = treelb(&["plot-trace", file.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("valid JSON")
+}
+
+#[test]
+fn trace_then_plot_trace_draws_utilization_and_timeline() {
+    let dir = scratch("trace");
+    let (csv, png, svg) = (dir.join("t.csv"), dir.join("u.png"), dir.join("timeline.svg"));
+    let o = treelb(&["uts", "--tree", "T1", "--threads", "2", "--trace", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("published: 4130071 ✓"));
+    let text = std::fs::read_to_string(&csv).expect("the trace was written");
+    assert!(text.starts_with("# treelb trace"), "{text:.200}");
+    assert!(text.contains("\n# command: treelb uts --tree T1 --threads 2 --trace "), "{text:.600}");
+    assert!(text.contains("\npe,start_ns,end_ns,state\n0,0,"), "{text:.800}");
+    assert!(text.contains(",working\n"));
+
+    let o = treelb(&[
+        "plot-trace",
+        csv.to_str().unwrap(),
+        "--out",
+        png.to_str().unwrap(),
+        "--timeline",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("2 PEs"), "{out}");
+    assert!(out.contains("working %"), "{out}");
+    assert!(out.contains("│ all"), "{out}");
+    let (w, h, pixels) = read_png(&png);
+    assert_eq!((w, h), (800, 480));
+    // Working green is drawn.
+    assert!(pixels.chunks(3).any(|p| p == [44, 160, 44]), "no working colour in the plot");
+    let svg_text = std::fs::read_to_string(&svg).expect("the timeline was written");
+    assert!(svg_text.starts_with("<svg") && svg_text.contains("<rect"), "{svg_text:.300}");
+
+    let json = trace_summary(&csv);
+    assert_eq!(json["pes"], 2);
+    let working = json["shares"][0][1].as_f64().unwrap();
+    assert_eq!(json["shares"][0][0], "working");
+    assert!(working > 0.5 && working <= 1.0, "{json}");
+}
+
+#[test]
+fn every_run_command_takes_trace() {
+    let dir = scratch("trace-all");
+    let clique = shared_instance("clique/brock200_1.clq");
+    let runs: &[&[&str]] = &[
+        &["nqueens", "9", "--strategy", "work-sharing"],
+        &["clique", &clique, "--strategy", "master-worker"],
+        &["knapsack", "-n", "30", "--strategy", "static-cyclic"],
+        &["tsp", "--random", "9", "--strategy", "multilevel"],
+        &["integrate", "sqrt", "--strategy", "max-load"],
+        &["mandelbrot", "--width", "40", "--height", "40", "--strategy", "two-choice"],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        let csv = dir.join(format!("{i}.csv"));
+        let mut all = args.to_vec();
+        all.extend(["-p", "3", "--no-progress", "--trace", csv.to_str().unwrap()]);
+        let o = treelb(&all);
+        assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+        let json = trace_summary(&csv);
+        assert_eq!(json["pes"], 3, "{all:?}");
+        let notes = json["notes"].to_string();
+        assert!(notes.contains(&format!("command: treelb {}", args[0])), "{all:?}: {notes}");
+    }
+}
+
+#[test]
+fn trace_and_plot_trace_bad_input_gets_one_line_and_exit_code_2() {
+    let dir = scratch("trace-bad");
+    let not_trace = dir.join("not.csv");
+    std::fs::write(&not_trace, "# a note\npe,start,end\n").unwrap();
+    let overlap = dir.join("overlap.csv");
+    std::fs::write(&overlap, "pe,start_ns,end_ns,state\n0,0,10,working\n0,5,20,idle\n").unwrap();
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "pe,start_ns,end_ns,state\n").unwrap();
+    let (not_trace, overlap, empty) =
+        (not_trace.to_str().unwrap(), overlap.to_str().unwrap(), empty.to_str().unwrap());
+    let cases: &[(&[&str], &str)] = &[
+        (&["plot-trace", not_trace], "line 2: expected the header `pe,start_ns,end_ns,state`"),
+        (&["plot-trace", overlap], "line 3: PE 0's interval starts at 5, before its previous one ends (10)"),
+        (&["plot-trace", empty], "the trace has no intervals"),
+        (&["plot-trace", "/nonexistent/t.csv"], "/nonexistent/t.csv: "),
+        (&["plot-trace", overlap, "--out", "u.jpg"], "--out u.jpg: the image must end in .png or .svg"),
+        (&["plot-trace", overlap, "--timeline", "t"], "--timeline t: the image must end in .png or .svg"),
+        (&["plot-trace", overlap, "--out", "a.png", "--timeline", "a.png"], "name the same file"),
+        (&["plot-trace", overlap, "--buckets", "0"], "--buckets must be at least 1"),
+        (&["uts", "--trace", "/nonexistent/dir/t.csv"], "--trace /nonexistent/dir/t.csv: "),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}

@@ -109,6 +109,12 @@ const PALETTE: [RGBColor; 8] = [
 /// The size of every chart, in pixels.
 pub const SIZE: (u32, u32) = (800, 480);
 
+/// Registers the embedded font as "sans-serif" (once per process), for
+/// other plots drawn with plotters in the same way as these.
+pub fn register_fonts() {
+    fonts();
+}
+
 fn fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {

@@ -65,6 +65,7 @@ mod pe;
 mod pool;
 mod sync;
 mod termination;
+pub mod trace;
 
 use std::any::Any;
 use std::fmt;
@@ -87,6 +88,7 @@ use mailbox::Mailbox;
 use pe::{Exit, Pe};
 use pool::{Central, Pool, PoolPe};
 use termination::Termination;
+use trace::{State, Trace, Tracer};
 
 /// The default Δt: units of work between two polls of the request slot.
 pub const DEFAULT_BUDGET: u64 = 256;
@@ -126,6 +128,10 @@ pub struct Config {
     /// cannot escape a busy core. Where pinning is not supported it does
     /// nothing.
     pub pin: bool,
+    /// Record every PE's state changes and return them in
+    /// [`Outcome::trace`] (see [`trace`]). Off: the PEs
+    /// record nothing.
+    pub trace: bool,
 }
 
 impl Default for Config {
@@ -139,6 +145,7 @@ impl Default for Config {
             fanout: Vec::new(),
             rho_milli: (treelb::load::DEFAULT_RHO * 1000.0) as u32,
             pin: false,
+            trace: false,
         }
     }
 }
@@ -219,6 +226,8 @@ pub struct Outcome<O> {
     pub output: O,
     /// What each PE did, and the wall time.
     pub stats: RunStats,
+    /// When each PE did what, if [`Config::trace`] asked for it.
+    pub trace: Option<Trace>,
 }
 
 /// A view of a run in progress, for progress indicators.
@@ -309,6 +318,7 @@ where
     // The initial pieces of every PE, cut on this thread before any PE
     // starts (see `initial_shares`).
     let (initial, init_output, init_units) = initial_shares(root, config, is_static);
+    let mut tracers = tracers(config, start, is_static);
     let live = initial.iter().map(Vec::len).sum();
     let mut init_done = Some((init_output, init_units));
     let pooled = pool::uses_pools(strategy);
@@ -326,13 +336,14 @@ where
     };
     let mut initial = initial.into_iter();
     let cores = if config.pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
-    let results: Vec<(W::Output, treelb::PeStats)> = thread::scope(|scope| {
+    let results: Vec<(W::Output, treelb::PeStats, Option<Tracer>)> = thread::scope(|scope| {
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
                 let pieces = initial.next().expect("one list of pieces per PE");
                 let done = if me == 0 { init_done.take() } else { None };
                 let core = (!cores.is_empty()).then(|| cores[me % cores.len()]);
+                let tracer = tracers.next().flatten();
                 thread::Builder::new()
                     .name(format!("treelb-pe-{me}"))
                     .spawn_scoped(scope, move || {
@@ -340,7 +351,7 @@ where
                             // Best effort: an unpinned PE still runs.
                             core_affinity::set_for_current(core);
                         }
-                        pe_main(me, shared, config, pieces, done)
+                        pe_main(me, shared, config, pieces, done, tracer)
                     })
                     .expect("failed to spawn a PE thread")
             })
@@ -363,11 +374,33 @@ where
     }
     let mut output = W::Output::default();
     let mut pes = Vec::with_capacity(p);
-    for (out, stats) in results {
+    let wall_ns = wall.as_nanos() as u64;
+    let mut traced = Vec::new();
+    for (out, stats, tracer) in results {
         output.merge(out);
         pes.push(stats);
+        traced.extend(tracer.map(|t| t.finish(wall_ns)));
     }
-    Ok(Outcome { output, stats: RunStats { wall, pes } })
+    let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
+    Ok(Outcome { output, stats: RunStats { wall, pes }, trace })
+}
+
+/// One recorder per PE if the run is traced. PE 0's starts with the
+/// cutting of the root that ran before the PEs (see [`initial_shares`]),
+/// as splitting, when there was any.
+fn tracers(config: &Config, start: Instant, is_static: bool) -> impl Iterator<Item = Option<Tracer>> {
+    let cut_ns = if config.trace { start.elapsed().as_nanos() as u64 } else { 0 };
+    let cut = is_static || config.init == Init::Selective;
+    (0..config.threads).map(move |me| {
+        config.trace.then(|| {
+            let mut tracer = Tracer::new(start);
+            if me == 0 && cut {
+                tracer.record(0, State::Splitting);
+                tracer.record(cut_ns, State::Idle);
+            }
+            tracer
+        })
+    })
 }
 
 thread_local! {
@@ -462,13 +495,15 @@ fn pe_main<W: Work + Clone>(
     config: &Config,
     pieces: Vec<W>,
     init: Option<(W::Output, u64)>,
-) -> (W::Output, treelb::PeStats) {
+    tracer: Option<Tracer>,
+) -> (W::Output, treelb::PeStats, Option<Tracer>) {
     CURRENT_PE.with(|c| c.set(Some(me)));
     if pool::uses_pools(config.strategy) {
-        return pool_main(me, shared, config, pieces, init);
+        return pool_main(me, shared, config, pieces, init, tracer);
     }
     let victims = VictimSelector::new(config.strategy, me, shared.mailboxes.len(), config.seed);
     let mut pe = Pe::new(me, shared, config.budget, victims);
+    pe.tracer = tracer;
     if shared.loads.is_some() {
         pe.reporter = Some(treelb::load::LazyReporter::new(f64::from(config.rho_milli) / 1000.0));
     }
@@ -487,7 +522,8 @@ fn pe_main<W: Work + Clone>(
         Ok(Exit::Done | Exit::Aborted) => {}
         Err(payload) => shared.abort_with(payload),
     }
-    (std::mem::take(&mut pe.acc), pe.stats)
+    pe.mark(State::Idle);
+    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer)
 }
 
 /// The body of PE thread `me` under a pool-based strategy: its initial
@@ -498,8 +534,10 @@ fn pool_main<W: Work + Clone>(
     config: &Config,
     pieces: Vec<W>,
     init: Option<(W::Output, u64)>,
-) -> (W::Output, treelb::PeStats) {
+    tracer: Option<Tracer>,
+) -> (W::Output, treelb::PeStats, Option<Tracer>) {
     let mut pe = PoolPe::new(me, shared, config.budget, config.strategy, config.seed);
+    pe.tracer = tracer;
     if let Some((output, units)) = init {
         pe.add_initial(output, units);
     }
@@ -512,7 +550,8 @@ fn pool_main<W: Work + Clone>(
         Ok(Exit::Done | Exit::Aborted) => {}
         Err(payload) => shared.abort_with(payload),
     }
-    (std::mem::take(&mut pe.acc), pe.stats)
+    pe.mark(State::Idle);
+    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer)
 }
 
 // The runtime tests need real threads: under `cfg(loom)` the mailboxes and

@@ -19,6 +19,7 @@ use treelb::{PeStats, Reduce, Work};
 use crate::Shared;
 use crate::backoff::{Backoff, REPLY_PATIENCE, RETRY_PATIENCE};
 use crate::mailbox::{Reply, Request};
+use crate::trace::{State, Tracer};
 
 /// The two phases of a PE, busy and idle, as [`run_phases`] alternates
 /// them: the stealing PE here and the pool PE of `pool` differ only in what
@@ -87,6 +88,8 @@ pub(crate) struct Pe<'a, W: Work> {
     pub(crate) stats: PeStats,
     /// Max-load visiting: when this PE's load is due to be reported.
     pub(crate) reporter: Option<LazyReporter>,
+    /// The recorder of state changes, if the run is traced.
+    pub(crate) tracer: Option<Tracer>,
 }
 
 impl<'a, W: Work> Pe<'a, W> {
@@ -99,6 +102,15 @@ impl<'a, W: Work> Pe<'a, W> {
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
             reporter: None,
+            tracer: None,
+        }
+    }
+
+    /// A state change, for the trace (nothing if the run is not traced).
+    #[inline]
+    pub(crate) fn mark(&mut self, state: State) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.enter(state);
         }
     }
 
@@ -116,6 +128,7 @@ impl<'a, W: Work> Pe<'a, W> {
     /// Busy phase: works the piece in slices of Δt, serving requests between
     /// slices, until it is exhausted (`None`) or the run aborts.
     fn work_on(&mut self, mut work: W) -> Option<Exit> {
+        self.mark(State::Working);
         let mailbox = &self.shared.mailboxes[self.me];
         loop {
             let progress = work.work(self.budget, &mut self.acc);
@@ -150,6 +163,7 @@ impl<'a, W: Work> Pe<'a, W> {
     /// Splits the piece for `requester` and sends one part, or "no work".
     fn serve(&mut self, requester: usize, work: &mut W) {
         self.stats.requests_received += 1;
+        self.mark(State::Splitting);
         let part = work.split();
         if part.is_some() {
             self.stats.splits += 1;
@@ -163,7 +177,9 @@ impl<'a, W: Work> Pe<'a, W> {
             let load = if part.is_some() { work.load() } else { 0 };
             self.report(load);
         }
+        self.mark(State::Sending);
         self.shared.mailboxes[requester].answer(part);
+        self.mark(State::Working);
     }
 
     /// Max-load visiting: puts this PE's load into the shared heap.
@@ -198,6 +214,7 @@ impl<'a, W: Work> Pe<'a, W> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
         let mut backoff = Backoff::new(RETRY_PATIENCE);
+        self.mark(State::Idle);
         loop {
             if !self.reject_pending() {
                 return Err(Exit::Aborted);
@@ -211,8 +228,10 @@ impl<'a, W: Work> Pe<'a, W> {
             };
             mine.expect_reply();
             self.stats.requests_sent += 1;
+            self.mark(State::Requesting);
             if !shared.mailboxes[victim].post_request(self.me) {
                 self.stats.requests_failed += 1;
+                self.mark(State::Idle);
                 backoff.wait();
                 continue;
             }
@@ -225,6 +244,7 @@ impl<'a, W: Work> Pe<'a, W> {
                     }
                     Reply::NoWork => {
                         self.stats.requests_failed += 1;
+                        self.mark(State::Idle);
                         break;
                     }
                     Reply::Waiting => {

@@ -50,6 +50,7 @@ use treelb::{PeStats, Reduce, Strategy, Work};
 use crate::Shared;
 use crate::backoff::{Backoff, RETRY_PATIENCE};
 use crate::pe::{Exit, Phases, run_phases};
+use crate::trace::{State, Tracer};
 
 /// Parts per PE that static assignment cuts the root into (at least; the
 /// number of parts is a power of two).
@@ -185,6 +186,8 @@ pub(crate) struct PoolPe<'a, W: Work> {
     rng: SmallRng,
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
+    /// The recorder of state changes, if the run is traced.
+    pub(crate) tracer: Option<Tracer>,
 }
 
 impl<'a, W: Work> PoolPe<'a, W> {
@@ -200,6 +203,15 @@ impl<'a, W: Work> PoolPe<'a, W> {
             rng: SmallRng::seed_from_u64(seed ^ (me as u64).wrapping_mul(0xA076_1D64_78BD_642F) ^ 0x9001),
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
+            tracer: None,
+        }
+    }
+
+    /// A state change, for the trace (nothing if the run is not traced).
+    #[inline]
+    pub(crate) fn mark(&mut self, state: State) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.enter(state);
         }
     }
 
@@ -249,6 +261,8 @@ impl<'a, W: Work> PoolPe<'a, W> {
         if let Some(c) = central {
             c.waiting.fetch_add(1, Ordering::Relaxed);
         }
+        // Master–worker: waiting is a request to the busy PEs.
+        self.mark(if central.is_some() { State::Requesting } else { State::Idle });
         let mut backoff = Backoff::new(RETRY_PATIENCE);
         let result = loop {
             if let Some(piece) = self.take() {
@@ -267,6 +281,7 @@ impl<'a, W: Work> PoolPe<'a, W> {
 
     /// Busy, marked as such for the placement of others' pushes.
     fn busy_on(&mut self, work: W) -> Option<Exit> {
+        self.mark(State::Working);
         let pool = &self.shared.pools[self.me];
         pool.busy.store(true, Ordering::Relaxed);
         let exit = self.work_on(work);
@@ -332,12 +347,15 @@ impl<'a, W: Work> PoolPe<'a, W> {
                 let central = self.shared.central.as_ref().expect("master-worker has a central pool");
                 if central.waiting.load(Ordering::Relaxed) > 0 && central.len.load(Ordering::Relaxed) == 0 {
                     self.stats.requests_received += 1;
+                    self.mark(State::Splitting);
                     if let Some(part) = work.split() {
                         self.stats.splits += 1;
                         self.stats.pieces_sent += 1;
                         self.shared.termination.piece_sent();
+                        self.mark(State::Sending);
                         central.push(part, true);
                     }
+                    self.mark(State::Working);
                 }
             }
             _ => {} // static: nothing moves
@@ -356,13 +374,16 @@ impl<'a, W: Work> PoolPe<'a, W> {
 
     /// Splits the piece and pushes the part to `target`'s pool.
     fn push_to(&mut self, target: usize, work: &mut W) {
+        self.mark(State::Splitting);
         if let Some(part) = work.split() {
             self.stats.splits += 1;
             self.stats.pieces_sent += 1;
             // Counted before it becomes visible: see `termination`.
             self.shared.termination.piece_sent();
+            self.mark(State::Sending);
             self.shared.pools[target].push(part, self.me);
         }
+        self.mark(State::Working);
     }
 }
 

@@ -330,3 +330,51 @@ fn pinned_pes_give_the_same_answer() {
         assert_eq!(outcome.stats.total().work_units, nodes);
     }
 }
+
+#[test]
+fn a_traced_run_of_every_strategy_tiles_the_run_per_pe() {
+    use crate::trace::State;
+    let tree = Irregular { depth: 14 };
+    let (expected, _) = seq::run_search(&tree);
+    for strategy in SUPPORTED_STRATEGIES {
+        for (p, init) in [(1, Init::Root), (3, Init::Root), (4, Init::Selective)] {
+            let config = Config { strategy, trace: true, ..config(p, init, 16) };
+            let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+            let what = format!("{strategy}, p = {p}, {init}");
+            assert_eq!(outcome.output, expected, "{what}");
+            let trace = outcome.trace.expect("asked for a trace");
+            assert_eq!(trace.wall_ns, outcome.stats.wall.as_nanos() as u64, "{what}");
+            assert_eq!(trace.pes.len(), p, "{what}");
+            for (pe, intervals) in trace.pes.iter().enumerate() {
+                let mut at = 0;
+                for i in intervals {
+                    assert_eq!(i.start_ns, at, "{what}: PE {pe} has a gap or an overlap at {at}");
+                    assert!(i.end_ns > i.start_ns, "{what}: PE {pe} has an empty interval");
+                    at = i.end_ns;
+                }
+                assert_eq!(at, trace.wall_ns, "{what}: PE {pe} stops before the end");
+                for pair in intervals.windows(2) {
+                    assert_ne!(pair[0].state, pair[1].state, "{what}: PE {pe}: unmerged neighbours");
+                }
+            }
+            let total = outcome.stats.total();
+            let working: u64 = (0..p).map(|pe| trace.time_in(pe, State::Working)).sum();
+            assert!(working > 0, "{what}: nobody worked");
+            if total.pieces_sent > 0 {
+                let split: u64 = (0..p).map(|pe| trace.time_in(pe, State::Splitting)).sum();
+                assert!(split > 0, "{what}: {} pieces sent, no splitting", total.pieces_sent);
+            }
+            let stealing = !crate::pool::uses_pools(strategy);
+            if stealing && p > 1 && total.requests_sent > 0 {
+                let asking: u64 = (0..p).map(|pe| trace.time_in(pe, State::Requesting)).sum();
+                assert!(asking > 0, "{what}: requests sent, no requesting");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_untraced_run_has_no_trace() {
+    let outcome = run(DfsWork::new(&Irregular { depth: 8 }, SplitPolicy::Bottom), &config(2, Init::Root, 4));
+    assert!(outcome.unwrap().trace.is_none());
+}

@@ -3,16 +3,14 @@
 //! against the sequential run to 1e-12 relative).
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use treelb::SplitPolicy;
 use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
-use treelb_threads::run_with_monitor;
 
 use crate::args::IntegrateArgs;
 use crate::config::{Error, RunConfig, err, number};
-use crate::progress::Progress;
 use crate::report::{Line, Report};
 
 /// The relative difference from the sequential run that every P must stay
@@ -98,10 +96,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         let (estimate, _) = treelb::seq::run_work(integral.work());
         (start.elapsed().as_secs_f64(), estimate.value())
     });
-    let mut progress = Progress::new(cfg.progress, None, "intervals");
-    let outcome =
-        run_with_monitor(integral.work(), &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
-    progress.finish();
+    let outcome = super::run_threads(integral.work(), &cfg, None, "intervals")?;
     let e = outcome.output;
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;

@@ -4,15 +4,13 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View};
-use treelb_threads::run_with_monitor;
 
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, err, positive};
-use crate::progress::Progress;
 use crate::report::{Line, Report};
 
 /// The area of the whole set (pixel counting at high resolution).
@@ -89,10 +87,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         let (_, iterations) = treelb::seq::run_work(m.work(method));
         Sequential { wall_secs: start.elapsed().as_secs_f64(), iterations }
     });
-    let mut progress = Progress::new(cfg.progress, None, "iterations");
-    let outcome =
-        run_with_monitor(m.work(method), &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
-    progress.finish();
+    let outcome = super::run_threads(m.work(method), &cfg, None, "iterations")?;
     let counts = outcome.output.counts;
     let image = outcome.output.into_image(&m).map_err(|e| err!("internal error: {e}"))?;
 

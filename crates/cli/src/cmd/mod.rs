@@ -10,17 +10,73 @@ pub(crate) mod mandelbrot;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
 pub(crate) mod nqueens;
+pub(crate) mod plot_trace;
 pub(crate) mod sim;
 pub(crate) mod tsp;
 pub(crate) mod uts;
 
+use std::fs::File;
 use std::time::Duration;
 
+use treelb::Work;
 use treelb::search::{DfsWork, Search};
 use treelb_threads::{Outcome, run_with_monitor};
 
-use crate::config::{Error, RunConfig};
+use crate::config::{Error, RunConfig, err};
 use crate::progress::Progress;
+
+/// Runs `root` on the threads runtime with a progress indicator and, with
+/// `--trace FILE`, writes the trace there (the file is created before the
+/// run, so that a bad path fails at once).
+pub(crate) fn run_threads<W: Work + Clone>(
+    root: W,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Outcome<W::Output>, Error> {
+    let trace_file = match &cfg.trace {
+        Some(path) => Some((path, File::create(path).map_err(|e| err!("--trace {path}: {e}"))?)),
+        None => None,
+    };
+    let mut progress = Progress::new(cfg.progress, expected_units, unit);
+    let mut outcome =
+        run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
+    progress.finish();
+    if let (Some((path, file)), Some(mut trace)) = (trace_file, outcome.trace.take()) {
+        let c = &cfg.runtime;
+        trace.notes = vec![
+            "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
+            "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
+            format!("command: {}", command_line()),
+            format!(
+                "strategy: {}, threads: {}, budget: {}, init: {}, split policy: {}, wall: {:.6} s",
+                c.strategy,
+                c.threads,
+                c.budget,
+                c.init,
+                cfg.split_policy,
+                outcome.stats.wall.as_secs_f64()
+            ),
+        ];
+        trace.write_csv(file).map_err(|e| err!("--trace {path}: {e}"))?;
+        outcome.trace = Some(trace);
+    }
+    Ok(outcome)
+}
+
+/// This process's command line, quoted for a POSIX shell where needed.
+fn command_line() -> String {
+    let quote = |a: String| {
+        let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c));
+        if plain { a } else { format!("'{}'", a.replace('\'', "'\\''")) }
+    };
+    let mut args = std::env::args();
+    let program = args.next().map_or_else(
+        || "treelb".to_owned(),
+        |p| std::path::Path::new(&p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned()),
+    );
+    std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
+}
 
 /// Runs a search on the threads runtime with a progress indicator.
 pub(crate) fn run_search<S>(
@@ -38,11 +94,7 @@ where
             "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
         ));
     }
-    let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let root = DfsWork::new(search, cfg.split_policy);
-    let outcome = run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
-    progress.finish();
-    Ok(outcome)
+    run_threads(DfsWork::new(search, cfg.split_policy), cfg, expected_units, unit)
 }
 
 /// Runs a search whose nodes and output serialize: on the threads runtime,

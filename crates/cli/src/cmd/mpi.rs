@@ -81,5 +81,5 @@ where
         100.0 * probe_share,
         o.waves
     );
-    Ok(Some(Outcome { output: o.output, stats: o.stats }))
+    Ok(Some(Outcome { output: o.output, stats: o.stats, trace: None }))
 }

@@ -1,0 +1,545 @@
+//! Traces of a run: when each PE was working, requesting, idle, splitting
+//! or sending.
+//!
+//! With [`Config::trace`](crate::Config::trace) set, every PE records its
+//! state changes into its own buffer: a timestamp (nanoseconds since the run
+//! started, from one `Instant` shared by all PEs) and the new state, packed
+//! into one `u64`, pushed onto a `Vec` reserved before the run. No locks, no
+//! atomics, nothing shared: a PE only writes its own buffer, and the buffers
+//! are collected after the PEs have stopped. Only *changes* are recorded, at
+//! the places where the loop changes what it does (the start of a busy
+//! phase, a split, a request, a failed request), never per unit of work;
+//! the finest grain is one slice of Δt units. Without tracing the PEs hold
+//! no buffer and each of those places costs one predictable branch.
+//!
+//! After the run, the events become [`Interval`]s that tile `[0, wall]` for
+//! every PE: [`Trace`]. It writes and reads a CSV file that a person can
+//! read and a program can parse ([`Trace::write_csv`], [`Trace::parse`]):
+//!
+//! ```text
+//! # any number of comment lines
+//! pe,start_ns,end_ns,state
+//! 0,0,18211,splitting
+//! 0,18211,40027,idle
+//! 0,40027,1296002,working
+//! ```
+//!
+//! ```
+//! use treelb_threads::trace::{Interval, State, Trace};
+//!
+//! let trace = Trace {
+//!     notes: vec!["a hand-made trace".into()],
+//!     wall_ns: 100,
+//!     pes: vec![vec![
+//!         Interval { start_ns: 0, end_ns: 60, state: State::Working },
+//!         Interval { start_ns: 60, end_ns: 100, state: State::Idle },
+//!     ]],
+//! };
+//! let mut csv = Vec::new();
+//! trace.write_csv(&mut csv).unwrap();
+//! let back = Trace::parse(std::str::from_utf8(&csv).unwrap()).unwrap();
+//! assert_eq!(back, trace);
+//! assert_eq!(back.time_in(0, State::Working), 60);
+//! ```
+
+use std::fmt;
+use std::io::{self, Write};
+use std::str::FromStr;
+use std::time::Instant;
+
+/// What a PE is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum State {
+    /// Working a piece (between polls of its request slot or pushes).
+    Working = 0,
+    /// Without work, with a request out: waiting for the answer (random
+    /// polling and the other stealing strategies; master–worker: waiting
+    /// on the central pool).
+    Requesting = 1,
+    /// Without work and without a request out: between requests after a
+    /// rejection, waiting for a push into its pool, starting, or done.
+    Idle = 2,
+    /// Splitting its piece for another PE (answering a request, or pushing).
+    Splitting = 3,
+    /// Handing the part (or "no work") to the other PE.
+    Sending = 4,
+}
+
+impl State {
+    /// Every state, in the order of the plots' stacks (working at the bottom).
+    pub const ALL: [State; 5] =
+        [State::Working, State::Splitting, State::Sending, State::Requesting, State::Idle];
+
+    /// The name in trace files: `working`, `requesting`, `idle`, `splitting`, `sending`.
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Working => "working",
+            State::Requesting => "requesting",
+            State::Idle => "idle",
+            State::Splitting => "splitting",
+            State::Sending => "sending",
+        }
+    }
+
+    fn from_bits(bits: u64) -> State {
+        match bits {
+            0 => State::Working,
+            1 => State::Requesting,
+            3 => State::Splitting,
+            4 => State::Sending,
+            _ => State::Idle,
+        }
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for State {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        State::ALL.into_iter().find(|st| st.name() == s).ok_or_else(|| {
+            let names: Vec<_> = State::ALL.iter().map(|st| st.name()).collect();
+            format!("unknown state `{s}` (expected one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// Bits of a packed event that hold the state.
+const STATE_BITS: u32 = 3;
+
+/// Events reserved per PE before the run (8 bytes each).
+const RESERVED_EVENTS: usize = 4096;
+
+/// One PE's recorder: its state changes, packed as `ns << 3 | state`.
+#[derive(Debug)]
+pub(crate) struct Tracer {
+    start: Instant,
+    current: State,
+    events: Vec<u64>,
+}
+
+impl Tracer {
+    /// A recorder whose PE is idle from `start` on.
+    pub(crate) fn new(start: Instant) -> Self {
+        Tracer { start, current: State::Idle, events: Vec::with_capacity(RESERVED_EVENTS) }
+    }
+
+    /// The PE enters `state` now (nothing is recorded if it is in it already).
+    #[inline]
+    pub(crate) fn enter(&mut self, state: State) {
+        if state != self.current {
+            let ns = self.start.elapsed().as_nanos() as u64;
+            self.record(ns, state);
+        }
+    }
+
+    /// The PE enters `state` at `ns` nanoseconds after the start.
+    pub(crate) fn record(&mut self, ns: u64, state: State) {
+        self.current = state;
+        self.events.push(ns << STATE_BITS | state as u64);
+    }
+
+    /// The intervals from 0 to `wall_ns`: the PE is idle until its first
+    /// event; empty intervals are dropped and equal neighbours merged.
+    pub(crate) fn finish(self, wall_ns: u64) -> Vec<Interval> {
+        let mut intervals: Vec<Interval> = Vec::with_capacity(self.events.len() + 1);
+        let mut at = 0;
+        let mut state = State::Idle;
+        let close = |intervals: &mut Vec<Interval>, end: u64, state: State, start: u64| {
+            if end <= start {
+                return;
+            }
+            match intervals.last_mut() {
+                Some(last) if last.state == state => last.end_ns = end,
+                _ => intervals.push(Interval { start_ns: start, end_ns: end, state }),
+            }
+        };
+        for &event in &self.events {
+            // A clock that ran backwards or past the end is clamped.
+            let ns = (event >> STATE_BITS).clamp(at, wall_ns);
+            close(&mut intervals, ns, state, at);
+            at = ns;
+            state = State::from_bits(event & ((1 << STATE_BITS) - 1));
+        }
+        close(&mut intervals, wall_ns, state, at);
+        intervals
+    }
+}
+
+/// A PE was in `state` from `start_ns` (inclusive) to `end_ns` (exclusive),
+/// in nanoseconds since the run started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interval {
+    /// When the PE entered the state.
+    pub start_ns: u64,
+    /// When it left it.
+    pub end_ns: u64,
+    /// The state.
+    pub state: State,
+}
+
+impl Interval {
+    /// The length in nanoseconds.
+    pub fn len_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// What every PE did when: per PE, its intervals in time order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Free text, written as the file's comment lines (e.g. the command
+    /// that made the run).
+    pub notes: Vec<String>,
+    /// The length of the run in nanoseconds (in a trace of a run, every PE's
+    /// intervals end there; a parsed trace: the latest end).
+    pub wall_ns: u64,
+    /// Per PE, its intervals in time order, without overlaps.
+    pub pes: Vec<Vec<Interval>>,
+}
+
+/// The header line of a trace file.
+pub const CSV_HEADER: &str = "pe,start_ns,end_ns,state";
+
+/// A trace file that cannot be read: where, and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The line, from 1.
+    pub line: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Trace {
+    /// Nanoseconds that PE `pe` spent in `state`.
+    pub fn time_in(&self, pe: usize, state: State) -> u64 {
+        self.pes.get(pe).map_or(0, |iv| iv.iter().filter(|i| i.state == state).map(Interval::len_ns).sum())
+    }
+
+    /// The share of all PE-time spent in each state, in the order of
+    /// [`State::ALL`]; zeros for an empty trace.
+    pub fn shares(&self) -> [f64; 5] {
+        let mut ns = [0u64; 5];
+        for interval in self.pes.iter().flatten() {
+            ns[slot(interval.state)] += interval.len_ns();
+        }
+        let total: u64 = ns.iter().sum();
+        ns.map(|n| if total == 0 { 0.0 } else { n as f64 / total as f64 })
+    }
+
+    /// The run cut into `buckets` equal spans of `[0, wall]`: in each, the
+    /// mean fraction of the PEs in each state, in the order of
+    /// [`State::ALL`] (time a PE has no interval for counts in none).
+    ///
+    /// ```
+    /// use treelb_threads::trace::{Interval, State, Trace};
+    /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
+    /// let i = |s, e| Interval { start_ns: s, end_ns: e, state: State::Idle };
+    /// let t = Trace { notes: vec![], wall_ns: 100, pes: vec![vec![w(0, 100)], vec![i(0, 50), w(50, 100)]] };
+    /// let b = t.buckets(2);
+    /// assert_eq!(b[0][0], 0.5); // working in the first half: one PE of two
+    /// assert_eq!(b[1][0], 1.0);
+    /// assert_eq!(b[0][4], 0.5); // idle
+    /// ```
+    pub fn buckets(&self, buckets: usize) -> Vec<[f64; 5]> {
+        let pes = self.pes.len().max(1) as f64;
+        let sums = bucket_sums(self.pes.iter().flatten(), self.wall_ns, buckets);
+        let width = self.wall_ns.max(1) as f64 / sums.len() as f64;
+        sums.into_iter().map(|s| s.map(|v| v / (width * pes))).collect()
+    }
+
+    /// Like [`buckets`](Self::buckets) for PE `pe` alone: the fraction of
+    /// each span it spent in each state.
+    pub fn pe_buckets(&self, pe: usize, buckets: usize) -> Vec<[f64; 5]> {
+        let intervals = self.pes.get(pe).map_or(&[][..], Vec::as_slice);
+        let sums = bucket_sums(intervals.iter(), self.wall_ns, buckets);
+        let width = self.wall_ns.max(1) as f64 / sums.len() as f64;
+        sums.into_iter().map(|s| s.map(|v| v / width)).collect()
+    }
+
+    /// Writes the trace as CSV: the notes as `# ` comment lines, the header
+    /// [`CSV_HEADER`], then one line per interval, PE by PE.
+    pub fn write_csv<W: Write>(&self, mut out: W) -> io::Result<()> {
+        // Formatted by hand into a buffer: a trace can have millions of lines.
+        let mut buf = Vec::with_capacity(1 << 16);
+        for line in self.notes.iter().flat_map(|n| if n.is_empty() { vec![""] } else { n.lines().collect() })
+        {
+            if line.is_empty() {
+                writeln!(buf, "#")?;
+            } else {
+                writeln!(buf, "# {line}")?;
+            }
+        }
+        writeln!(buf, "{CSV_HEADER}")?;
+        for (pe, intervals) in self.pes.iter().enumerate() {
+            for i in intervals {
+                push_u64(&mut buf, pe as u64);
+                buf.push(b',');
+                push_u64(&mut buf, i.start_ns);
+                buf.push(b',');
+                push_u64(&mut buf, i.end_ns);
+                buf.push(b',');
+                buf.extend_from_slice(i.state.name().as_bytes());
+                buf.push(b'\n');
+                if buf.len() > (1 << 16) - 128 {
+                    out.write_all(&buf)?;
+                    buf.clear();
+                }
+            }
+        }
+        out.write_all(&buf)?;
+        out.flush()
+    }
+
+    /// Reads a trace written by [`write_csv`](Self::write_csv) (or by hand):
+    /// `#` lines are notes, blank lines are skipped, the first other line is
+    /// the header; every row names a PE, a start, an end not before the
+    /// start and a state, and starts no earlier than the end of the PE's
+    /// row before. PEs without rows have no intervals.
+    pub fn parse(text: &str) -> Result<Trace, ParseError> {
+        let mut trace = Trace::default();
+        let mut header = false;
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let fail = |message: String| ParseError { line, message };
+            let row = raw.trim();
+            if let Some(note) = raw.trim_start().strip_prefix('#') {
+                trace.notes.push(note.strip_prefix(' ').unwrap_or(note).to_owned());
+                continue;
+            }
+            if row.is_empty() {
+                continue;
+            }
+            if !header {
+                if row != CSV_HEADER {
+                    return Err(fail(format!("expected the header `{CSV_HEADER}`, found `{}`", clip(row))));
+                }
+                header = true;
+                continue;
+            }
+            let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+            if fields.len() != 4 {
+                return Err(fail(format!(
+                    "expected 4 fields `pe,start_ns,end_ns,state`, found {}: `{}`",
+                    fields.len(),
+                    clip(row)
+                )));
+            }
+            let number = |what: &str, value: &str| {
+                value.parse::<u64>().map_err(|_| {
+                    fail(format!("{what} must be a non-negative integer, found `{}`", clip(value)))
+                })
+            };
+            let pe = number("pe", fields[0])?;
+            let pe = usize::try_from(pe)
+                .ok()
+                .filter(|&pe| pe < 1 << 20)
+                .ok_or_else(|| fail(format!("pe {pe} is too large")))?;
+            let start_ns = number("start_ns", fields[1])?;
+            let end_ns = number("end_ns", fields[2])?;
+            if end_ns < start_ns {
+                return Err(fail(format!("end_ns {end_ns} is before start_ns {start_ns}")));
+            }
+            let state: State = fields[3].parse().map_err(fail)?;
+            if trace.pes.len() <= pe {
+                trace.pes.resize_with(pe + 1, Vec::new);
+            }
+            let intervals = &mut trace.pes[pe];
+            if let Some(last) = intervals.last()
+                && start_ns < last.end_ns
+            {
+                return Err(fail(format!(
+                    "PE {pe}'s interval starts at {start_ns}, before its previous one ends ({})",
+                    last.end_ns
+                )));
+            }
+            intervals.push(Interval { start_ns, end_ns, state });
+            trace.wall_ns = trace.wall_ns.max(end_ns);
+        }
+        if !header {
+            let line = text.lines().count().max(1);
+            return Err(ParseError { line, message: format!("no header `{CSV_HEADER}`: not a trace file") });
+        }
+        Ok(trace)
+    }
+}
+
+/// Nanoseconds in each state (in the order of [`State::ALL`]) in each of
+/// `buckets` (at least 1) equal spans of `[0, wall_ns]`.
+fn bucket_sums<'a>(
+    intervals: impl Iterator<Item = &'a Interval>,
+    wall_ns: u64,
+    buckets: usize,
+) -> Vec<[f64; 5]> {
+    let n = buckets.max(1);
+    let width = wall_ns.max(1) as f64 / n as f64;
+    let mut sums = vec![[0.0f64; 5]; n];
+    for interval in intervals {
+        let (s, e) = (interval.start_ns as f64, interval.end_ns as f64);
+        let first = ((s / width) as usize).min(n - 1);
+        let last = ((e / width) as usize).min(n - 1);
+        for (b, sum) in sums.iter_mut().enumerate().take(last + 1).skip(first) {
+            let lo = s.max(b as f64 * width);
+            let hi = e.min((b + 1) as f64 * width);
+            if hi > lo {
+                sum[slot(interval.state)] += hi - lo;
+            }
+        }
+    }
+    sums
+}
+
+/// The index of `state` in [`State::ALL`], as in [`Trace::shares`] and
+/// [`Trace::buckets`].
+///
+/// ```
+/// use treelb_threads::trace::{State, slot};
+/// assert!(State::ALL.iter().enumerate().all(|(i, &s)| slot(s) == i));
+/// ```
+pub fn slot(state: State) -> usize {
+    match state {
+        State::Working => 0,
+        State::Splitting => 1,
+        State::Sending => 2,
+        State::Requesting => 3,
+        State::Idle => 4,
+    }
+}
+
+/// Appends the decimal digits of `v`.
+fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+/// At most 40 characters of `s`, for error messages.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tracer_gives_intervals_that_tile_the_run() {
+        let mut t = Tracer::new(Instant::now());
+        t.record(0, State::Splitting);
+        t.record(10, State::Idle);
+        t.record(10, State::Working); // the empty idle interval is dropped
+        t.record(30, State::Working);
+        t.record(50, State::Splitting);
+        t.record(40, State::Sending); // a clock that ran backwards
+        t.record(70, State::Working);
+        t.record(500, State::Idle); // past the end
+        let iv = t.finish(100);
+        let got: Vec<_> = iv.iter().map(|i| (i.start_ns, i.end_ns, i.state)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 10, State::Splitting),
+                (10, 50, State::Working),
+                (50, 50, State::Splitting),
+                (50, 70, State::Sending),
+                (70, 100, State::Working),
+            ]
+            .into_iter()
+            .filter(|(s, e, _)| e > s)
+            .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn enter_records_changes_only() {
+        let mut t = Tracer::new(Instant::now());
+        t.enter(State::Idle);
+        assert!(t.events.is_empty());
+        t.enter(State::Working);
+        t.enter(State::Working);
+        assert_eq!(t.events.len(), 1);
+        let iv = t.finish(u64::MAX >> STATE_BITS);
+        assert_eq!(iv.last().unwrap().state, State::Working);
+    }
+
+    #[test]
+    fn bad_files_name_the_line_and_what_was_expected() {
+        let cases = [
+            ("", 1, "no header"),
+            ("# only a note\n", 1, "no header"),
+            ("pe,start,end,state\n", 1, "expected the header `pe,start_ns,end_ns,state`"),
+            ("pe,start_ns,end_ns,state\n0,0,10\n", 2, "expected 4 fields"),
+            ("pe,start_ns,end_ns,state\n0,0,10,working,x\n", 2, "expected 4 fields"),
+            ("pe,start_ns,end_ns,state\n\n# x\nA,0,10,working\n", 4, "pe must be a non-negative integer"),
+            ("pe,start_ns,end_ns,state\n0,-1,10,working\n", 2, "start_ns must be a non-negative integer"),
+            ("pe,start_ns,end_ns,state\n0,0,1e3,working\n", 2, "end_ns must be a non-negative integer"),
+            ("pe,start_ns,end_ns,state\n0,20,10,working\n", 2, "end_ns 10 is before start_ns 20"),
+            ("pe,start_ns,end_ns,state\n0,0,10,busy\n", 2, "unknown state `busy` (expected one of: working"),
+            ("pe,start_ns,end_ns,state\n0,0,10,idle\n1,0,5,idle\n0,5,20,working\n", 4, "before its previous"),
+            ("pe,start_ns,end_ns,state\n99999999,0,1,idle\n", 2, "pe 99999999 is too large"),
+        ];
+        for (text, line, message) in cases {
+            let e = Trace::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.starts_with(message) || e.message.contains(message), "{text:?}: {e}");
+            assert!(e.to_string().starts_with(&format!("line {line}: ")));
+        }
+    }
+
+    #[test]
+    fn a_file_round_trips() {
+        let mut a = Tracer::new(Instant::now());
+        a.record(0, State::Splitting);
+        a.record(5, State::Working);
+        a.record(80, State::Idle);
+        let mut b = Tracer::new(Instant::now());
+        b.record(7, State::Requesting);
+        b.record(9, State::Working);
+        b.record(20, State::Splitting);
+        b.record(21, State::Sending);
+        b.record(22, State::Working);
+        let trace = Trace {
+            notes: vec!["command: treelb uts --trace t.csv".into(), "".into()],
+            wall_ns: 100,
+            pes: vec![a.finish(100), b.finish(100), Vec::new(), vec![]],
+        };
+        let mut csv = Vec::new();
+        trace.write_csv(&mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert!(text.starts_with("# command: treelb uts --trace t.csv\n#"));
+        let back = Trace::parse(&text).unwrap();
+        // PEs without intervals at the end are not in the file.
+        assert_eq!(back.pes.len(), 2);
+        assert_eq!(back.pes[..], trace.pes[..2]);
+        assert_eq!((back.notes, back.wall_ns), (trace.notes, trace.wall_ns));
+        let shares = Trace::parse(&text).unwrap().shares();
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        for state in State::ALL {
+            assert_eq!(state.name().parse::<State>(), Ok(state));
+        }
+    }
+}
