@@ -116,7 +116,7 @@ where
     for _ in 0..repeat {
         let search = make();
         let config = Config { threads, budget, ..Config::default() };
-        let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).expect("a valid config");
+        let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).expect("a valid config");
         let busy = outcome.stats.pes.iter().map(|p| p.busy.as_secs_f64()).sum();
         let run = Run { wall: outcome.stats.wall.as_secs_f64(), busy, stats: outcome.output };
         agree(check(search));
