@@ -5,6 +5,8 @@
 //! * bad input: every kind gets one line on stderr and exit code 2, never a
 //!   panic trace.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn treelb(args: &[&str]) -> Output {
@@ -353,19 +355,7 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
 // Branch and bound and integration (issue 7's done criteria): the instance
 // files are read from ../shared/instances beside the checkout.
 
-/// A benchmark instance in `../shared/instances`.
-fn shared_instance(path: &str) -> String {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances");
-    root.join(path).to_string_lossy().into_owned()
-}
-
-/// The numbers of a report line `  label  1 2 3  (note)`.
-fn numbers_on_line(out: &str, label: &str) -> Vec<u32> {
-    let line =
-        out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));
-    let values = line.trim_start()[label.len()..].split("  (").next().unwrap_or_default();
-    values.split_whitespace().map(|v| v.parse().expect("a number")).collect()
-}
+use common::{numbers_on_line, shared_instance};
 
 #[test]
 fn clique_brock200_1_prints_21_and_the_clique() {

@@ -8,6 +8,8 @@
 //! test says so on stderr and passes. Every `mpirun` runs under a hard time
 //! limit: a hung run is killed and the test fails with its output.
 
+mod common;
+
 use std::collections::HashSet;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -189,19 +191,7 @@ fn more_ranks_than_work_terminates() {
 // Branch and bound. The instance files are read from ../shared/instances
 // beside the checkout (see /README.md of that folder for the optima).
 
-/// A benchmark instance in `../shared/instances`.
-fn shared_instance(path: &str) -> String {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances");
-    root.join(path).to_string_lossy().into_owned()
-}
-
-/// The numbers of a report line `  label  1 2 3  (note)`.
-fn numbers_on_line(out: &str, label: &str) -> Vec<u32> {
-    let line =
-        out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));
-    let values = line.trim_start()[label.len()..].split("  (").next().unwrap_or_default();
-    values.split_whitespace().map(|v| v.parse().expect("a number")).collect()
-}
+use common::{numbers_on_line, shared_instance};
 
 /// The edges of a DIMACS graph file (1-based, both directions), read here
 /// so that witnesses are checked independently of treelb.

@@ -228,18 +228,7 @@ where
     }
     let labels = State::ALL.map(|st| format!("{st} {:.1} %", 100.0 * shares[slot(st)]));
     legend(root, &labels)?;
-    if !title.is_empty() {
-        let (w, h) = root.dim_in_pixel();
-        root.draw_text(
-            title,
-            &TextStyle::from(("sans-serif", 12))
-                .color(&BLACK.mix(0.6))
-                .pos(Pos::new(HPos::Center, VPos::Bottom)),
-            (w as i32 / 2, h as i32 - 4),
-        )
-        .map_err(e)?;
-    }
-    Ok(())
+    footer(root, title)
 }
 
 /// (b) One row per PE (PE 0 on top), coloured by state: each pixel column
@@ -333,18 +322,7 @@ where
             if st == State::Splitting { "splitting (tick)".to_owned() } else { st.name().to_owned() }
         }),
     )?;
-    if !title.is_empty() {
-        let (w, h) = root.dim_in_pixel();
-        root.draw_text(
-            title,
-            &TextStyle::from(("sans-serif", 12))
-                .color(&BLACK.mix(0.6))
-                .pos(Pos::new(HPos::Center, VPos::Bottom)),
-            (w as i32 / 2, h as i32 - 4),
-        )
-        .map_err(e)?;
-    }
-    Ok(())
+    footer(root, title)
 }
 
 /// Room right of the plots for the legend, in pixels.
@@ -360,6 +338,25 @@ where
         let (x, y) = (w as i32 - LEGEND_WIDTH + 20, 50 + 20 * k as i32);
         root.draw(&Rectangle::new([(x, y - 6), (x + 12, y + 6)], COLOURS[k].filled())).map_err(e)?;
         root.draw_text(label, &TextStyle::from(("sans-serif", 13)), (x + 18, y - 7)).map_err(e)?;
+    }
+    Ok(())
+}
+
+/// The command that made the trace, small and grey, centred at the bottom.
+fn footer<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    if !title.is_empty() {
+        let (w, h) = root.dim_in_pixel();
+        root.draw_text(
+            title,
+            &TextStyle::from(("sans-serif", 12))
+                .color(&BLACK.mix(0.6))
+                .pos(Pos::new(HPos::Center, VPos::Bottom)),
+            (w as i32 / 2, h as i32 - 4),
+        )
+        .map_err(e)?;
     }
     Ok(())
 }
