@@ -2,38 +2,81 @@
 
 use std::fmt;
 use std::num::NonZero;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::seq;
+use treelb_apps::bnb::BnbStats;
+use treelb_apps::clique::{CliqueSearch, dimacs};
+use treelb_apps::knapsack::{Class, Knapsack, Spec};
 use treelb_apps::nqueens::{NQueens, NQueensResult};
 use treelb_apps::uts::{SampleTree, Uts, UtsResult};
 
 use crate::forkjoin::{self, Cutoff, STACK_BYTES};
 
-/// A tree to count: a UTS sample tree or an N-Queens board.
+/// A tree to count — a UTS sample tree or an N-Queens board — or a branch
+/// and bound search, whose tree depends on the order in which the engine
+/// finds its solutions.
 #[derive(Clone, Debug)]
 pub enum Workload {
     /// A UTS sample tree with its published statistics.
     Uts(&'static SampleTree),
     /// N-Queens on an `n × n` board, the whole tree (no symmetry).
     NQueens(u32),
+    /// Maximum clique of a DIMACS graph of `../shared/instances/clique/`,
+    /// by its name (`brock200_1`), started from the greedy clique.
+    Clique(String),
+    /// 0/1 knapsack on a generated instance (`CLASS:N:R:SEED`).
+    Knapsack(Spec),
+}
+
+/// The shared benchmark instances, beside the checkout.
+fn instances() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances")
+}
+
+/// `CLASS:N:R:SEED` of a generated knapsack instance.
+fn knapsack_spec(spec: &str) -> Result<Spec, String> {
+    let bad = || format!("knapsack:{spec}: expected CLASS:N:R:SEED, e.g. strongly-correlated:90:1000:4");
+    let f: Vec<&str> = spec.split(':').collect();
+    let [class, n, range, seed] = f[..] else { return Err(bad()) };
+    let class: Class = class.parse().map_err(|_| bad())?;
+    let range: i64 = range.parse().map_err(|_| bad())?;
+    if !(1..=1 << 30).contains(&range) {
+        return Err(bad());
+    }
+    Ok(Spec::new(class, n.parse().map_err(|_| bad())?, range, seed.parse().map_err(|_| bad())?))
 }
 
 impl FromStr for Workload {
     type Err = String;
 
-    /// `T1`, `T3L`, … (UTS sample trees, any case) or `nqueens:N`.
+    /// `T1`, `T3L`, … (UTS sample trees, any case), `nqueens:N`,
+    /// `clique:NAME` or `knapsack:CLASS:N:R:SEED`.
     fn from_str(spec: &str) -> Result<Workload, String> {
+        if let Some(name) = spec.strip_prefix("clique:") {
+            let path = instances().join("clique").join(format!("{name}.clq"));
+            if !path.is_file() {
+                return Err(format!("{spec}: no file {}", path.display()));
+            }
+            return Ok(Workload::Clique(name.to_owned()));
+        }
+        if let Some(k) = spec.strip_prefix("knapsack:") {
+            return knapsack_spec(k).map(Workload::Knapsack);
+        }
         if let Some(n) = spec.strip_prefix("nqueens:") {
             let n: u32 = n.parse().map_err(|_| format!("{spec}: the board size is not a number"))?;
             NQueens::new(n).map_err(|e| e.to_string())?;
             return Ok(Workload::NQueens(n));
         }
         SampleTree::find(spec).map(Workload::Uts).ok_or_else(|| {
-            format!("unknown workload `{spec}` (expected a UTS sample tree such as T1, or nqueens:N)")
+            format!(
+                "unknown workload `{spec}` (expected a UTS sample tree such as T1, nqueens:N, clique:NAME \
+                 or knapsack:CLASS:N:R:SEED)"
+            )
         })
     }
 }
@@ -43,6 +86,8 @@ impl fmt::Display for Workload {
         match self {
             Workload::Uts(tree) => f.write_str(tree.name),
             Workload::NQueens(n) => write!(f, "nqueens:{n}"),
+            Workload::Clique(name) => write!(f, "clique:{name}"),
+            Workload::Knapsack(k) => write!(f, "knapsack:{}:{}:{}:{}", k.class, k.n, k.range, k.seed),
         }
     }
 }
@@ -53,14 +98,29 @@ impl Workload {
         match self {
             Workload::Uts(tree) => format!("UTS {} — {} (`{}`)", tree.name, tree.description, tree.flags),
             Workload::NQueens(n) => format!("N-Queens {n}"),
+            Workload::Clique(name) => format!("Maximum clique, {name}"),
+            Workload::Knapsack(k) => {
+                format!(
+                    "Knapsack, {} items, {}, coefficients up to {}, seed {}",
+                    k.n, k.class, k.range, k.seed
+                )
+            }
         }
+    }
+
+    /// Whether every engine expands the same nodes. Branch and bound does
+    /// not: what is pruned depends on when each solution is found, so only
+    /// the optimum is compared across engines, and each run's rate counts
+    /// its own expanded nodes.
+    pub fn fixed_tree(&self) -> bool {
+        matches!(self, Workload::Uts(_) | Workload::NQueens(_))
     }
 
     /// The UTS sample tree, if this is one.
     pub fn uts_sample(&self) -> Option<&'static SampleTree> {
         match self {
             Workload::Uts(tree) => Some(tree),
-            Workload::NQueens(_) => None,
+            _ => None,
         }
     }
 
@@ -77,7 +137,7 @@ impl Workload {
     pub fn default_cutoff(&self) -> u32 {
         match self {
             Workload::Uts(tree) if tree.flags.starts_with("-t 0") => 8,
-            Workload::Uts(_) | Workload::NQueens(_) => 6,
+            _ => 6,
         }
     }
 
@@ -89,6 +149,7 @@ impl Workload {
         match self {
             Workload::Uts(tree) => Some(uts_summary(tree.nodes, tree.leaves?, tree.max_depth?)),
             Workload::NQueens(n) => NQueens::known_solutions(*n).map(nqueens_summary),
+            Workload::Clique(_) | Workload::Knapsack(_) => None,
         }
     }
 
@@ -112,6 +173,18 @@ impl Workload {
                 let (time, result) = run_engine(&problem, engine, threads, cutoff)?;
                 Ok((time, Answer::from(result)))
             }
+            Workload::Clique(name) => {
+                let path = instances().join("clique").join(format!("{name}.clq"));
+                let graph = dimacs::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let search = CliqueSearch::max_clique(&graph);
+                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
+                Ok((time, bnb_answer(stats, search.incumbent.best())))
+            }
+            Workload::Knapsack(spec) => {
+                let search = Knapsack::new(&spec.generate());
+                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
+                Ok((time, bnb_answer(stats, search.incumbent.best())))
+            }
         }
     }
 }
@@ -128,6 +201,12 @@ pub struct Answer {
 
 fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
     format!("{nodes} nodes, {leaves} leaves, depth {depth}")
+}
+
+/// A branch and bound run: the optimum, and the nodes it branched on.
+fn bnb_answer(stats: BnbStats, optimum: Option<i64>) -> Answer {
+    let optimum = optimum.map_or("no solution".to_owned(), |v| format!("optimum {v}"));
+    Answer { nodes: stats.branched, summary: optimum }
 }
 
 fn nqueens_summary(solutions: u64) -> String {
@@ -286,4 +365,48 @@ fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
     let start = Instant::now();
     let value = f();
     (start.elapsed(), value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_print_as_they_parse() {
+        for spec in ["T1", "nqueens:8", "clique:keller4", "knapsack:strongly-correlated:20:100:3"] {
+            let w: Workload = spec.parse().unwrap();
+            assert_eq!(w.to_string(), spec);
+            assert_eq!(w.fixed_tree(), !spec.starts_with("clique") && !spec.starts_with("knapsack"));
+        }
+    }
+
+    #[test]
+    fn bad_branch_and_bound_workloads_say_what_is_wrong() {
+        let err = "clique:no-such-graph".parse::<Workload>().unwrap_err();
+        assert!(err.contains("no file") && err.contains("no-such-graph.clq"), "{err}");
+        for bad in [
+            "knapsack:strong:20:100",
+            "knapsack:heavy:20:100:3",
+            "knapsack:strong:x:100:3",
+            "knapsack:strong:20:0:3",
+        ] {
+            let err = bad.parse::<Workload>().unwrap_err();
+            assert!(err.contains("expected CLASS:N:R:SEED"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn every_engine_finds_the_same_optimum() {
+        let knapsack: Workload = "knapsack:strongly-correlated:24:100:5".parse().unwrap();
+        let clique: Workload = "clique:keller4".parse().unwrap();
+        for w in [knapsack, clique] {
+            let (_, seq) = w.run(Engine::Seq, 1, None).unwrap();
+            for engine in [Engine::Treelb, Engine::RayonJoin, Engine::RayonCutoff, Engine::ChiliJoin] {
+                let (_, answer) = w.run(engine, 2, Some(3)).unwrap();
+                assert_eq!(answer.summary, seq.summary, "{w} on {engine}");
+            }
+        }
+        let (_, omega) = "clique:keller4".parse::<Workload>().unwrap().run(Engine::Seq, 1, None).unwrap();
+        assert_eq!(omega.summary, "optimum 11");
+    }
 }
