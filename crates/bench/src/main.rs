@@ -22,7 +22,8 @@ struct Args {
     /// Small trees (T1, T3, N-Queens 12): a smoke test of every engine.
     #[arg(long)]
     quick: bool,
-    /// Comma-separated workloads (UTS sample trees such as T1L, or nqueens:N);
+    /// Comma-separated workloads (UTS sample trees such as T1L, nqueens:N,
+    /// clique:NAME of ../shared/instances/clique, knapsack:CLASS:N:R:SEED);
     /// overrides the default set.
     #[arg(long, value_delimiter = ',')]
     workloads: Option<Vec<String>>,
