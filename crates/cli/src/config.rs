@@ -148,6 +148,9 @@ impl RunConfig {
         if kind == Runtime::Mpi && args.trace.is_some() {
             return Err(err!("--trace records runs of the threads runtime (not with --runtime mpi)"));
         }
+        if kind == Runtime::Mpi && args.pin {
+            return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));
+        }
         runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
             Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,

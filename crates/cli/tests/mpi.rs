@@ -312,3 +312,22 @@ fn branch_and_bound_in_hybrid_mode() {
     let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--threads", "2"], &[]);
     assert!(out.contains("✓"), "{out}");
 }
+
+/// Flags of the threads runtime alone are refused with `--runtime mpi`, with
+/// one line naming the flag, before MPI starts (so no mpirun is needed).
+#[test]
+fn threads_only_flags_are_refused_on_mpi() {
+    if !cfg!(feature = "mpi") {
+        eprintln!("skipped: built without the `mpi` feature");
+        return;
+    }
+    for (flag, extra) in [("--pin", None), ("--trace", Some("/tmp/treelb-never-written.csv"))] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
+        cmd.args(["uts", "--tree", "T1", "--runtime", "mpi", flag]);
+        cmd.args(extra);
+        let out = cmd.output().expect("treelb runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains(flag) && stderr.contains("not with --runtime mpi"), "{flag}: {stderr}");
+    }
+}
