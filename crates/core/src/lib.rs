@@ -15,18 +15,22 @@
 //!   early stop of decision searches.
 //! * [`init`] — how the root reaches the PEs: PE 0 alone, or selective
 //!   initialization by the bits of the PE index.
-//! * [`strategy`] — whom an idle PE asks for work (random polling, …), as plain
-//!   state machines with no threads in them; [`placement`] — where work
-//!   goes under the other schemes (producer trees, two-choice and
-//!   always-go-left candidates, static assignment); [`load`] — the shared
-//!   max-heap and lazy load reports of max-load visiting.
+//! * [`strategy`] — every balancing scheme of the seeds as a state machine
+//!   per PE (and one [`strategy::Hub`] per run where a scheme needs a shared
+//!   structure): events in, actions out, no threads, no messages, no clock.
+//! * [`spec`] — what a run of the balancer is ([`RunSpec`]): strategy,
+//!   initialization, Δt, seed, and the strategies' parameters, validated
+//!   once; the machines, the hub and the initial pieces come from it.
 //! * [`termination`] — the four-counter termination detection of distributed
 //!   drivers, as a state machine.
 //! * [`stats`] — per-PE counters and the efficiency estimate.
 //! * [`seq`] — the sequential baseline: the same node code, no runtime.
+//! * [`rng`] — SplitMix64, the one generator behind every random choice;
+//!   [`backoff`] — how an idle PE of a runtime waits, as a policy.
 //!
-//! This crate has no threads and no messages: the runtimes (`treelb-threads`)
-//! drive these pieces.
+//! This crate has no threads and no messages: three drivers run these
+//! pieces — the threads runtime (`treelb-threads`), the MPI runtime
+//! (`treelb-mpi`) and the simulator (`treelb-sim`).
 //!
 //! ```
 //! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
@@ -63,13 +67,14 @@
 //! assert_eq!(count, 17711);
 //! ```
 
+pub mod backoff;
 pub mod incumbent;
 pub mod init;
-pub mod load;
-pub mod placement;
 pub mod reduce;
+pub mod rng;
 pub mod search;
 pub mod seq;
+pub mod spec;
 pub mod stats;
 pub mod strategy;
 pub mod termination;
@@ -79,6 +84,7 @@ pub use incumbent::{Incumbent, Sense};
 pub use init::Init;
 pub use reduce::Reduce;
 pub use search::{DfsWork, Search, SplitPolicy};
+pub use spec::RunSpec;
 pub use stats::{PeStats, RunStats};
 pub use strategy::Strategy;
 pub use work::{Progress, Work};

@@ -2,16 +2,22 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// What one PE did during a run.
+use crate::strategy::Tally;
+
+/// What one PE did during a run: the one statistics type of every driver
+/// (the threads runtime, the MPI runtime, which sends it to rank 0 as is,
+/// and the simulator, whose times are ticks).
 ///
-/// Under the work-sharing strategies, where busy PEs push work instead of
-/// idle PEs asking, a *request* is an offer: `requests_sent` counts the
-/// pushes this PE offered and `requests_failed` those the receiver declined
-/// (its pool was not empty); under master–worker `requests_received` counts
-/// the times this PE found PEs waiting on an empty central pool.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// The counters of decisions come from the PE's strategy machine
+/// ([`Tally`], counted where the decision is made); the driver counts work,
+/// splits, pieces and time. Under the pushing strategies a *request* is an
+/// offer: `requests_sent` counts this PE's offers (rounds of load queries)
+/// and `requests_failed` those no candidate could take; under master–worker
+/// `requests_sent` counts requests to the central pool and
+/// `requests_received` the master's demands.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PeStats {
     /// The PE's index.
     pub pe: usize,
@@ -29,19 +35,37 @@ pub struct PeStats {
     pub pieces_sent: u64,
     /// Pieces of work this PE received.
     pub pieces_received: u64,
-    /// Operations on the shared load heap (max-load visiting: reports,
-    /// corrections and look-ups of the most loaded PE); 0 elsewhere.
+    /// Operations on the shared load heap (max-load visiting: reports
+    /// and look-ups of the most loaded PE); 0 elsewhere.
     pub heap_ops: u64,
+    /// Messages this PE sent (requests, answers, queries, pushes, reports;
+    /// on shared memory, the slot writes and reads that stand for them). PE
+    /// 0 also counts the messages of the run's hub.
+    #[serde(default)]
+    pub messages: u64,
     /// Time spent holding work.
-    #[serde(serialize_with = "secs")]
+    #[serde(with = "secs")]
     pub busy: Duration,
     /// Time spent without work (asking, waiting, answering "no work").
-    #[serde(serialize_with = "secs")]
+    #[serde(with = "secs")]
     pub idle: Duration,
 }
 
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
+/// Durations as seconds (a float): readable in JSON, and exact to the
+/// nanosecond for any run shorter than a few months.
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let secs = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
+    }
 }
 
 impl PeStats {
@@ -55,8 +79,18 @@ impl PeStats {
         self.pieces_sent += other.pieces_sent;
         self.pieces_received += other.pieces_received;
         self.heap_ops += other.heap_ops;
+        self.messages += other.messages;
         self.busy += other.busy;
         self.idle += other.idle;
+    }
+
+    /// Adds the decisions of a strategy machine (or a hub) to these counters.
+    pub fn add_tally(&mut self, tally: &Tally) {
+        self.requests_sent += tally.requests_sent;
+        self.requests_failed += tally.requests_failed;
+        self.requests_received += tally.requests_received;
+        self.heap_ops += tally.heap_ops;
+        self.messages += tally.messages;
     }
 
     /// Fraction of this PE's time spent busy.
@@ -67,10 +101,10 @@ impl PeStats {
 }
 
 /// Statistics of a whole run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunStats {
     /// Wall-clock time from the start of the PEs to termination.
-    #[serde(serialize_with = "secs")]
+    #[serde(with = "secs")]
     pub wall: Duration,
     /// One entry per PE, in index order.
     pub pes: Vec<PeStats>,
@@ -127,5 +161,7 @@ mod tests {
         assert!((stats.pes[1].busy_fraction() - 0.5).abs() < 1e-12);
         let json = serde_json::to_string(&stats).unwrap();
         assert!(json.starts_with("{\"wall\":0.1,\"pes\":[{\"pe\":0,\"work_units\":10,"), "{json}");
+        let back: RunStats = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, stats);
     }
 }

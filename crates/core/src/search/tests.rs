@@ -16,13 +16,7 @@ struct RandomTree {
     max_depth: u32,
 }
 
-fn mix(mut z: u64) -> u64 {
-    // splitmix64's finaliser
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use crate::rng::mix;
 
 /// How many times each node id was expanded.
 #[derive(Default, Debug, PartialEq, Eq)]

@@ -1,13 +1,15 @@
-//! Max-load visiting (Loui and Sohoni, `004_…`): a shared max-structure of
-//! reported loads, and the lazy reporting rule that keeps it cheap.
+//! Max-load visiting (Loui and Sohoni, `004_…`): an idle PE visits the PE
+//! with the largest *reported* load; loads are reported lazily.
 //!
 //! Every PE has an entry in a [`LoadHeap`] holding the load it last
-//! *reported*; an idle PE visits the PE with the largest reported load and
-//! takes part of its work. Reporting every change would make the heap a
-//! bottleneck, so a PE reports (a [`LazyReporter`] decides) only when
-//! `⌈log_ρ L⌉` of its actual load `L` grows past that of its last report;
-//! a decrease is reported when a visit takes work away (the victim knows its
-//! new load) and when the PE runs dry (it reports 0).
+//! *reported*; the heap lives in the run's [`Hub`](super::Hub) (one
+//! structure, as `004_…` assumes: a locked heap on shared memory, a heap at
+//! PE 0 that reports and look-ups reach as messages on MPI and in the
+//! simulator). Reporting every change would make the heap a bottleneck, so a
+//! PE reports (a [`LazyReporter`] decides) only when `⌈log_ρ L⌉` of its
+//! actual load `L` grows past that of its last report; a decrease is
+//! reported when a visit takes work away (the victim knows its new load) and
+//! when the PE runs dry (it reports 0).
 //!
 //! ## Why lazy reports are enough
 //! Between two reports a PE's actual load is at most ρ times its reported
@@ -24,7 +26,7 @@
 //! `L_max` — the reason the rule is logarithmic.
 //!
 //! ```
-//! use treelb::load::{LazyReporter, LoadHeap};
+//! use treelb::strategy::maxload::{LazyReporter, LoadHeap};
 //!
 //! let mut heap = LoadHeap::new(3);
 //! let mut reporter = LazyReporter::new(1.4);
@@ -43,6 +45,8 @@
 //! heap.set(1, 0); // PE 1 ran dry
 //! assert_eq!(heap.max(), Some((2, 7)));
 //! ```
+
+use super::{Action, Actions, Balance, Event, Tally, answer_request, emit};
 
 /// The default ρ of lazy load reports, below the 3/2 that Loui and Sohoni's
 /// analysis requires.
@@ -194,6 +198,93 @@ impl LoadHeap {
             self.swap(i, largest);
             i = largest;
         }
+    }
+}
+
+/// The machine of max-load visiting, per PE.
+///
+/// * Busy: after each slice, a report if [`LazyReporter::is_due`]; after a
+///   visit took part of the piece, the new load (0 if nothing went).
+/// * Exhausted: a report of 0, so that idle PEs stop visiting this one.
+/// * Idle: ask the hub for the most loaded PE, then request work from it;
+///   if the hub names nobody (or this PE), wait and ask again.
+///
+/// ```
+/// use treelb::strategy::{Action, Actions, Balance, Event};
+/// use treelb::strategy::maxload::MaxLoad;
+/// let mut m = MaxLoad::new(0, 1.4);
+/// let mut out = Actions::new();
+/// m.on(Event::Slice { load: 10 }, &mut out);
+/// assert_eq!(out.to_vec(), [Action::Report { load: 10 }]);
+/// out.clear();
+/// m.on(Event::Slice { load: 9 }, &mut out); // work alone shrank it: no report
+/// assert!(out.is_empty());
+/// m.on(Event::Exhausted, &mut out);
+/// assert_eq!(out.to_vec(), [Action::Report { load: 0 }]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct MaxLoad {
+    me: usize,
+    reporter: LazyReporter,
+    /// The load this PE reported last.
+    last: u64,
+    /// A look-up or a request is out and unanswered.
+    pending: bool,
+    tally: Tally,
+}
+
+impl MaxLoad {
+    /// PE `me`'s machine, reporting with ratio `rho`.
+    pub fn new(me: usize, rho: f64) -> Self {
+        MaxLoad { me, reporter: LazyReporter::new(rho), last: 0, pending: false, tally: Tally::default() }
+    }
+
+    fn report(&mut self, load: u64, out: &mut Actions) {
+        self.reporter.reported(load);
+        if load != self.last {
+            self.last = load;
+            emit(out, &mut self.tally, Action::Report { load });
+        }
+    }
+}
+
+impl Balance for MaxLoad {
+    fn on(&mut self, event: Event, out: &mut Actions) {
+        match event {
+            Event::Slice { load } => {
+                if self.reporter.is_due(load) {
+                    self.report(load, out);
+                }
+            }
+            Event::Served { given, load } => self.report(if given { load } else { 0 }, out),
+            Event::Exhausted => self.report(0, out),
+            Event::Idle { .. } => {
+                if !self.pending {
+                    self.pending = true;
+                    emit(out, &mut self.tally, Action::QueryMostLoaded);
+                }
+            }
+            Event::MostLoaded(pe) => match pe.filter(|&pe| pe != self.me) {
+                Some(to) => emit(out, &mut self.tally, Action::Request { to }),
+                // Nobody reports work: the driver waits and asks again.
+                None => self.pending = false,
+            },
+            Event::Request { from, busy } => answer_request(from, busy, out, &mut self.tally),
+            Event::Answer { work, .. } => {
+                self.pending = false;
+                self.tally.requests_failed += u64::from(!work);
+            }
+            Event::LoadQuery { from } => emit(out, &mut self.tally, Action::ReplyLoad { to: from }),
+            _ => {}
+        }
+    }
+
+    fn wants_slices(&self) -> bool {
+        true
+    }
+
+    fn tally(&self) -> Tally {
+        self.tally
     }
 }
 

@@ -1,0 +1,232 @@
+//! The multi-level producer/consumer scheme (Furuichi et al., analysed by
+//! Kimura and Ichiyoshi, `001_…` §2.5, §5): the PEs form a tree of
+//! producers, and a PE asks for work only its producer, its parent in the
+//! tree. The root producer holds the whole task; a producer splits its
+//! piece for the children that ask; the PEs of the last level are consumers.
+//! The fan-out of each level is a parameter (`--fanout 4,2`); by default the
+//! root's degree follows Kimura and Ichiyoshi's Theorem 4.
+//!
+//! On machines with fewer cores than PEs a producer that only split would
+//! waste a core, so producers also work their pieces: the tree only decides
+//! *whom* a PE asks. Over message passing (MPI, the simulator) this is
+//! `001_…`'s design: requests travel only along tree edges.
+
+use super::{Action, Actions, Balance, Event, Tally, answer_request, emit};
+
+/// The tree of producers of the multi-level producer/consumer scheme
+/// (Furuichi et al., analysed by Kimura and Ichiyoshi, `001_…`): PE 0 is the
+/// root producer; the PEs of level `i` each serve `fanout[i]` PEs of level
+/// `i + 1`; the PEs of the last level are consumers. PEs are numbered level
+/// by level, so a PE's parent has a smaller index.
+///
+/// ```
+/// use treelb::strategy::multilevel::ProducerTree;
+/// let tree = ProducerTree::new(7, &[2, 2]);
+/// assert_eq!(tree.parent(0), None);
+/// assert_eq!((tree.parent(1), tree.parent(2)), (Some(0), Some(0)));
+/// assert_eq!((tree.parent(3), tree.parent(4), tree.parent(5), tree.parent(6)),
+///            (Some(1), Some(1), Some(2), Some(2)));
+/// assert_eq!(tree.levels(), 3);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProducerTree {
+    parent: Vec<Option<usize>>,
+    level: Vec<u32>,
+    fanout: Vec<usize>,
+}
+
+impl ProducerTree {
+    /// The tree of `p` PEs with the given fan-out per level. Levels beyond
+    /// the list repeat its last fan-out; a fan-out of 0 counts as 1. PEs are
+    /// placed level by level until all `p` have a place.
+    pub fn new(p: usize, fanout: &[usize]) -> Self {
+        let fanout: Vec<usize> = if fanout.is_empty() { vec![1] } else { fanout.to_vec() };
+        let mut parent = Vec::with_capacity(p);
+        let mut level = Vec::with_capacity(p);
+        if p > 0 {
+            parent.push(None);
+            level.push(0);
+        }
+        let mut first = 0; // the first PE of the current level
+        let mut depth = 0usize;
+        while parent.len() < p {
+            let width = parent.len() - first;
+            let d = fanout[depth.min(fanout.len() - 1)].max(1);
+            let next = parent.len();
+            'level: for producer in first..first + width {
+                for _ in 0..d {
+                    if parent.len() == p {
+                        break 'level;
+                    }
+                    parent.push(Some(producer));
+                    level.push(depth as u32 + 1);
+                }
+            }
+            first = next;
+            depth += 1;
+        }
+        ProducerTree { parent, level, fanout }
+    }
+
+    /// The tree for `p` PEs with `levels` levels of producers and the
+    /// fan-outs of [`default_fanout`].
+    pub fn with_levels(p: usize, levels: u32) -> Self {
+        ProducerTree::new(p, &default_fanout(p, levels))
+    }
+
+    /// The tree of a run on `p` PEs: the given fan-outs, or (empty) the
+    /// [`default_levels`] of `p` with the fan-outs of [`default_fanout`].
+    ///
+    /// ```
+    /// use treelb::strategy::multilevel::ProducerTree;
+    /// assert_eq!(ProducerTree::for_run(8, &[]).levels(), 2); // one producer, 7 consumers
+    /// assert_eq!(ProducerTree::for_run(8, &[2]).parent(3), Some(1));
+    /// ```
+    pub fn for_run(p: usize, fanout: &[usize]) -> Self {
+        if fanout.is_empty() {
+            ProducerTree::with_levels(p, default_levels(p))
+        } else {
+            ProducerTree::new(p, fanout)
+        }
+    }
+
+    /// The producer that serves PE `pe` (`None` for the root).
+    #[inline]
+    pub fn parent(&self, pe: usize) -> Option<usize> {
+        self.parent[pe]
+    }
+
+    /// The level of PE `pe` (0 for the root).
+    pub fn level(&self, pe: usize) -> u32 {
+        self.level[pe]
+    }
+
+    /// The number of levels (producers and consumers).
+    pub fn levels(&self) -> u32 {
+        self.level.iter().max().map_or(0, |l| l + 1)
+    }
+
+    /// The fan-outs the tree was built with.
+    pub fn fanout(&self) -> &[usize] {
+        &self.fanout
+    }
+}
+
+/// The fan-out per level of `levels` producer levels for `p` PEs: the root's
+/// degree after Kimura and Ichiyoshi's Theorem 4,
+/// `d₀ ≈ p^(1/ℓ) · (ln p)^((ℓ−1)/2)`, capped at `p − 1`, and the levels below
+/// it uniform, so that the tree holds `p` PEs.
+///
+/// ```
+/// use treelb::strategy::multilevel::default_fanout;
+/// assert_eq!(default_fanout(8, 1), vec![7]);
+/// let f = default_fanout(1024, 2);
+/// assert_eq!(f.len(), 2);
+/// assert!(f[0] > 32, "the root is wider than √p: {f:?}");
+/// ```
+pub fn default_fanout(p: usize, levels: u32) -> Vec<usize> {
+    let levels = levels.max(1);
+    if p < 2 {
+        return vec![1];
+    }
+    let pf = p as f64;
+    let l = f64::from(levels);
+    let root = (pf.powf(1.0 / l) * pf.ln().max(1.0).powf((l - 1.0) / 2.0)).round() as usize;
+    let root = root.clamp(1, p - 1);
+    let mut fanout = vec![root];
+    if levels > 1 {
+        // PEs below the root, spread over levels − 1 uniform levels.
+        let per_root = (pf - 1.0) / root as f64;
+        let d = per_root.powf(1.0 / (l - 1.0)).ceil().max(1.0) as usize;
+        fanout.extend(std::iter::repeat_n(d, levels as usize - 1));
+    }
+    fanout
+}
+
+/// The default number of producer levels for `p` PEs: one up to 16 PEs,
+/// then one more per factor of 16.
+pub fn default_levels(p: usize) -> u32 {
+    let mut levels = 1;
+    let mut reach = 16usize;
+    while p > reach {
+        levels += 1;
+        reach = reach.saturating_mul(16);
+    }
+    levels
+}
+
+/// The most PEs a fan-out may name (a wider node serves too many children
+/// to be a producer).
+pub const MAX_FANOUT: usize = 4096;
+
+/// The machine of the multi-level scheme: an idle PE asks its producer; the
+/// root producer, which has none, waits for the end.
+///
+/// ```
+/// use treelb::strategy::{Action, Actions, Balance, Event};
+/// use treelb::strategy::multilevel::{Multilevel, ProducerTree};
+/// let tree = ProducerTree::new(7, &[2, 2]);
+/// let mut m = Multilevel::new(&tree, 5);
+/// let mut out = Actions::new();
+/// m.on(Event::Idle { local_work: false }, &mut out);
+/// assert_eq!(out.to_vec(), [Action::Request { to: 2 }]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Multilevel {
+    parent: Option<usize>,
+    pending: bool,
+    tally: Tally,
+}
+
+impl Multilevel {
+    /// PE `me`'s machine in `tree`.
+    pub fn new(tree: &ProducerTree, me: usize) -> Self {
+        Multilevel { parent: tree.parent(me), pending: false, tally: Tally::default() }
+    }
+}
+
+impl Balance for Multilevel {
+    fn on(&mut self, event: Event, out: &mut Actions) {
+        match event {
+            Event::Idle { .. } => {
+                if !self.pending
+                    && let Some(to) = self.parent
+                {
+                    self.pending = true;
+                    emit(out, &mut self.tally, Action::Request { to });
+                }
+            }
+            Event::Request { from, busy } => answer_request(from, busy, out, &mut self.tally),
+            Event::Answer { work, .. } => {
+                self.pending = false;
+                self.tally.requests_failed += u64::from(!work);
+            }
+            Event::LoadQuery { from } => emit(out, &mut self.tally, Action::ReplyLoad { to: from }),
+            _ => {}
+        }
+    }
+
+    fn tally(&self) -> Tally {
+        self.tally
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn producer_trees_place_every_pe_once() {
+        for p in 1..100 {
+            for levels in 1..4 {
+                let tree = ProducerTree::with_levels(p, levels);
+                for pe in 1..p {
+                    let parent = tree.parent(pe).unwrap();
+                    assert!(parent < pe);
+                    assert_eq!(tree.level(pe), tree.level(parent) + 1);
+                }
+                assert!(tree.levels() <= levels + 1 || p <= 2, "p {p} levels {levels}: {tree:?}");
+            }
+        }
+    }
+}

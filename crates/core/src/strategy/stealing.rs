@@ -1,0 +1,266 @@
+//! Work stealing (`003_…` Figure 1; `002_…` "Work Stealing"): an idle PE
+//! asks one victim at a time for work; a busy PE that finds a request
+//! splits its piece and sends one part, and an idle one answers "no work".
+//!
+//! The three ways of choosing the victim:
+//!
+//! * **random polling** — a PE chosen uniformly at random among the others;
+//! * **asynchronous round robin** — the PE's own target, `me + 1, me + 2, …`
+//!   modulo P, skipping itself;
+//! * **global round robin** — the next value of one counter shared by all
+//!   PEs, modulo P (a ticket naming the asker itself is skipped). The
+//!   counter is the [`Hub`](super::Hub)'s; drivers may keep it as a shared
+//!   atomic or a one-sided MPI window, which give the same tickets.
+//!
+//! In hybrid runs (threads inside MPI ranks) the PEs come in *groups* of
+//! equal size; an idle PE asks a random member of its own group while
+//! another member holds work, and otherwise a member of another group, the
+//! group chosen by the rule above among groups — the two-level hierarchy of
+//! `001_…`.
+
+use crate::rng::SplitMix64;
+
+use super::{Action, Actions, Balance, Event, Strategy, Tally, answer_request, emit};
+
+/// The per-PE state that picks the next PE to ask.
+///
+/// ```
+/// use treelb::strategy::stealing::{Victims, VictimSelector};
+/// let mut s = VictimSelector::new(Victims::Random, 2, 4, 7);
+/// for _ in 0..100 {
+///     let v = s.next_victim().unwrap();
+///     assert!(v < 4 && v != 2);
+/// }
+/// assert_eq!(VictimSelector::new(Victims::Random, 0, 1, 7).next_victim(), None);
+///
+/// let mut s = VictimSelector::new(Victims::OwnCounter, 2, 4, 7);
+/// let order: Vec<_> = (0..5).map(|_| s.next_victim().unwrap()).collect();
+/// assert_eq!(order, [3, 0, 1, 3, 0]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct VictimSelector {
+    me: usize,
+    p: usize,
+    /// PEs per group (1: no groups).
+    group: usize,
+    rng: SplitMix64,
+    victims: Victims,
+    /// Asynchronous round robin: the next target group.
+    target: usize,
+}
+
+/// How victims are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Victims {
+    /// Uniformly at random among the others (random polling).
+    Random,
+    /// From the PE's own counter (asynchronous round robin).
+    OwnCounter,
+    /// From tickets of the shared counter (global round robin).
+    SharedCounter,
+}
+
+impl Victims {
+    /// The victim rule of a stealing strategy (random for the others).
+    pub fn of(strategy: Strategy) -> Victims {
+        match strategy {
+            Strategy::AsyncRoundRobin => Victims::OwnCounter,
+            Strategy::GlobalRoundRobin => Victims::SharedCounter,
+            _ => Victims::Random,
+        }
+    }
+}
+
+impl VictimSelector {
+    /// The selector of PE `me` of `p`, its random stream seeded from the
+    /// run's `seed` so that a run's choices are reproducible per PE.
+    pub fn new(victims: Victims, me: usize, p: usize, seed: u64) -> Self {
+        VictimSelector::grouped(victims, me, p, 1, seed)
+    }
+
+    /// The same, with PEs in groups of `group` (`p` a multiple of it).
+    pub fn grouped(victims: Victims, me: usize, p: usize, group: usize, seed: u64) -> Self {
+        let group = group.max(1);
+        debug_assert!(p % group == 0, "{p} PEs do not form groups of {group}");
+        let groups = (p / group).max(1);
+        VictimSelector {
+            me,
+            p,
+            group,
+            rng: SplitMix64::stream(seed, me, 0x5EED_0001),
+            victims,
+            target: (me / group + 1) % groups,
+        }
+    }
+
+    /// The number of groups (ranks, in hybrid runs).
+    fn groups(&self) -> usize {
+        (self.p / self.group).max(1)
+    }
+
+    /// A uniformly random member of group `g` other than this PE.
+    fn member(&mut self, g: usize) -> Option<usize> {
+        let lo = g * self.group;
+        let mine = (lo..lo + self.group).contains(&self.me);
+        let size = self.group - usize::from(mine);
+        if size == 0 {
+            return None;
+        }
+        // One candidate needs no draw: without groups, the victim stream is
+        // one draw per choice.
+        let mut v = lo + if size == 1 { 0 } else { self.rng.below(size as u64) as usize };
+        if mine && v >= self.me {
+            v += 1;
+        }
+        Some(v)
+    }
+
+    /// A PE of this PE's own group other than itself, at random (`None`
+    /// without groups).
+    pub fn local(&mut self) -> Option<usize> {
+        if self.group < 2 {
+            return None;
+        }
+        self.member(self.me / self.group)
+    }
+
+    /// Whether victims come from tickets of the shared counter: then the
+    /// driver draws a ticket and [`victim_from_ticket`](Self::victim_from_ticket)
+    /// names the victim.
+    pub fn uses_tickets(&self) -> bool {
+        self.victims == Victims::SharedCounter
+    }
+
+    /// The next PE to ask (for global round robin: a random one; see
+    /// [`victim_from_ticket`](Self::victim_from_ticket)), or `None` if there
+    /// is no other group.
+    #[inline]
+    pub fn next_victim(&mut self) -> Option<usize> {
+        let groups = self.groups();
+        let mine = self.me / self.group;
+        if groups < 2 {
+            return if self.group > 1 { self.local() } else { None };
+        }
+        let g = match self.victims {
+            Victims::OwnCounter => {
+                if self.target == mine {
+                    self.target = (self.target + 1) % groups;
+                }
+                let g = self.target;
+                self.target = (g + 1) % groups;
+                g
+            }
+            _ => {
+                let g = self.rng.below(groups as u64 - 1) as usize;
+                if g >= mine { g + 1 } else { g }
+            }
+        };
+        self.member(g)
+    }
+
+    /// A PE other than this one, uniformly at random (`None` if P = 1): the
+    /// random choice of the pushing strategies.
+    #[inline]
+    pub fn random_other(&mut self) -> Option<usize> {
+        if self.p < 2 {
+            return None;
+        }
+        let v = self.rng.below(self.p as u64 - 1) as usize;
+        Some(if v >= self.me { v + 1 } else { v })
+    }
+
+    /// A uniform integer in `0..n`, from the same stream (ties, candidates).
+    #[inline]
+    pub fn below(&mut self, n: usize) -> usize {
+        self.rng.below(n as u64) as usize
+    }
+
+    /// Global round robin: the PE that a ticket of the shared counter names
+    /// (a group, then a member of it), or `None` if it names this PE's group
+    /// (the machine then draws the next ticket).
+    ///
+    /// ```
+    /// use treelb::strategy::stealing::{Victims, VictimSelector};
+    /// let mut s = VictimSelector::new(Victims::SharedCounter, 1, 3, 0);
+    /// let victims: Vec<_> = (0..4).map(|t| s.victim_from_ticket(t)).collect();
+    /// assert_eq!(victims, [Some(0), None, Some(2), Some(0)]);
+    /// ```
+    #[inline]
+    pub fn victim_from_ticket(&mut self, ticket: u64) -> Option<usize> {
+        let g = (ticket % self.groups() as u64) as usize;
+        if g == self.me / self.group {
+            return None;
+        }
+        self.member(g)
+    }
+}
+
+/// The machine of random polling, global and asynchronous round robin.
+#[derive(Clone, Debug)]
+pub struct Stealing {
+    victims: VictimSelector,
+    /// A request (or a ticket) is out and unanswered.
+    pending: bool,
+    tally: Tally,
+}
+
+impl Stealing {
+    /// PE `me` of `p` under `strategy` (one of the three; any other steals
+    /// at random), in groups of `group` PEs (1: none).
+    pub fn new(strategy: Strategy, me: usize, p: usize, group: usize, seed: u64) -> Self {
+        Stealing {
+            victims: VictimSelector::grouped(Victims::of(strategy), me, p, group, seed),
+            pending: false,
+            tally: Tally::default(),
+        }
+    }
+
+    fn ask(&mut self, victim: Option<usize>, out: &mut Actions) {
+        if let Some(to) = victim {
+            self.pending = true;
+            emit(out, &mut self.tally, Action::Request { to });
+        }
+    }
+}
+
+impl Balance for Stealing {
+    fn on(&mut self, event: Event, out: &mut Actions) {
+        match event {
+            Event::Idle { local_work } => {
+                if self.pending {
+                    return;
+                }
+                if local_work && let Some(v) = self.victims.local() {
+                    return self.ask(Some(v), out);
+                }
+                if self.victims.uses_tickets() {
+                    if self.victims.groups() > 1 {
+                        self.pending = true;
+                        emit(out, &mut self.tally, Action::TakeTicket);
+                    } else {
+                        let v = self.victims.local();
+                        self.ask(v, out);
+                    }
+                } else {
+                    let v = self.victims.next_victim();
+                    self.ask(v, out);
+                }
+            }
+            Event::Ticket(ticket) => match self.victims.victim_from_ticket(ticket) {
+                Some(v) => self.ask(Some(v), out),
+                None => emit(out, &mut self.tally, Action::TakeTicket),
+            },
+            Event::Request { from, busy } => answer_request(from, busy, out, &mut self.tally),
+            Event::Answer { work, .. } => {
+                self.pending = false;
+                self.tally.requests_failed += u64::from(!work);
+            }
+            Event::LoadQuery { from } => emit(out, &mut self.tally, Action::ReplyLoad { to: from }),
+            _ => {}
+        }
+    }
+
+    fn tally(&self) -> Tally {
+        self.tally
+    }
+}
