@@ -14,8 +14,11 @@
 //!   from busy workers, one demand per waiting worker, round robin over the
 //!   workers it believes busy (those it handed a piece to, and those that
 //!   started with one); a demanded worker splits its piece at its next poll
-//!   and deposits one part into the central pool ([`Action::Deposit`]), or
-//!   tells the master it has none;
+//!   and deposits one part into the central pool ([`Action::Deposit`]). If
+//!   its piece does not split yet (a search's root has one open node) it
+//!   keeps the demand and tries again after each slice; if it has no piece,
+//!   or its piece ends first, it tells the master it has none
+//!   ([`Action::NoPart`]) and is not asked again until it gets a piece;
 //! * a deposited part goes straight to the worker that has waited longest.
 //!
 //! Every piece that moves passes through the master: the scheme's
@@ -38,11 +41,17 @@ use super::{Action, Actions, Balance, Event, Tally, emit};
 /// out.clear();
 /// w.on(Event::Demand { busy: true }, &mut out);
 /// assert_eq!(out.to_vec(), [Action::Deposit]);
+/// out.clear();
+/// w.on(Event::Served { given: false, load: 1 }, &mut out); // atomic for now
+/// w.on(Event::Slice { load: 3 }, &mut out); // try again
+/// assert_eq!(out.to_vec(), [Action::Deposit]);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Worker {
     /// Asked the master and not handed a piece yet.
     waiting: bool,
+    /// A demand of the master this worker has not answered yet.
+    demanded: bool,
     tally: Tally,
 }
 
@@ -66,10 +75,32 @@ impl Balance for Worker {
                 self.waiting = false;
                 self.tally.requests_failed += u64::from(!work);
             }
-            // The master wants a part: the driver splits the piece, if any.
-            Event::Demand { .. } => {
+            // The master wants a part: the driver splits the piece.
+            Event::Demand { busy } => {
                 self.tally.requests_received += 1;
-                emit(out, &mut self.tally, Action::Deposit);
+                if busy {
+                    self.demanded = true;
+                    emit(out, &mut self.tally, Action::Deposit);
+                } else {
+                    emit(out, &mut self.tally, Action::NoPart);
+                }
+            }
+            Event::Served { given, .. } => {
+                // Not given: the piece does not split yet; try after the
+                // next slice.
+                if given {
+                    self.demanded = false;
+                }
+            }
+            Event::Slice { .. } => {
+                if self.demanded {
+                    emit(out, &mut self.tally, Action::Deposit);
+                }
+            }
+            Event::Exhausted => {
+                if std::mem::replace(&mut self.demanded, false) {
+                    emit(out, &mut self.tally, Action::NoPart);
+                }
             }
             Event::Request { from, .. } => {
                 self.tally.requests_received += 1;
@@ -78,6 +109,11 @@ impl Balance for Worker {
             Event::LoadQuery { from } => emit(out, &mut self.tally, Action::ReplyLoad { to: from }),
             _ => {}
         }
+    }
+
+    /// A demand is answered after a slice once the piece splits.
+    fn wants_slices(&self) -> bool {
+        true
     }
 
     fn tally(&self) -> Tally {

@@ -336,10 +336,11 @@ pub enum Action {
     /// Master–worker: ask the hub's central pool for a piece; it comes back
     /// as [`Event::Answer`] when there is one.
     AskMaster,
-    /// Master–worker: split the piece and put one part into the hub's
-    /// central pool (or tell the hub there is none); then report
-    /// [`Event::Served`].
+    /// Master–worker: split the piece and, if it splits, put one part into
+    /// the hub's central pool; then report [`Event::Served`].
     Deposit,
+    /// Master–worker: tell the hub this PE has no part for it (no piece).
+    NoPart,
 }
 
 impl Action {

@@ -258,18 +258,13 @@ fn act<W: Work>(pes: &mut [StepPe<W>], hub: &mut Hub<W>, live: &mut usize, me: u
         Action::Deposit => {
             let (part, load) = split_off(&mut pes[me], live);
             let given = part.is_some();
-            hub.on(
-                HubEvent::Deposit {
-                    from: me,
-                    part: part.map(|w| {
-                        let l = w.load();
-                        (w, l)
-                    }),
-                },
-                &mut from_hub,
-            );
+            if let Some(piece) = part {
+                let part_load = piece.load();
+                hub.on(HubEvent::Deposit { from: me, part: Some((piece, part_load)) }, &mut from_hub);
+            }
             feed(pes, hub, live, me, Event::Served { given, load });
         }
+        Action::NoPart => hub.on(HubEvent::Deposit { from: me, part: None }, &mut from_hub),
         Action::QueryLoad { to } => pes[to].inbox.push_back(Msg::LoadQuery { from: me }),
         Action::ReplyLoad { to } => {
             let load = pieces_held(pes[me].piece.is_some(), pes[me].pool.len());

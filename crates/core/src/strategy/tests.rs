@@ -225,6 +225,30 @@ fn master_worker_asks_the_master_and_deposits_on_demand() {
         script(&mut m, &[IDLE, IDLE, Event::Answer { from: 0, work: true }, Event::Demand { busy: true }]),
         [vec![Action::AskMaster], vec![], vec![], vec![Action::Deposit]]
     );
+    // Atomic for now: the demand stays until the piece splits or ends.
+    assert_eq!(
+        script(
+            &mut m,
+            &[
+                Event::Served { given: false, load: 1 },
+                Event::Slice { load: 2 },
+                Event::Served { given: true, load: 1 },
+                Event::Slice { load: 2 },
+                Event::Demand { busy: true },
+                Event::Exhausted,
+                Event::Demand { busy: false },
+            ]
+        ),
+        [
+            vec![],
+            vec![Action::Deposit],
+            vec![],
+            vec![],
+            vec![Action::Deposit],
+            vec![Action::NoPart],
+            vec![Action::NoPart]
+        ]
+    );
     let mut hub: Hub<&str> = spec(Strategy::MasterWorker).hub(4, |pe| pe == 0);
     let mut out = Vec::new();
     hub.on(HubEvent::Ask { from: 1 }, &mut out);
