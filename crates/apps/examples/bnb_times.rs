@@ -30,6 +30,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use treelb::RunSpec;
 use treelb::Search;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb_apps::bnb::BnbStats;
@@ -115,7 +116,7 @@ where
     let mut par: Option<Run> = None;
     for _ in 0..repeat {
         let search = make();
-        let config = Config { threads, budget, ..Config::default() };
+        let config = Config { threads, spec: RunSpec { budget, ..RunSpec::default() }, ..Config::default() };
         let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).expect("a valid config");
         let busy = outcome.stats.pes.iter().map(|p| p.busy.as_secs_f64()).sum();
         let run = Run { wall: outcome.stats.wall.as_secs_f64(), busy, stats: outcome.output };

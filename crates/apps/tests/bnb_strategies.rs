@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
+use treelb::RunSpec;
 use treelb::search::{Children, DfsWork, Search, SplitPolicy};
 use treelb::{Init, Strategy, seq};
 use treelb_apps::clique::{CliqueSearch, Graph, dimacs};
@@ -38,8 +39,11 @@ fn configs(budget: u64) -> Vec<(Config, SplitPolicy, String)> {
         for (j, p) in PES.into_iter().enumerate() {
             let init = Init::ALL[j % 2];
             let policy = SplitPolicy::ALL[j / 2 % 2];
-            let config =
-                Config { threads: p, init, strategy, budget, seed: 1000 + j as u64, ..Config::default() };
+            let config = Config {
+                threads: p,
+                spec: RunSpec { init, strategy, budget, seed: 1000 + j as u64, ..RunSpec::default() },
+                ..Config::default()
+            };
             all.push((config, policy, format!("P = {p}, {strategy}, init {init}, split {policy}")));
         }
     }
@@ -268,14 +272,15 @@ where
 fn random_config(rng: &mut SplitMix64) -> (Config, SplitPolicy) {
     let pick = |rng: &mut SplitMix64, n: usize| rng.range(0, n as i64 - 1) as usize;
     let strategies: Vec<Strategy> = SUPPORTED_STRATEGIES.to_vec();
-    let config = Config {
-        threads: PES[pick(rng, PES.len())],
+    let threads = PES[pick(rng, PES.len())];
+    let spec = RunSpec {
         strategy: strategies[pick(rng, strategies.len())],
         init: Init::ALL[pick(rng, 2)],
         budget: 1 + rng.range(0, 31) as u64,
         seed: rng.next_u64(),
-        ..Config::default()
+        ..RunSpec::default()
     };
+    let config = Config::with_spec(threads, spec);
     (config, SplitPolicy::ALL[pick(rng, 2)])
 }
 
@@ -290,7 +295,7 @@ fn the_clique_incumbent_never_decreases_and_its_witness_achieves_it() {
         let p = [0.3, 0.5, 0.7, 0.85][rng.range(0, 3) as usize];
         let g = Graph::random(n, p, rng.next_u64());
         let (config, policy) = random_config(&mut rng);
-        let what = format!("case {case}: G({n}, {p}), P = {}, {}", config.threads, config.strategy);
+        let what = format!("case {case}: G({n}, {p}), P = {}, {}", config.threads, config.spec.strategy);
         let expected = sequential_omega(&g);
         let search =
             if case % 2 == 0 { CliqueSearch::max_clique(&g) } else { CliqueSearch::max_clique_unseeded(&g) };
@@ -315,7 +320,7 @@ fn the_knapsack_incumbent_never_decreases_and_its_witness_achieves_it() {
         let n = rng.range(5, 45) as usize;
         let instance = Spec::new(class, n, 1000, rng.next_u64()).generate();
         let (config, policy) = random_config(&mut rng);
-        let what = format!("case {case}: {class}, n = {n}, P = {}, {}", config.threads, config.strategy);
+        let what = format!("case {case}: {class}, n = {n}, P = {}, {}", config.threads, config.spec.strategy);
         let dp = instance.dp_optimum(1 << 26).expect("a small capacity");
         let search = Knapsack::new(&instance);
         let watched = Watched::new(
@@ -346,7 +351,7 @@ fn the_tsp_incumbent_never_increases_and_its_witness_achieves_it() {
             Tsp::random_euclidean(n, 1000.0, rng.next_u64())
         };
         let (config, policy) = random_config(&mut rng);
-        let what = format!("case {case}: n = {n}, P = {}, {}", config.threads, config.strategy);
+        let what = format!("case {case}: n = {n}, P = {}, {}", config.threads, config.spec.strategy);
         let (dp, _) = held_karp(&tsp).expect("small");
         let search = TspSearch::with_params(&tsp, AscentParams::for_n(n), case % 4 < 2);
         // Minimising: the negated length must never decrease.

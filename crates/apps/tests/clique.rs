@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
 use treelb_apps::clique::{CliqueSearch, DimacsError, Graph, dimacs};
@@ -32,7 +33,8 @@ fn omega_seq(g: &Graph, seeded: bool) -> i64 {
 /// ω on the threads runtime with `p` PEs; checks the witness.
 fn omega_par(g: &Graph, p: usize, init: Init, policy: SplitPolicy, seeded: bool) -> i64 {
     let search = if seeded { CliqueSearch::max_clique(g) } else { CliqueSearch::max_clique_unseeded(g) };
-    let config = Config { threads: p, init, budget: 16, ..Config::default() };
+    let config =
+        Config { threads: p, spec: RunSpec { init, budget: 16, ..RunSpec::default() }, ..Config::default() };
     let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
     assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
     let (omega, clique) = search.incumbent.into_best().unwrap();
@@ -47,7 +49,8 @@ fn has_k_clique(g: &Graph, k: u32, p: usize) -> bool {
     if p == 0 {
         seq::run_search(&search);
     } else {
-        let config = Config { threads: p, budget: 16, ..Config::default() };
+        let config =
+            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
         run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
     }
     match search.found() {
@@ -266,7 +269,8 @@ fn a_decision_stops_every_pe_at_the_first_witness() {
     let (_, full_nodes) = seq::run_search(&full);
     for p in [1, 2, 4, 8] {
         let search = CliqueSearch::k_clique(&g, 17);
-        let config = Config { threads: p, budget: 16, ..Config::default() };
+        let config =
+            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
         let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
         let witness = search.found().expect("a clique of 17 exists");
         assert!(g.is_clique(&witness) && witness.len() == 17);

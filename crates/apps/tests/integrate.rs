@@ -3,6 +3,7 @@
 //! of the threads runtime, the work contract (splits lose and duplicate nothing), and the
 //! argument checks.
 
+use treelb::RunSpec;
 use treelb::{Init, Reduce, Work, seq};
 use treelb_apps::integrate::{CompensatedSum, Estimate, INTEGRANDS, Integral, IntegralError, TestIntegrand};
 use treelb_threads::{Config, run};
@@ -66,7 +67,11 @@ fn every_p_agrees_with_the_sequential_run_to_1e_12() {
         let (sequential, _) = seq::run_work(integral.work());
         for (j, p) in PES.into_iter().enumerate() {
             for init in Init::ALL {
-                let config = Config { threads: p, init, budget: 1 + (j as u64 % 3) * 7, ..Config::default() };
+                let config = Config {
+                    threads: p,
+                    spec: RunSpec { init, budget: 1 + (j as u64 % 3) * 7, ..RunSpec::default() },
+                    ..Config::default()
+                };
                 let outcome = run(integral.work(), &config).unwrap();
                 let e = outcome.output;
                 let what = format!("{}, P = {p}, init {init}", t.name);
@@ -96,7 +101,11 @@ fn a_long_oscillating_integral_spreads_over_the_pes() {
     assert!(sequential.evaluated > 5_000, "{sequential}");
     assert!(sequential.at_depth_limit > 0, "the noise floor is reached: {sequential}");
     for p in [2, 4] {
-        let outcome = run(integral.work(), &Config { threads: p, budget: 16, ..Config::default() }).unwrap();
+        let outcome = run(
+            integral.work(),
+            &Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() },
+        )
+        .unwrap();
         assert!(relative(outcome.output.value(), sequential.value()) <= 1e-12);
         // Accepting an interval depends on the interval alone: the same
         // intervals are evaluated whatever the schedule.
@@ -201,8 +210,11 @@ fn every_strategy_agrees_with_the_sequential_run() {
         let (sequential, _) = seq::run_work(integral.work());
         for &strategy in treelb_threads::SUPPORTED_STRATEGIES.iter() {
             for (j, p) in PES.into_iter().enumerate() {
-                let config =
-                    Config { threads: p, strategy, init: Init::ALL[j % 2], budget: 4, ..Config::default() };
+                let config = Config {
+                    threads: p,
+                    spec: RunSpec { strategy, init: Init::ALL[j % 2], budget: 4, ..RunSpec::default() },
+                    ..Config::default()
+                };
                 let e = run(integral.work(), &config).unwrap().output;
                 let what = format!("{name}, P = {p}, {strategy}");
                 assert!(relative(e.value(), sequential.value()) <= 1e-12, "{what}: {e} vs {sequential}");

@@ -2,6 +2,7 @@
 //! program's, sequentially and on the threads runtime for P ∈ {1, 2, 3, 4, 8};
 //! the generator's classes; the file format's errors.
 
+use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
 use treelb_apps::knapsack::{Class, Instance, InstanceError, Item, Knapsack, ParseError, Spec, parse_str};
@@ -25,7 +26,8 @@ fn solve_seq(instance: &Instance) -> (i64, u64) {
 
 fn solve_par(instance: &Instance, p: usize, init: Init, policy: SplitPolicy) -> i64 {
     let search = Knapsack::new(instance);
-    let config = Config { threads: p, init, budget: 8, ..Config::default() };
+    let config =
+        Config { threads: p, spec: RunSpec { init, budget: 8, ..RunSpec::default() }, ..Config::default() };
     let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
     assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
     let (best, items) = search.incumbent.into_best().unwrap();

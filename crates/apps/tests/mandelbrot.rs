@@ -4,6 +4,7 @@
 //! no pixel) under random schedules.
 
 use proptest::prelude::*;
+use treelb::RunSpec;
 use treelb::{Init, Progress, Reduce, Work, seq};
 use treelb_apps::mandelbrot::{Counts, Image, Mandelbrot, Method, Patches, View};
 use treelb_threads::{Config, run};
@@ -158,7 +159,11 @@ fn every_p_gives_the_same_image() {
             for (j, p) in [1, 2, 4, 8].into_iter().enumerate() {
                 for init in Init::ALL {
                     let budget = [1, 37, 256, 5000][j];
-                    let config = Config { threads: p, budget, init, ..Config::default() };
+                    let config = Config {
+                        threads: p,
+                        spec: RunSpec { budget, init, ..RunSpec::default() },
+                        ..Config::default()
+                    };
                     let outcome = run(m.work(method), &config).unwrap();
                     let what = format!("{view} {w} × {h}, {method}, P = {p}, init {init}, Δt {budget}");
                     // Blocks split between PEs are counted once per part.
@@ -185,7 +190,11 @@ fn every_strategy_gives_the_same_image() {
         let (sequential, patches) = image(&m, method);
         for strategy in treelb::Strategy::ALL {
             for p in [1, 2, 4, 8] {
-                let config = Config { threads: p, budget: 50, strategy, ..Config::default() };
+                let config = Config {
+                    threads: p,
+                    spec: RunSpec { budget: 50, strategy, ..RunSpec::default() },
+                    ..Config::default()
+                };
                 let outcome = run(m.work(method), &config).unwrap();
                 let what = format!("{method}, {strategy}, P = {p}");
                 let (c, s) = (outcome.output.counts, patches.counts);
@@ -203,7 +212,11 @@ fn every_strategy_gives_the_same_image() {
 fn a_large_image_spreads_over_the_pes() {
     let m = Mandelbrot::new(View::STANDARD, 300, 300, 1000).unwrap().with_pe_hook(treelb_threads::current_pe);
     for method in Method::ALL {
-        let outcome = run(m.work(method), &Config { threads: 2, budget: 64, ..Config::default() }).unwrap();
+        let outcome = run(
+            m.work(method),
+            &Config { threads: 2, spec: RunSpec { budget: 64, ..RunSpec::default() }, ..Config::default() },
+        )
+        .unwrap();
         assert!(outcome.stats.pes.iter().all(|pe| pe.work_units > 0), "{method}: every PE worked");
         let image = outcome.output.into_image(&m).unwrap();
         assert_eq!(image.pixels_per_pe().len(), 2, "{method}: both PEs made pixels");

@@ -2,6 +2,7 @@
 //! number of PEs (oversubscribed beyond the cores), every strategy of the
 //! runtime, both initializations and both split policies.
 
+use treelb::RunSpec;
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{Init, Reduce, Strategy};
 use treelb_apps::nqueens::NQueens;
@@ -31,7 +32,11 @@ where
         }
     }
     for (p, strategy, init, policy) in combinations {
-        let config = Config { threads: p, init, strategy, budget: 64, ..Config::default() };
+        let config = Config {
+            threads: p,
+            spec: RunSpec { init, strategy, budget: 64, ..RunSpec::default() },
+            ..Config::default()
+        };
         let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");
         check(&outcome.output, &format!("P = {p}, {strategy}, init {init}, split {policy}"));
         assert_eq!(outcome.stats.pes.len(), p);

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use treelb::{Init, SplitPolicy, Strategy};
-use treelb_threads::Config;
+use treelb::spec::Rho;
+use treelb::{Init, RunSpec, SplitPolicy, Strategy};
 
 use crate::args::RunArgs;
 
@@ -54,15 +54,12 @@ fn fanout(value: &str) -> Result<Vec<usize>, Error> {
         .collect()
 }
 
-/// `--rho 1.4`: the ratio of lazy load reports, in thousandths.
-fn rho(value: &str) -> Result<u32, Error> {
+/// `--rho 1.4`: the ratio of lazy load reports.
+fn rho(value: &str) -> Result<Rho, Error> {
     let rho: f64 = value.trim().parse().map_err(|_| err!("--rho expects a number, got `{value}`"))?;
-    if !(rho > 1.0 && rho < 1.5) {
-        return Err(err!(
-            "--rho must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2), got {value}"
-        ));
-    }
-    Ok(((rho * 1000.0).round() as u32).clamp(1001, 1499))
+    Rho::new(rho).map_err(|_| {
+        err!("--rho must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2), got {value}")
+    })
 }
 
 /// The number of PEs: given, or all cores.
@@ -75,7 +72,7 @@ pub(crate) fn threads(value: Option<&str>) -> Result<usize, Error> {
                 .filter(|&n| n <= 4096)
                 .ok_or_else(|| err!("--threads {n} is too many (at most 4096)"))
         }
-        None => Ok(Config::default().threads),
+        None => Ok(treelb_threads::Config::default().threads),
     }
 }
 
@@ -108,42 +105,46 @@ impl Runtime {
     }
 }
 
-/// A validated run configuration.
+/// A validated run configuration: the balancing ([`RunSpec`], the same for
+/// every runtime) and what each runtime and the report need besides.
 #[derive(Clone, Debug)]
 pub(crate) struct RunConfig {
-    /// Threads or MPI; with MPI, `runtime.threads` is the threads per rank.
+    /// Threads or MPI.
     pub(crate) kind: Runtime,
-    pub(crate) runtime: Config,
+    /// PEs on the threads runtime; threads per rank with MPI.
+    pub(crate) threads: usize,
+    /// How to balance.
+    pub(crate) spec: RunSpec,
+    /// `--pin` (threads runtime).
+    pub(crate) pin: bool,
     pub(crate) split_policy: SplitPolicy,
     pub(crate) json: bool,
     pub(crate) progress: bool,
-    /// `--trace FILE`: where the trace goes (`runtime.trace` is set).
+    /// `--trace FILE`: where the trace goes.
     pub(crate) trace: Option<String>,
 }
 
 impl RunConfig {
     pub(crate) fn from_args(args: &RunArgs) -> Result<Self, Error> {
         let kind = Runtime::parse(&args.runtime)?;
-        let runtime = Config {
-            threads: match (kind, args.threads.as_deref()) {
-                // One PE per rank unless --threads asks for the hybrid mode.
-                (Runtime::Mpi, None) => 1,
-                (_, t) => threads(t)?,
-            },
+        let threads = match (kind, args.threads.as_deref()) {
+            // One PE per rank unless --threads asks for the hybrid mode.
+            (Runtime::Mpi, None) => 1,
+            (_, t) => threads(t)?,
+        };
+        let spec = RunSpec {
             budget: positive("--budget", &args.budget)?,
             init: args.init.parse::<Init>().map_err(|e| err!("--init: {e}"))?,
             strategy: args.strategy.parse::<Strategy>().map_err(|e| err!("--strategy: {e}"))?,
             seed: match &args.seed {
                 Some(s) => number("--seed", s)?,
-                None => Config::default().seed,
+                None => RunSpec::default().seed,
             },
             fanout: match &args.fanout {
                 Some(f) => fanout(f)?,
                 None => Vec::new(),
             },
-            rho_milli: rho(&args.rho)?,
-            pin: args.pin,
-            trace: args.trace.is_some(),
+            rho: rho(&args.rho)?,
         };
         if kind == Runtime::Mpi && args.trace.is_some() {
             return Err(err!("--trace records runs of the threads runtime (not with --runtime mpi)"));
@@ -151,19 +152,31 @@ impl RunConfig {
         if kind == Runtime::Mpi && args.pin {
             return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));
         }
-        runtime.validate().map_err(|e| err!("--strategy: {e}"))?;
+        spec.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
             Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,
             None => SplitPolicy::default(),
         };
         Ok(RunConfig {
             kind,
-            runtime,
+            threads,
+            spec,
+            pin: args.pin,
             split_policy,
             json: args.json,
             progress: !args.no_progress && !args.json,
             trace: args.trace.clone(),
         })
+    }
+
+    /// The configuration of the threads runtime.
+    pub(crate) fn threads_config(&self) -> treelb_threads::Config {
+        treelb_threads::Config {
+            threads: self.threads,
+            spec: self.spec.clone(),
+            pin: self.pin,
+            trace: self.trace.is_some(),
+        }
     }
 }
 
@@ -192,10 +205,10 @@ mod tests {
     #[test]
     fn good_arguments_become_a_config() {
         let c = RunConfig::from_args(&args()).unwrap();
-        assert_eq!(c.runtime.threads, 2);
-        assert_eq!(c.runtime.budget, 64);
-        assert_eq!(c.runtime.init, Init::Selective);
-        assert_eq!(c.runtime.seed, 9);
+        assert_eq!(c.threads, 2);
+        assert_eq!(c.spec.budget, 64);
+        assert_eq!(c.spec.init, Init::Selective);
+        assert_eq!(c.spec.seed, 9);
         assert_eq!(c.split_policy, SplitPolicy::Bottom);
     }
 

@@ -23,10 +23,10 @@ pub(crate) struct RunSetup {
 
 impl RunSetup {
     pub(crate) fn new(cfg: &RunConfig) -> Self {
-        let c = &cfg.runtime;
+        let c = &cfg.spec;
         RunSetup {
             runtime: cfg.kind.name(),
-            threads: c.threads,
+            threads: cfg.threads,
             budget: c.budget,
             strategy: c.strategy.to_string(),
             init: c.init.to_string(),

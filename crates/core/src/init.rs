@@ -183,8 +183,17 @@ pub fn selective_shares<W: Work + Clone>(root: &W, wanted: &[usize], p: usize) -
     let mut wanted: Vec<usize> = wanted.to_vec();
     wanted.sort_unstable();
     wanted.dedup();
+    let mut is_wanted = vec![false; p];
+    for &i in &wanted {
+        is_wanted[i] = true;
+    }
+    let everyone = wanted.len() == p;
     // The indices of the subtree (low, span): i ≡ low (mod span), i < p.
-    let any_wanted = |low: usize, span: usize| wanted.iter().any(|&i| i & (span - 1) == low);
+    // Checking them costs p / span, so a whole descent costs O(p log p).
+    let members = move |low: usize, span: usize| (low..p).step_by(span);
+    let any_wanted = |low: usize, span: usize| {
+        if everyone { low < p } else { members(low, span).any(|i| is_wanted[i]) }
+    };
     let mut found: Vec<(usize, Share<W>)> = Vec::with_capacity(wanted.len());
     // Pending subtrees: the piece, its lowest index, the span, and the
     // output and units credited so far to that lowest index.
@@ -196,7 +205,7 @@ pub fn selective_shares<W: Work + Clone>(root: &W, wanted: &[usize], p: usize) -
         let Some(mut piece) = piece else {
             // An exhausted subtree: its lowest index keeps the credit, the
             // others get nothing.
-            for &i in wanted.iter().filter(|&&i| i & (span - 1) == low) {
+            for i in members(low, span).filter(|&i| is_wanted[i]) {
                 let (output, units) =
                     if i == low { (std::mem::take(&mut output), units) } else { (W::Output::default(), 0) };
                 found.push((i, Share { piece: None, output, units }));

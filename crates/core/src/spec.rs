@@ -190,7 +190,7 @@ impl RunSpec {
             s @ (Strategy::WorkSharing
             | Strategy::ExtremeWorkSharing
             | Strategy::TwoChoice
-            | Strategy::AlwaysGoLeft) => Machine::Pushing(Pushing::new(s, me, p, self.seed)),
+            | Strategy::AlwaysGoLeft) => Machine::Pushing(Box::new(Pushing::new(s, me, p, self.seed))),
             Strategy::MaxLoad => Machine::MaxLoad(MaxLoad::new(me, self.rho.value())),
             Strategy::Multilevel => Machine::Multilevel(Multilevel::new(&self.producer_tree(p), me)),
             Strategy::MasterWorker => Machine::Master(Worker::new()),
@@ -255,7 +255,12 @@ impl RunSpec {
         cut_all: bool,
     ) -> Vec<Vec<Share<W>>> {
         let mut shares: Vec<Vec<Share<W>>> = wanted.iter().map(|_| Vec::new()).collect();
-        let slot = |pe: usize| wanted.iter().position(|&w| w == pe);
+        // Where each wanted PE's list is (PEs not wanted: none).
+        let mut index = vec![usize::MAX; p];
+        for (i, &pe) in wanted.iter().enumerate() {
+            index[pe] = i;
+        }
+        let slot = |pe: usize| (index[pe] != usize::MAX).then_some(index[pe]);
         if let Some(assignment) = self.static_assignment(p) {
             let all: Vec<usize> = (0..assignment.pieces()).collect();
             let mut by_index: Vec<Option<Share<W>>> = (0..assignment.pieces()).map(|_| None).collect();

@@ -9,8 +9,6 @@
 //! only derive `Serialize` and `Deserialize` for their node and output
 //! types.
 
-use std::time::Duration;
-
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
@@ -179,7 +177,7 @@ pub struct RankReport<O> {
     /// The rank's merged output.
     pub output: O,
     /// One entry per PE (thread) of the rank.
-    pub pes: Vec<WireStats>,
+    pub pes: Vec<PeStats>,
     /// Termination waves this rank took part in.
     pub waves: u64,
     /// Probes for messages done by the rank's PEs.
@@ -191,61 +189,10 @@ pub struct RankReport<O> {
     pub best: Option<Vec<u8>>,
 }
 
-/// [`PeStats`] on the wire (durations as nanoseconds).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[allow(missing_docs)] // The fields of `PeStats`, one for one.
-pub struct WireStats {
-    pub pe: u64,
-    pub work_units: u64,
-    pub requests_sent: u64,
-    pub requests_failed: u64,
-    pub requests_received: u64,
-    pub splits: u64,
-    pub pieces_sent: u64,
-    pub pieces_received: u64,
-    pub heap_ops: u64,
-    pub busy_ns: u64,
-    pub idle_ns: u64,
-}
-
-impl From<&PeStats> for WireStats {
-    fn from(s: &PeStats) -> Self {
-        WireStats {
-            pe: s.pe as u64,
-            work_units: s.work_units,
-            requests_sent: s.requests_sent,
-            requests_failed: s.requests_failed,
-            requests_received: s.requests_received,
-            splits: s.splits,
-            pieces_sent: s.pieces_sent,
-            pieces_received: s.pieces_received,
-            heap_ops: s.heap_ops,
-            busy_ns: s.busy.as_nanos().try_into().unwrap_or(u64::MAX),
-            idle_ns: s.idle.as_nanos().try_into().unwrap_or(u64::MAX),
-        }
-    }
-}
-
-impl From<WireStats> for PeStats {
-    fn from(s: WireStats) -> Self {
-        PeStats {
-            pe: s.pe as usize,
-            work_units: s.work_units,
-            requests_sent: s.requests_sent,
-            requests_failed: s.requests_failed,
-            requests_received: s.requests_received,
-            splits: s.splits,
-            pieces_sent: s.pieces_sent,
-            pieces_received: s.pieces_received,
-            heap_ops: s.heap_ops,
-            busy: Duration::from_nanos(s.busy_ns),
-            idle: Duration::from_nanos(s.idle_ns),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use treelb::Reduce;
     use treelb::seq;
@@ -302,8 +249,14 @@ mod tests {
 
     #[test]
     fn stats_round_trip() {
-        let s = PeStats { pe: 3, work_units: 9, busy: Duration::from_micros(1500), ..PeStats::default() };
-        let back: WireStats = from_bytes(&to_bytes(&WireStats::from(&s))).unwrap();
-        assert_eq!(PeStats::from(back), s);
+        let s = PeStats {
+            pe: 3,
+            work_units: 9,
+            messages: 4,
+            busy: Duration::from_micros(1500),
+            ..PeStats::default()
+        };
+        let back: PeStats = from_bytes(&to_bytes(&s)).unwrap();
+        assert_eq!(back, s);
     }
 }

@@ -27,7 +27,7 @@ fn main() {
         }
         for init in [Init::Root, Init::Selective] {
             let machine = Machine::new(p, Network::Crossbar, Costs::default());
-            let cfg = SimConfig::new(machine, strategy, init, 42);
+            let cfg = SimConfig::model(machine, strategy, init, 42);
             let cpu = thread_cpu_seconds();
             let (r, done) = simulate(model.root(), &cfg).expect("stealing strategy");
             let cpu = match (cpu, thread_cpu_seconds()) {

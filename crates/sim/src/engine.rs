@@ -1,49 +1,59 @@
-//! The work-stealing simulation: `003_…` Figure 1 as a discrete-event model.
+//! The simulation: every strategy's machine (`treelb::strategy`) on the
+//! discrete-event machine model, `003_…` Figure 1 as events.
 //!
 //! Each PE is in one of two states.
 //!
 //! * **Busy** — it holds a piece. It works Δt, probes its message queue
-//!   (`T_poll`), and if a request is waiting it splits its piece (`T_split`)
-//!   and sends one part, or answers "no work" if the piece is atomic. One
-//!   request is served per probe; others wait in the PE's FIFO queue.
-//! * **Idle** — it has no piece. It picks a victim with its
-//!   [`VictimSelector`] (random polling, asynchronous round robin) or asks
-//!   the shared counter for a ticket first (global round robin), sends a
-//!   request and waits. Requests that reach an idle PE are rejected at once.
+//!   (`T_poll`), tells its machine about the slice if the machine wants to
+//!   hear ([`Balance::wants_slices`]), and handles the messages that
+//!   arrived: at most one split for another PE (a request, a demand of the
+//!   master) per probe — others wait for the next probe — and every other
+//!   message (load queries and their answers, pushes, the hub's answers).
+//!   Every split costs `T_split`.
+//! * **Idle** — it has no piece and its pool is empty. It handles every
+//!   message as it arrives and tells its machine it is idle after each;
+//!   the machine decides whether to ask anyone (an idle PE that waits for a
+//!   push, or for the end, does nothing).
 //!
-//! Probes that nobody asked for change nothing, so a busy PE whose piece
-//! knows its size ([`SimWork::remaining`]) is not stepped Δt by Δt: the
-//! simulator schedules the end of the piece, and only when a request arrives
-//! does it compute the next probe (`start + (j+1)·Δt + j·T_poll`) and work
-//! the piece up to it. Pieces of unknown size (real trees) are worked Δt at
+//! A message from PE i to PE j arrives `T_rout · max(1, d(i, j))` after it
+//! is sent ([`Machine::delay`]). The run's hub (the counter of global
+//! round robin, the load heap of max-load, the central pool of
+//! master–worker) sits at PE 0 and serves one message per `T_counter`, in
+//! arrival order; every message to and from it travels the network.
+//!
+//! Messages that a busy PE nobody writes to would find are none, so a busy
+//! PE whose piece knows its size ([`SimWork::remaining`]) and whose machine
+//! does not want slices (the stealing strategies, multilevel, static) is not
+//! stepped Δt by Δt: the simulator schedules the end of the piece, and only
+//! when a message arrives does it compute the next probe
+//! (`start + (j+1)·Δt + j·T_poll`) and work the piece up to it. Pieces of
+//! unknown size (real trees) and machines that want slices are worked Δt at
 //! a time, one event per probe.
 //!
-//! The run ends when no piece is left, neither on a PE nor in a message,
-//! plus the termination detection delay of the [`Machine`].
+//! The run ends when no piece is left — on a PE, in a pool, in a message or
+//! at the hub — plus the termination detection delay of the [`Machine`].
 
-use std::time::Instant;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use treelb::init::selective;
-use treelb::strategy::VictimSelector;
-use treelb::{Init, Progress, Reduce, Strategy};
+use treelb::spec::SpecError;
+use treelb::strategy::{Action, Actions, Balance, Event, Hub, HubAction, HubEvent, Pool, pieces_held};
+use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
 use crate::machine::Machine;
-use crate::queue::{EventQueue, Kind, Msg, Time};
+use crate::queue::{EventQueue, HUB, Kind, Msg, NONE, Tag, Time, decode_load, encode_load};
 use crate::utilization::{Recorder, Utilization};
 use crate::workload::SimWork;
 
 /// What to simulate, apart from the workload.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimConfig {
     /// The machine: P, network, costs.
     pub machine: Machine,
-    /// The balancing strategy.
-    pub strategy: Strategy,
-    /// How the root reaches the PEs.
-    pub init: Init,
-    /// Seeds the PEs' choices.
-    pub seed: u64,
+    /// How to balance: the same specification the runtimes take (Δt in
+    /// units of work, as everywhere).
+    pub spec: RunSpec,
     /// The ticks one unit of the workload's work takes (1 for abstract
     /// pieces, the cost of a node for a tree).
     pub unit_ticks: Time,
@@ -51,34 +61,28 @@ pub struct SimConfig {
     pub max_events: u64,
 }
 
+/// The Δt of the machine model's reference runs (the reproductions, the
+/// `treelb sim run` default): 100 units, so that with the default
+/// `T_poll` = 1 probing costs 1 % of an abstract piece's work.
+pub const REFERENCE_BUDGET: u64 = 100;
+
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
-    pub fn new(machine: Machine, strategy: Strategy, init: Init, seed: u64) -> Self {
-        SimConfig { machine, strategy, init, seed, unit_ticks: 1, max_events: u64::MAX }
+    pub fn new(machine: Machine, spec: RunSpec) -> Self {
+        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX }
     }
-}
 
-/// The work-stealing strategies, which [`simulate`] runs.
-pub const STEALING: [Strategy; 3] =
-    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
+    /// A reference run: `strategy` from `init` with the run seed `seed`,
+    /// Δt = [`REFERENCE_BUDGET`], the other parameters at their defaults.
+    pub fn model(machine: Machine, strategy: Strategy, init: Init, seed: u64) -> Self {
+        let spec = RunSpec { strategy, init, seed, budget: REFERENCE_BUDGET, ..RunSpec::default() };
+        SimConfig::new(machine, spec)
+    }
 
-/// What one simulated PE did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PeReport {
-    /// Ticks holding a piece (working, probing, splitting).
-    pub busy: Time,
-    /// Ticks without a piece, up to the end of the run.
-    pub idle: Time,
-    /// Units of work done.
-    pub work_units: u64,
-    /// Requests sent.
-    pub requests_sent: u64,
-    /// Requests sent that were answered "no work".
-    pub requests_failed: u64,
-    /// Pieces given away.
-    pub pieces_sent: u64,
-    /// Pieces received (not counting the initial one).
-    pub pieces_received: u64,
+    /// Δt in ticks: the one place where units of work become time.
+    pub fn dt_ticks(&self) -> Time {
+        self.spec.budget * self.unit_ticks.max(1)
+    }
 }
 
 /// The result of a simulated run.
@@ -90,6 +94,8 @@ pub struct SimReport {
     pub init: String,
     /// The machine.
     pub machine: Machine,
+    /// Δt, in units of work.
+    pub budget: u64,
     /// `T_seq`: the sequential time of the work done, in ticks.
     pub t_seq: Time,
     /// `T_par`: the time until termination is detected, in ticks.
@@ -100,14 +106,20 @@ pub struct SimReport {
     pub efficiency: f64,
     /// Units of work done, summed over PEs.
     pub work_units: u64,
-    /// Requests for work sent.
+    /// Attempts to get work (requests; offers under the pushing
+    /// strategies; requests to the central pool under master–worker).
     pub requests: u64,
-    /// Requests answered "no work".
+    /// Attempts that brought nothing.
     pub requests_failed: u64,
-    /// Pieces moved between PEs.
+    /// Pieces moved between PEs (through the hub: counted once).
     pub transfers: u64,
-    /// Global round robin: tickets taken from the shared counter.
+    /// Messages sent by all PEs and the hub.
+    pub messages: u64,
+    /// Messages the hub served (tickets, load reports and look-ups,
+    /// requests and parts of the central pool).
     pub counter_ops: u64,
+    /// Operations on max-load's heap of reported loads.
+    pub heap_ops: u64,
     /// Events processed.
     pub events: u64,
     /// Whether the run finished (false if it hit the event limit).
@@ -116,11 +128,12 @@ pub struct SimReport {
     pub wall_seconds: f64,
     /// PE utilization over time.
     pub utilization: Utilization,
-    /// Per PE (empty unless asked for).
+    /// Per PE (empty unless asked for). Busy and idle are ticks, written as
+    /// nanoseconds (one tick, one nanosecond).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub per_pe: Vec<PeReport>,
-    /// The levels of a producer tree, root first (empty for other
-    /// strategies).
+    pub per_pe: Vec<PeStats>,
+    /// The levels of a producer tree of the i.i.d. subtask model, root
+    /// first (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub levels: Vec<crate::multilevel::Level>,
 }
@@ -141,204 +154,166 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
-/// Why a simulation could not run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub Strategy);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the simulator does not run `{}` on tree-shaped work", self.0)
-    }
-}
-
-impl std::error::Error for Unsupported {}
-
 /// The state of a PE that almost every event reads, kept apart from the
 /// rest so that the states of 16384 PEs fit in a core's L2 cache.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Hot {
     /// Bumped whenever the scheduled `Poll`/`Done` of this PE is superseded.
     epoch: u32,
     /// Holds a piece.
     busy: bool,
-    /// Busy and running with nobody asking: only `Done` is scheduled, and
-    /// the piece has not been worked since `run_start`.
+    /// Busy and running with nobody writing to it: only `Done` is
+    /// scheduled, and the piece has not been worked since `run_start`.
     running: bool,
-    /// The first and last requester waiting for this PE's next probe
-    /// ([`NONE`] if none); the queue is linked through `Sim::next`.
-    head: u32,
-    tail: u32,
+    /// Whether the machine wants slices (read once).
+    slices: bool,
     /// When the current run started (if `running`).
     run_start: Time,
 }
 
-/// No PE: the end of a request queue.
-const NONE: u32 = u32::MAX;
-
-impl Default for Hot {
-    fn default() -> Self {
-        Hot { epoch: 0, busy: false, running: false, head: NONE, tail: NONE, run_start: 0 }
-    }
-}
-
-/// What an idle PE needs to ask for work.
-struct Asker {
-    selector: VictimSelector,
-    requests_sent: u64,
-    requests_failed: u64,
-}
-
-/// A PE's piece and counters, together because the events that touch one
-/// touch the other.
-struct Slot<W> {
+/// A PE's piece, pool and counters (its machine and its messages waiting
+/// live apart: each event touches only what it needs, and 16384 PEs' state
+/// stays small).
+struct Pe<W> {
     piece: Option<W>,
-    c: Counters,
-}
-
-/// The rest of a PE's counters.
-#[derive(Clone, Copy, Debug, Default)]
-struct Counters {
-    busy: Time,
-    busy_since: Time,
+    pool: Pool<W>,
     work_units: u64,
-    pieces_sent: u64,
-    pieces_received: u64,
+    splits: u32,
+    pieces_sent: u32,
+    pieces_received: u32,
+    busy_since: Time,
+    busy: Time,
 }
 
 struct Sim<W: SimWork> {
-    cfg: SimConfig,
     m: Machine,
     q: EventQueue,
     hot: Vec<Hot>,
-    slots: Vec<Slot<W>>,
-    /// The piece on its way to each PE (a PE has at most one request, so
-    /// at most one piece, in flight).
-    inbox: Vec<Option<W>>,
-    /// The request queues, linked through the requesters: `next[r]` follows
-    /// requester `r` in the queue it waits in (a PE has at most one request
-    /// out, so it waits in at most one queue).
-    next: Vec<u32>,
-    askers: Vec<Asker>,
-    /// Pieces anywhere: on PEs and in messages.
+    pes: Vec<Pe<W>>,
+    machines: Vec<treelb::strategy::Machine>,
+    /// Messages that arrived while a PE was busy, for its next probe.
+    inbox: Vec<VecDeque<Msg>>,
+    /// Pieces in flight (in messages, or in the hub's central pool), by
+    /// slot; freed slots are reused.
+    flight: Vec<Option<W>>,
+    free: Vec<u32>,
+    hub: Hub<u32>,
+    /// When the hub is free to serve the next message.
+    hub_free: Time,
+    hub_ops: u64,
+    /// Pieces anywhere: on PEs, in pools, in messages, at the hub.
     live: u64,
     busy: u64,
     util: Recorder,
     output: W::Output,
-    /// Budget of one Δt, in units of work.
+    /// Δt in units of work, and one unit in ticks.
     budget: u64,
-    counter_free: Time,
-    counter_next: u64,
-    counter_ops: u64,
+    unit: Time,
 }
 
-/// Simulates `root` under `cfg`: the work-stealing strategies ([`STEALING`])
-/// here, the work-sharing ones in [`crate::sharing`].
+/// Simulates `root` under `cfg`: every strategy of `treelb::strategy`.
 ///
 /// Returns the report and the merged output of the work (which equals the
 /// sequential output: the simulator runs the real `work` and `split`).
-pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::Output), Unsupported> {
+pub fn simulate<W: SimWork>(root: W, cfg: &SimConfig) -> Result<(SimReport, W::Output), SpecError> {
     simulate_with(root, cfg, false)
 }
 
-/// [`simulate`], keeping the per-PE reports if `per_pe`.
-///
-/// The work-sharing strategies ([`crate::sharing::SHARING`]) are passed on
-/// to [`crate::sharing::simulate`], the static ones
-/// ([`crate::static_assign::STATIC`]) to [`crate::static_assign::simulate`].
+/// [`simulate`], keeping the per-PE counters if `per_pe`.
 pub fn simulate_with<W: SimWork>(
     root: W,
     cfg: &SimConfig,
     per_pe: bool,
-) -> Result<(SimReport, W::Output), Unsupported> {
-    if crate::sharing::SHARING.contains(&cfg.strategy) {
-        let (mut r, out) = crate::sharing::simulate(root, cfg)?;
-        if !per_pe {
-            r.per_pe.clear();
-        }
-        return Ok((r, out));
-    }
-    if crate::static_assign::STATIC.contains(&cfg.strategy) {
-        let (mut r, out) = crate::static_assign::simulate(root, cfg)?;
-        if !per_pe {
-            r.per_pe.clear();
-        }
-        return Ok((r, out));
-    }
-    if !STEALING.contains(&cfg.strategy) {
-        return Err(Unsupported(cfg.strategy));
-    }
+) -> Result<(SimReport, W::Output), SpecError> {
+    cfg.spec.validate()?;
     let wall = Instant::now();
     let m = cfg.machine;
     let p = m.p as usize;
+    let spec = &cfg.spec;
     let unit = cfg.unit_ticks.max(1);
-    let mut sim = Sim {
-        cfg: *cfg,
+    let all: Vec<usize> = (0..p).collect();
+    let shares = spec.initial_shares(&root, p, &all, false);
+    drop(root);
+    let busy_at_start: Vec<bool> = shares.iter().map(|list| list.iter().any(|s| s.piece.is_some())).collect();
+    let mut sim: Sim<W> = Sim {
         m,
         q: EventQueue::default(),
         hot: vec![Hot::default(); p],
-        slots: (0..p).map(|_| Slot { piece: None, c: Counters::default() }).collect(),
-        inbox: (0..p).map(|_| None).collect(),
-        next: vec![NONE; p],
-        askers: (0..p)
-            .map(|i| Asker {
-                selector: VictimSelector::new(cfg.strategy, i, p, cfg.seed),
-                requests_sent: 0,
-                requests_failed: 0,
+        pes: (0..p)
+            .map(|_| Pe {
+                piece: None,
+                pool: Pool::new(),
+                work_units: 0,
+                splits: 0,
+                pieces_sent: 0,
+                pieces_received: 0,
+                busy_since: 0,
+                busy: 0,
             })
             .collect(),
+        machines: (0..p).map(|me| spec.machine(me, p)).collect(),
+        inbox: (0..p).map(|_| VecDeque::new()).collect(),
+        flight: Vec::new(),
+        free: Vec::new(),
+        hub: spec.hub(p, |pe| busy_at_start[pe]),
+        hub_free: 0,
+        hub_ops: 0,
         live: 0,
         busy: 0,
         util: Recorder::default(),
         output: W::Output::default(),
-        budget: (m.costs.dt / unit).max(1),
-        counter_free: 0,
-        counter_next: 0,
-        counter_ops: 0,
+        budget: spec.budget,
+        unit,
     };
-    match cfg.init {
-        Init::Root => {
-            sim.live = 1;
-            sim.inbox[0] = Some(root);
-            sim.q.push(0, Kind::Arrive { to: 0, msg: Msg::Init });
-            for pe in 1..p {
-                sim.ask(pe as u32, 0);
+    for (i, hot) in sim.hot.iter_mut().enumerate() {
+        hot.slices = sim.machines[i].wants_slices();
+    }
+    // How the pieces reach the PEs: at once (root), or after the broadcast
+    // of the root and each PE's own descent of the splitting tree to its
+    // shares (selective initialization, static parts): one T_split per
+    // split on its paths, plus the units of work done on pieces too small
+    // to split, which every PE that descends does.
+    let cut = spec.strategy.is_static() || spec.init == Init::Selective;
+    let start = if cut { m.broadcast_delay() } else { 0 };
+    let redundant = if cut { shares.iter().flatten().map(|s| s.units).max().unwrap_or(0) * unit } else { 0 };
+    let assignment = spec.static_assignment(p);
+    for (pe, list) in shares.into_iter().enumerate() {
+        let splits = match &assignment {
+            Some(a) => descent_splits(a, pe),
+            None => list.iter().filter_map(|s| s.piece.as_ref()).map(|w| u64::from(w.generation())).sum(),
+        };
+        let ready = start + splits * m.costs.t_split + redundant;
+        let mut any = false;
+        for share in list {
+            sim.output.merge(share.output);
+            sim.pes[pe].work_units += share.units;
+            if let Some(piece) = share.piece {
+                any = true;
+                sim.live += 1;
+                let slot = sim.put(piece);
+                sim.q.push(ready, Kind::Arrive { to: pe as u32, msg: Msg::new(Tag::Init, pe as u32, slot) });
             }
         }
-        Init::Selective => {
-            // Broadcast the root, then every PE splits its copy ⌈log₂ P⌉
-            // times by the bits of its index. Each split costs T_split, and
-            // the work done on pieces too small to split is done by every PE
-            // of a group (PE 0's share is the longest such path).
-            let start = m.broadcast_delay();
-            let shares: Vec<_> = (0..p).map(|pe| selective(&root, pe, p)).collect();
-            let redundant = shares[0].units * unit;
-            for (pe, share) in shares.into_iter().enumerate() {
-                sim.output.merge(share.output);
-                sim.slots[pe].c.work_units += share.units;
-                match share.piece {
-                    Some(piece) => {
-                        let ready = start + Time::from(piece.generation()) * m.costs.t_split + redundant;
-                        sim.live += 1;
-                        sim.inbox[pe] = Some(piece);
-                        sim.q.push(ready, Kind::Arrive { to: pe as u32, msg: Msg::Init });
-                    }
-                    None => sim.ask(pe as u32, start + redundant),
-                }
-            }
+        if !any {
+            // Asks (or waits) from the moment it knows it has nothing.
+            sim.q.push(
+                if cut { ready } else { 0 },
+                Kind::Arrive { to: pe as u32, msg: Msg::new(Tag::Init, pe as u32, NONE) },
+            );
         }
     }
     let mut events = 0u64;
-    let mut now = 0;
     let mut complete = true;
     let mut t_last = 0;
     if sim.live > 0 {
         while let Some(ev) = sim.q.pop() {
             events += 1;
-            now = ev.time;
+            let now = ev.time;
             if let Some(&next) = sim.q.peek_same_time() {
                 sim.prefetch(next);
             }
             match ev.kind {
+                Kind::Arrive { to: HUB, msg } => sim.at_hub(now, msg),
                 Kind::Arrive { to, msg } => sim.arrive(now, to, msg),
                 Kind::Poll { pe, epoch } => {
                     if sim.hot[pe as usize].epoch == epoch {
@@ -348,12 +323,12 @@ pub fn simulate_with<W: SimWork>(
                 Kind::Done { pe, epoch } => {
                     if sim.hot[pe as usize].epoch == epoch {
                         sim.done(now, pe);
-                        if sim.live == 0 {
-                            t_last = now;
-                            break;
-                        }
                     }
                 }
+            }
+            if sim.live == 0 {
+                t_last = now;
+                break;
             }
             if events >= cfg.max_events {
                 complete = false;
@@ -363,45 +338,50 @@ pub fn simulate_with<W: SimWork>(
         }
     }
     let t_par = t_last + if complete { m.termination_delay() } else { 0 };
-    let _ = now;
     let mut per = Vec::with_capacity(if per_pe { p } else { 0 });
-    let (mut work_units, mut requests, mut failed, mut transfers) = (0, 0, 0, 0);
-    for i in 0..p {
-        let c = &mut sim.slots[i].c;
+    let mut total = PeStats::default();
+    let hub_tally = sim.hub.tally();
+    let heap_ops = sim.hub.heap_operations();
+    for (i, pe) in sim.pes.iter_mut().enumerate() {
         if sim.hot[i].busy {
-            c.busy += t_last - c.busy_since;
+            pe.busy += t_last - pe.busy_since;
         }
-        let a = &sim.askers[i];
-        work_units += c.work_units;
-        requests += a.requests_sent;
-        failed += a.requests_failed;
-        transfers += c.pieces_received;
+        let mut s = PeStats {
+            pe: i,
+            work_units: pe.work_units,
+            splits: u64::from(pe.splits),
+            pieces_sent: u64::from(pe.pieces_sent),
+            pieces_received: u64::from(pe.pieces_received),
+            ..PeStats::default()
+        };
+        s.add_tally(&sim.machines[i].tally());
+        if i == 0 {
+            s.add_tally(&hub_tally);
+        }
+        s.busy = Duration::from_nanos(pe.busy);
+        s.idle = Duration::from_nanos(t_par - pe.busy);
+        total.add(&s);
         if per_pe {
-            per.push(PeReport {
-                busy: c.busy,
-                idle: t_par - c.busy,
-                work_units: c.work_units,
-                requests_sent: a.requests_sent,
-                requests_failed: a.requests_failed,
-                pieces_sent: c.pieces_sent,
-                pieces_received: c.pieces_received,
-            });
+            per.push(s);
         }
     }
-    let t_seq = work_units * unit;
+    let t_seq = total.work_units * unit;
     let report = SimReport {
-        strategy: cfg.strategy.name().to_owned(),
-        init: cfg.init.name().to_owned(),
+        strategy: spec.strategy.name().to_owned(),
+        init: spec.init.name().to_owned(),
         machine: m,
+        budget: spec.budget,
         t_seq,
         t_par,
         t_last_work: t_last,
         efficiency: if t_par == 0 { 1.0 } else { t_seq as f64 / (f64::from(m.p) * t_par as f64) },
-        work_units,
-        requests,
-        requests_failed: failed,
-        transfers,
-        counter_ops: sim.counter_ops,
+        work_units: total.work_units,
+        requests: total.requests_sent,
+        requests_failed: total.requests_failed,
+        transfers: total.pieces_received,
+        messages: total.messages,
+        counter_ops: sim.hub_ops,
+        heap_ops,
         events,
         complete,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -410,6 +390,21 @@ pub fn simulate_with<W: SimWork>(
         levels: Vec::new(),
     };
     Ok((report, sim.output))
+}
+
+/// The splits PE `pe` makes to descend from the root to its static parts:
+/// one per node of the splitting tree on the paths to them.
+fn descent_splits(a: &treelb::strategy::static_assign::StaticAssignment, pe: usize) -> u64 {
+    let bits = a.pieces().trailing_zeros();
+    let mut nodes = std::collections::HashSet::new();
+    for (j, &owner) in a.owners().iter().enumerate() {
+        if owner == pe {
+            for level in 1..=bits {
+                nodes.insert((level, j >> (bits - level + 1)));
+            }
+        }
+    }
+    nodes.len() as u64
 }
 
 /// Asks the CPU to bring the cache line of `r` closer, without waiting
@@ -435,157 +430,268 @@ impl<W: SimWork> Sim<W> {
     #[inline(always)]
     fn prefetch(&self, next: Kind) {
         let pe = match next {
+            Kind::Arrive { to: HUB, .. } => return,
             Kind::Arrive { to, .. } => to,
             Kind::Poll { pe, .. } | Kind::Done { pe, .. } => pe,
         } as usize;
         prefetch(&self.hot[pe]);
-        prefetch(&self.slots[pe]);
-        prefetch(&self.askers[pe]);
+        prefetch(&self.pes[pe]);
+        prefetch(&self.machines[pe]);
     }
 
-    fn unit(&self) -> Time {
-        self.cfg.unit_ticks.max(1)
-    }
-
-    /// Appends requester `from` to PE `to`'s queue.
-    #[inline]
-    fn enqueue(&mut self, to: u32, from: u32) {
-        self.next[from as usize] = NONE;
-        let h = &mut self.hot[to as usize];
-        if h.head == NONE {
-            h.head = from;
-        } else {
-            self.next[h.tail as usize] = from;
-        }
-        h.tail = from;
-    }
-
-    /// Removes the first requester of PE `id`'s queue.
-    #[inline]
-    fn dequeue(&mut self, id: u32) -> Option<u32> {
-        let h = &mut self.hot[id as usize];
-        let from = h.head;
-        if from == NONE {
-            return None;
-        }
-        h.head = self.next[from as usize];
-        if h.head == NONE {
-            h.tail = NONE;
-        }
-        Some(from)
-    }
-
-    /// PE `pe` is idle at time `t` and asks for work.
-    fn ask(&mut self, pe: u32, t: Time) {
-        let sel = &mut self.askers[pe as usize].selector;
-        if sel.uses_global_counter() {
-            if self.m.p > 1 {
-                self.q.push(t + self.m.delay(pe, 0), Kind::Arrive { to: 0, msg: Msg::Ticket { from: pe } });
+    /// A piece into the table of pieces in flight.
+    fn put(&mut self, piece: W) -> u32 {
+        match self.free.pop() {
+            Some(s) => {
+                self.flight[s as usize] = Some(piece);
+                s
             }
-        } else if let Some(victim) = sel.next_victim() {
-            self.request(pe, victim as u32, t);
+            None => {
+                self.flight.push(Some(piece));
+                (self.flight.len() - 1) as u32
+            }
         }
     }
 
-    #[inline]
-    fn request(&mut self, pe: u32, victim: u32, t: Time) {
-        self.askers[pe as usize].requests_sent += 1;
-        self.q
-            .push(t + self.m.delay(pe, victim), Kind::Arrive { to: victim, msg: Msg::Request { from: pe } });
+    /// A piece out of the table.
+    fn take(&mut self, slot: u32) -> W {
+        self.free.push(slot);
+        self.flight[slot as usize].take().expect("a piece in flight")
     }
 
     #[inline]
     fn send(&mut self, from: u32, to: u32, t: Time, msg: Msg) {
-        self.q.push(t + self.m.delay(from, to), Kind::Arrive { to, msg });
+        let at = if to == HUB { self.m.delay(from, 0) } else { self.m.delay(from, to) };
+        self.q.push(t + at, Kind::Arrive { to, msg });
     }
 
-    #[inline]
-    fn arrive(&mut self, now: Time, to: u32, msg: Msg) {
-        match msg {
-            Msg::Request { from } => self.request_arrives(now, to, from),
-            Msg::Reject => {
-                self.askers[to as usize].requests_failed += 1;
-                self.ask(to, now);
+    /// A message reaches the hub: it serves messages one at a time, each
+    /// taking `T_counter`, and answers from PE 0's place.
+    fn at_hub(&mut self, now: Time, msg: Msg) {
+        let start = now.max(self.hub_free);
+        self.hub_free = start + self.m.costs.t_counter;
+        self.hub_ops += 1;
+        let from = msg.from() as usize;
+        let event = match msg.tag() {
+            Tag::HubTicket => HubEvent::Ticket { from },
+            Tag::HubReport => HubEvent::Report { from, load: decode_load(msg.value) },
+            Tag::HubQuery => HubEvent::QueryMostLoaded { from },
+            Tag::HubAsk => HubEvent::Ask { from },
+            Tag::HubDeposit => {
+                let part = (msg.value != NONE).then(|| {
+                    let load = self.flight[msg.value as usize].as_ref().map_or(0, Work::load);
+                    (msg.value, load)
+                });
+                HubEvent::Deposit { from, part }
             }
-            Msg::Work | Msg::Init => {
-                let i = to as usize;
-                let slot = &mut self.slots[i];
-                slot.piece = self.inbox[i].take();
-                debug_assert!(slot.piece.is_some());
-                let c = &mut slot.c;
-                if msg == Msg::Work {
-                    c.pieces_received += 1;
+            other => unreachable!("{other:?} at the hub"),
+        };
+        let mut answers = Vec::new();
+        self.hub.on(event, &mut answers);
+        let t = self.hub_free;
+        let p = u64::from(self.m.p);
+        for answer in answers {
+            let (to, msg) = match answer {
+                HubAction::Ticket { to, ticket } => (to, Msg::new(Tag::Ticket, 0, (ticket % p) as u32)),
+                HubAction::MostLoaded { to, pe } => {
+                    (to, Msg::new(Tag::MostLoaded, 0, pe.map_or(NONE, |pe| pe as u32)))
                 }
-                c.busy_since = now;
-                self.hot[i].busy = true;
-                self.busy += 1;
-                self.util.set(now, self.busy);
-                self.start_run(now, to);
-            }
-            Msg::Ticket { from } => {
-                // The counter serves tickets one at a time, in arrival order.
-                let start = now.max(self.counter_free);
-                self.counter_free = start + self.m.costs.t_counter;
-                let ticket = (self.counter_next % u64::from(self.m.p)) as u32;
-                self.counter_next += 1;
-                self.counter_ops += 1;
-                self.send(0, from, self.counter_free, Msg::TicketReply { ticket });
-            }
-            Msg::TicketReply { ticket } => {
-                match self.askers[to as usize].selector.victim_from_ticket(u64::from(ticket)) {
-                    Some(victim) => self.request(to, victim as u32, now),
-                    None => self.ask(to, now),
-                }
-            }
-            Msg::Push { .. } | Msg::Ack => unreachable!("work sharing messages in a work-stealing run"),
+                HubAction::Hand { to, piece } => (to, Msg::new(Tag::Answer, 0, piece)),
+                HubAction::Demand { to } => (to, Msg::new(Tag::Demand, 0, 0)),
+            };
+            self.q.push(t + self.m.delay(0, to as u32), Kind::Arrive { to: to as u32, msg });
         }
     }
 
+    /// A message reaches PE `to`: an idle PE handles it at once, a busy one
+    /// at its next probe.
     #[inline]
-    fn request_arrives(&mut self, now: Time, to: u32, from: u32) {
+    fn arrive(&mut self, now: Time, to: u32, msg: Msg) {
         let i = to as usize;
         let hot = self.hot[i];
         if !hot.busy {
-            self.send(to, from, now, Msg::Reject);
+            let mut t = now;
+            self.receive(to, msg, &mut t);
+            // Answering someone else changes nothing about this PE's own
+            // search for work: its machine need not hear "idle" again.
+            if !matches!(msg.tag(), Tag::Request | Tag::LoadQuery | Tag::Demand) {
+                self.settle(to, t);
+            }
             return;
         }
-        self.enqueue(to, from);
+        self.inbox[i].push_back(msg);
         if hot.running {
             // The next probe at or after `now`: probe j starts at
             // start + (j+1)·Δt + j·T_poll.
-            let unit = self.unit();
+            let unit = self.unit;
             let (dt, t_poll) = (self.budget * unit, self.m.costs.t_poll);
             let start = hot.run_start;
             let j = if now <= start + dt { 0 } else { (now - start - dt).div_ceil(dt + t_poll) };
             let probe = start + (j + 1) * dt + j * t_poll;
-            let slot = &mut self.slots[i];
-            let piece = slot.piece.as_mut().expect("a busy PE has a piece");
+            let pe = &mut self.pes[i];
+            let piece = pe.piece.as_mut().expect("a busy PE has a piece");
             let left = piece.remaining().expect("a running piece knows its size") * unit;
             if (j + 1) * dt < left {
                 let units = (j + 1) * self.budget;
                 let progress = piece.work(units, &mut self.output);
                 debug_assert_eq!(progress, Progress::Pending);
-                slot.c.work_units += units;
+                pe.work_units += units;
                 let h = &mut self.hot[i];
                 h.epoch = h.epoch.wrapping_add(1);
                 h.running = false;
                 self.q.push(probe, Kind::Poll { pe: to, epoch: h.epoch });
             }
-            // Otherwise the piece ends before the next probe; `done` rejects.
+            // Otherwise the piece ends before the next probe; `done`
+            // handles what waits.
         }
     }
 
-    /// PE `id` starts (or resumes) working at time `t`.
+    /// PE `pe` handles one message at time `*t` (a split advances it).
+    fn receive(&mut self, pe: u32, msg: Msg, t: &mut Time) {
+        let i = pe as usize;
+        let busy = self.hot[i].busy;
+        let from = msg.from() as usize;
+        let event = match msg.tag() {
+            Tag::Request => Event::Request { from, busy },
+            Tag::Answer => {
+                let work = msg.value != NONE;
+                if work {
+                    let piece = self.take(msg.value);
+                    self.pes[i].pieces_received += 1;
+                    self.pes[i].pool.push(piece, i);
+                }
+                Event::Answer { from, work }
+            }
+            Tag::Init => {
+                if msg.value != NONE {
+                    let piece = self.take(msg.value);
+                    self.pes[i].pool.push(piece, i);
+                }
+                return;
+            }
+            Tag::LoadQuery => Event::LoadQuery { from },
+            Tag::Load => Event::Load { from, load: decode_load(msg.value) },
+            Tag::Push => {
+                let piece = self.take(msg.value);
+                self.pes[i].pool.push(piece, from);
+                Event::Pushed { from }
+            }
+            Tag::Demand => Event::Demand { busy },
+            Tag::Ticket => Event::Ticket(u64::from(msg.value)),
+            Tag::MostLoaded => Event::MostLoaded((msg.value != NONE).then_some(msg.value as usize)),
+            other => unreachable!("{other:?} at a PE"),
+        };
+        self.feed(pe, event, t);
+    }
+
+    /// Feeds an event to PE `pe`'s machine at time `*t` and carries out its
+    /// actions.
+    fn feed(&mut self, pe: u32, event: Event, t: &mut Time) {
+        let mut out = Actions::new();
+        self.machines[pe as usize].on(event, &mut out);
+        for action in out.iter() {
+            self.act(pe, action, t);
+        }
+    }
+
+    /// Splits PE `pe`'s piece for another PE (`T_split` if it splits).
+    fn split_off(&mut self, pe: u32, t: &mut Time) -> (Option<u32>, u64) {
+        let i = pe as usize;
+        let Some(piece) = self.pes[i].piece.as_mut() else { return (None, 0) };
+        let part = piece.split();
+        let load = piece.load();
+        let slot = part.map(|part| {
+            *t += self.m.costs.t_split;
+            let s = &mut self.pes[i];
+            s.splits += 1;
+            s.pieces_sent += 1;
+            self.live += 1;
+            self.put(part)
+        });
+        (slot, load)
+    }
+
+    fn act(&mut self, pe: u32, action: Action, t: &mut Time) {
+        match action {
+            Action::Request { to } => self.send(pe, to as u32, *t, Msg::new(Tag::Request, pe, 0)),
+            Action::Refuse { to } => self.send(pe, to as u32, *t, Msg::new(Tag::Answer, pe, NONE)),
+            Action::Give { to } => {
+                let (slot, load) = self.split_off(pe, t);
+                self.send(pe, to as u32, *t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)));
+                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
+            }
+            Action::Push { to } => {
+                let (slot, load) = self.split_off(pe, t);
+                if let Some(slot) = slot {
+                    self.send(pe, to as u32, *t, Msg::new(Tag::Push, pe, slot));
+                }
+                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
+            }
+            Action::Deposit => {
+                let (slot, load) = self.split_off(pe, t);
+                if let Some(slot) = slot {
+                    self.send(pe, HUB, *t, Msg::new(Tag::HubDeposit, pe, slot));
+                }
+                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
+            }
+            Action::NoPart => self.send(pe, HUB, *t, Msg::new(Tag::HubDeposit, pe, NONE)),
+            Action::QueryLoad { to } => self.send(pe, to as u32, *t, Msg::new(Tag::LoadQuery, pe, 0)),
+            Action::ReplyLoad { to } => {
+                let p = &self.pes[pe as usize];
+                let load = pieces_held(p.piece.is_some(), p.pool.len());
+                self.send(pe, to as u32, *t, Msg::new(Tag::Load, pe, encode_load(load)));
+            }
+            Action::TakeTicket => self.send(pe, HUB, *t, Msg::new(Tag::HubTicket, pe, 0)),
+            Action::QueryMostLoaded => self.send(pe, HUB, *t, Msg::new(Tag::HubQuery, pe, 0)),
+            Action::Report { load } => {
+                self.send(pe, HUB, *t, Msg::new(Tag::HubReport, pe, encode_load(load)))
+            }
+            Action::AskMaster => self.send(pe, HUB, *t, Msg::new(Tag::HubAsk, pe, 0)),
+        }
+    }
+
+    /// After an idle PE handled a message at `t`: it starts the oldest piece
+    /// of its pool, if any, or tells its machine it is (still) idle.
+    fn settle(&mut self, pe: u32, t: Time) {
+        let i = pe as usize;
+        if let Some((piece, from)) = self.pes[i].pool.take() {
+            if from != i {
+                self.pes[i].pieces_received += 1;
+            }
+            self.begin(pe, piece, t);
+        } else {
+            let mut t = t;
+            self.feed(pe, Event::Idle { local_work: false }, &mut t);
+            // The machine may have found a piece in the meantime (none of
+            // its actions brings one back at once), so nothing else to do.
+        }
+    }
+
+    /// PE `pe` takes `piece` at time `t` and works on.
+    fn begin(&mut self, pe: u32, piece: W, t: Time) {
+        let i = pe as usize;
+        let p = &mut self.pes[i];
+        debug_assert!(p.piece.is_none());
+        p.piece = Some(piece);
+        p.busy_since = t;
+        self.hot[i].busy = true;
+        self.busy += 1;
+        self.util.set(t, self.busy);
+        self.start_run(t, pe);
+    }
+
+    /// PE `pe` (busy) starts (or resumes) working at time `t`.
     fn start_run(&mut self, t: Time, id: u32) {
         let i = id as usize;
-        let unit = self.unit();
+        let unit = self.unit;
         let (budget, t_poll) = (self.budget, self.m.costs.t_poll);
         let h = &mut self.hot[i];
         h.epoch = h.epoch.wrapping_add(1);
         let epoch = h.epoch;
-        let slot = &mut self.slots[i];
-        let piece = slot.piece.as_mut().expect("a running PE has a piece");
-        if h.head == NONE
+        let pe = &mut self.pes[i];
+        let piece = pe.piece.as_mut().expect("a running PE has a piece");
+        if !h.slices
+            && self.inbox[i].is_empty()
             && let Some(left) = piece.remaining()
         {
             let (work, dt) = (left * unit, budget * unit);
@@ -598,34 +704,36 @@ impl<W: SimWork> Sim<W> {
         h.running = false;
         match piece.work(budget, &mut self.output) {
             Progress::Pending => {
-                slot.c.work_units += budget;
+                pe.work_units += budget;
                 self.q.push(t + budget * unit, Kind::Poll { pe: id, epoch });
             }
             Progress::Exhausted { used } => {
-                slot.c.work_units += used;
+                pe.work_units += used;
                 self.q.push(t + used * unit, Kind::Done { pe: id, epoch });
             }
         }
     }
 
-    /// A busy PE probes its queue at `now` and serves one request.
+    /// A busy PE probes at `now`: tells its machine about the slice, handles
+    /// what arrived (one split for another PE at most), and works on.
     fn poll(&mut self, now: Time, id: u32) {
         let i = id as usize;
-        let costs = self.m.costs;
-        let mut t = now + costs.t_poll;
-        if let Some(from) = self.dequeue(id) {
-            let slot = &mut self.slots[i];
-            let piece = slot.piece.as_mut().expect("a polling PE has a piece");
-            match piece.split() {
-                Some(given) => {
-                    t += costs.t_split;
-                    slot.c.pieces_sent += 1;
-                    self.inbox[from as usize] = Some(given);
-                    self.live += 1;
-                    self.send(id, from, t, Msg::Work);
-                }
-                None => self.send(id, from, t, Msg::Reject),
+        let mut t = now + self.m.costs.t_poll;
+        if self.hot[i].slices {
+            let load = self.pes[i].piece.as_ref().map_or(0, Work::load);
+            self.feed(id, Event::Slice { load }, &mut t);
+        }
+        let waiting = self.inbox[i].len();
+        let mut split = false;
+        for _ in 0..waiting {
+            let Some(msg) = self.inbox[i].pop_front() else { break };
+            let splits = matches!(msg.tag(), Tag::Request | Tag::Demand);
+            if splits && split {
+                self.inbox[i].push_back(msg);
+                continue;
             }
+            split |= splits;
+            self.receive(id, msg, &mut t);
         }
         self.start_run(t, id);
     }
@@ -633,28 +741,38 @@ impl<W: SimWork> Sim<W> {
     /// PE `id` exhausts its piece at `now`.
     fn done(&mut self, now: Time, id: u32) {
         let i = id as usize;
-        let slot = &mut self.slots[i];
-        let mut piece = slot.piece.take().expect("a finishing PE has a piece");
+        let pe = &mut self.pes[i];
+        let mut piece = pe.piece.take().expect("a finishing PE has a piece");
         let h = &mut self.hot[i];
         if h.running {
             let left = piece.remaining().unwrap_or(0);
             let progress = piece.work(left, &mut self.output);
             debug_assert!(progress.is_exhausted());
-            slot.c.work_units += left;
+            pe.work_units += left;
         }
+        drop(piece);
         h.busy = false;
         h.running = false;
-        let c = &mut slot.c;
-        c.busy += now - c.busy_since;
+        pe.busy += now - pe.busy_since;
         self.live -= 1;
         self.busy -= 1;
         self.util.set(now, self.busy);
         if self.live == 0 {
             return;
         }
-        while let Some(from) = self.dequeue(id) {
-            self.send(id, from, now, Msg::Reject);
+        let mut t = now;
+        self.feed(id, Event::Exhausted, &mut t);
+        if let Some((piece, from)) = self.pes[i].pool.take() {
+            if from != i {
+                self.pes[i].pieces_received += 1;
+            }
+            self.begin(id, piece, t);
+            return;
         }
-        self.ask(id, now);
+        // Idle now: what waited is answered as an idle PE answers.
+        while let Some(msg) = self.inbox[i].pop_front() {
+            self.receive(id, msg, &mut t);
+        }
+        self.settle(id, t);
     }
 }

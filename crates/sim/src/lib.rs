@@ -3,38 +3,42 @@
 //! The seeds are mostly analysis: bounds that hold for thousands of PEs,
 //! which no machine here has. This crate lets those results happen on one
 //! core: it simulates P processing elements (PEs) exchanging messages, and
-//! drives the *same* scheduler the threads runtime runs — the strategies'
-//! victim choice is `treelb::strategy::VictimSelector`, the work is a
-//! `treelb::Work` (splits included), and selective initialization is
-//! `treelb::init::selective`. What the simulator adds is time.
+//! drives the *same* scheduler the threads and MPI runtimes run — every
+//! PE's decisions come from its `treelb::strategy` machine, the run's hub
+//! is `treelb::strategy::Hub`, the work is a `treelb::Work` (splits
+//! included), and the initial pieces are `treelb::RunSpec::initial_shares`.
+//! What the simulator adds is time.
 //!
 //! ## The model
 //!
 //! * [`machine`] — Sanders' conservative LogP (`003_…` §1.1): a message
 //!   costs `T_rout` per hop of the network (crossbar, fat tree, 3D/2D torus,
-//!   ring); a busy PE probes for messages every Δt of work at `T_poll` a
-//!   probe; a split costs `T_split`; termination detection is a tree
-//!   reduction, `2⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar
-//!   (the reduction tree's messages travel the network too).
+//!   ring); a busy PE probes for messages every Δt of work (the spec's Δt
+//!   in units, times the ticks of a unit) at `T_poll` a probe; a split
+//!   costs `T_split`; termination detection is a tree reduction,
+//!   `2⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar (the
+//!   reduction tree's messages travel the network too).
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
 //!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
 //!   generations; or a real UTS tree, one node costing a given time.
 //! * [`queue`] — events ordered by (time, sequence number), so a run is a
 //!   function of its seed; a timing wheel, because nearly every event is
 //!   due within a few message times.
-//! * [`engine`] — `003_…` Figure 1 as events: random polling, global round
-//!   robin (a counter PE that serializes tickets), asynchronous round robin,
-//!   each from PE 0 holding the root or after selective initialization;
-//!   [`sharing`] — busy PEs pushing work instead.
+//! * [`engine`] — `003_…` Figure 1 as events, for all 13 strategies: each
+//!   PE's machine decides, the engine delivers its messages; the hub (the
+//!   counter of global round robin, max-load's heap, the central pool of
+//!   master–worker) serves one message per `T_counter` at PE 0.
 //! * [`utilization`] — busy PEs over time, binned without knowing the run's
 //!   length in advance.
 //!
 //! Beside the machine, three models need no event queue:
 //! [`producer`] is Kimura and Ichiyoshi's producer/consumer queue (`001_…`
 //! Definition 1) on the i.i.d. subtask model (deterministic, exponential or
-//! uniform subtask sizes), [`multilevel`] their multi-level scheme, a tree
-//! of producers with a fan-out per level (the `multilevel` strategy of
-//! `treelb sim run`), and [`alloc`] places p tasks on p servers by the
+//! uniform subtask sizes), [`multilevel`] their multi-level scheme on that
+//! model, a tree of producers with a fan-out and a granularity per level
+//! (`treelb sim run --strategy multilevel --workload iid:…`; on tree-shaped
+//! work the `multilevel` machine runs in the [`engine`] like every other
+//! strategy), and [`alloc`] places p tasks on p servers by the
 //! lecture's rules (`002_…`). [`sweep`] searches for isoefficiency, [`plot`] draws
 //! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
 //! into the reports of `docs/reproductions/`.
@@ -55,17 +59,11 @@
 //! messages, which is what load balancing costs anyway, and 16384 PEs run
 //! in about a second.
 //!
-//! [`sharing`] runs the work-sharing strategies on the same machine:
-//! randomized and extreme work sharing, two-choice and always-go-left
-//! placement of pushed work; [`static_assign`] the static block, cyclic and
-//! random assignments. Not simulated on tree-shaped work (yet): Loui–Sohoni
-//! max-load visiting on the message-passing machine (its shared-memory model
-//! is [`maxload`]), the producer tree (modelled on i.i.d. subtasks in
-//! [`multilevel`]) and master–worker; [`engine::simulate`] says so when asked
-//! for one.
+//! Load queries, reports and requests to the hub are messages like any
+//! other: they take `T_rout` each way and are counted.
 //!
 //! ```
-//! use treelb::{Init, Strategy};
+//! use treelb::{RunSpec, Strategy};
 //! use treelb_sim::engine::{simulate, SimConfig};
 //! use treelb_sim::machine::{Costs, Machine, Network};
 //! use treelb_sim::workload::{AlphaDist, AlphaModel};
@@ -73,7 +71,7 @@
 //! let model = AlphaModel { total: 10_000_000, dist: AlphaDist::Fixed { alpha: 1.0 / 3.0 },
 //!                          atomic: 100, max_generation: 64, seed: 1 };
 //! let machine = Machine::new(256, Network::Crossbar, Costs::default());
-//! let cfg = SimConfig::new(machine, Strategy::RandomPolling, Init::Root, 7);
+//! let cfg = SimConfig::new(machine, RunSpec { budget: 100, seed: 7, ..RunSpec::default() });
 //! let (report, done) = simulate(model.root(), &cfg).unwrap();
 //! assert_eq!(done, 10_000_000); // every unit of work done exactly once
 //! assert!(report.efficiency > 0.5 && report.t_par > 10_000_000 / 256);
@@ -88,8 +86,6 @@ pub mod plot;
 pub mod producer;
 pub mod queue;
 pub mod reproduce;
-pub mod sharing;
-pub mod static_assign;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;

@@ -78,21 +78,21 @@ pub struct Costs {
     pub t_rout: Time,
     /// `T_split`: the time a busy PE spends splitting its piece for a request.
     pub t_split: Time,
-    /// `T_poll`: the time one probe of the message queue costs a busy PE.
+    /// `T_poll`: the time one probe of the message queue costs a busy PE
+    /// (every Δt of work; Δt is the run's, `RunSpec::budget`).
     pub t_poll: Time,
-    /// Δt: the work a busy PE does between two probes.
-    pub dt: Time,
-    /// Global round robin: the time the counter PE spends on one
-    /// fetch-and-increment. Requests for tickets queue at the counter, so at
-    /// most one ticket leaves it per `t_counter`.
+    /// The time the hub spends on one message (a ticket of global round
+    /// robin, a report or look-up of max-load, a request or part of
+    /// master–worker). Messages queue at the hub, so at most one leaves it
+    /// per `t_counter`.
     pub t_counter: Time,
 }
 
 impl Default for Costs {
     /// One message costs as much as 100 ticks of work; a split a tenth of
-    /// that; a probe 1 tick every 100 ticks of work (so probing costs 1 %).
+    /// that; a probe 1 tick (every Δt of work: 1 % at Δt = 100 ticks).
     fn default() -> Self {
-        Costs { t_rout: 100, t_split: 10, t_poll: 1, dt: 100, t_counter: 10 }
+        Costs { t_rout: 100, t_split: 10, t_poll: 1, t_counter: 10 }
     }
 }
 

@@ -11,8 +11,11 @@
 //! arrive are reported lazily: a processor reports only when ⌈log_ρ L⌉ of its
 //! load L grows.
 //!
-//! Each operation on F is one *step*, costing O(log k) shared-memory
-//! accesses (potential collisions). The paper proves O(k log n) steps, so
+//! The heap F and the lazy reporting rule are the runtime's own
+//! (`treelb::strategy::maxload`: [`LoadHeap`], [`LazyReporter`]): the same
+//! code decides when a PE reports here and in every driver. Each operation
+//! on F is one *step*, costing O(log k) shared-memory accesses (potential
+//! collisions). The paper proves O(k log n) steps, so
 //! O(k log k log n) collisions, for k processors and n tasks in the worst
 //! case, against Manber's lower bound Ω(k log n).
 //!
@@ -23,46 +26,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
-
-/// A max segment tree over k reported values: the heap F.
-struct Heap {
-    size: usize,
-    tree: Vec<(i64, u32)>,
-}
-
-impl Heap {
-    fn new(k: usize) -> Self {
-        let size = k.next_power_of_two();
-        let mut tree = vec![(i64::MIN, 0); 2 * size];
-        for i in 0..k {
-            tree[size + i] = (-1, i as u32);
-        }
-        let mut h = Heap { size, tree };
-        for i in (1..size).rev() {
-            h.tree[i] = h.tree[2 * i].max(h.tree[2 * i + 1]);
-        }
-        h
-    }
-
-    fn set(&mut self, i: usize, v: i64) {
-        let mut n = self.size + i;
-        self.tree[n].0 = v;
-        while n > 1 {
-            n /= 2;
-            self.tree[n] = self.tree[2 * n].max(self.tree[2 * n + 1]);
-        }
-    }
-
-    fn get(&self, i: usize) -> i64 {
-        self.tree[self.size + i].0
-    }
-
-    /// The processor with the largest reported value (ties: highest index).
-    fn max(&self) -> (i64, usize) {
-        let (v, i) = self.tree[1];
-        (v, i as usize)
-    }
-}
+use treelb::strategy::maxload::{LazyReporter, LoadHeap};
 
 /// One run's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,11 +67,6 @@ pub struct MaxLoadSetup {
     pub rho: f64,
 }
 
-/// ⌈log_ρ L⌉, and −1 for an empty segment.
-fn level(load: u64, ln_rho: f64) -> i64 {
-    if load == 0 { -1 } else { ((load as f64).ln() / ln_rho - 1e-9).ceil().max(0.0) as i64 }
-}
-
 /// Runs max-load visiting to the end and counts its heap operations.
 ///
 /// ```
@@ -118,13 +77,18 @@ fn level(load: u64, ln_rho: f64) -> i64 {
 /// ```
 pub fn run(s: &MaxLoadSetup, seed: u64) -> Counts {
     let k = s.k.max(1);
-    let ln_rho = s.rho.max(1.000_001).ln();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut load = vec![0u64; k];
-    let mut heap = Heap::new(k);
+    let mut heap = LoadHeap::new(k);
+    let mut reporters: Vec<LazyReporter> = (0..k).map(|_| LazyReporter::new(s.rho.max(1.000_001))).collect();
     let mut c = Counts::default();
+    // A report of PE i's actual load (a visit's new loads, a correction).
+    let set = |heap: &mut LoadHeap, reporters: &mut [LazyReporter], i: usize, l: u64| {
+        heap.set(i, l);
+        reporters[i].reported(l);
+    };
     load[0] = s.initial;
-    heap.set(0, level(s.initial, ln_rho));
+    set(&mut heap, &mut reporters, 0, s.initial);
     // Arrivals are spread over the time the work takes on k processors.
     let total = s.initial + s.arriving;
     let batches = s.arriving.div_ceil(s.batch.max(1));
@@ -134,16 +98,15 @@ pub fn run(s: &MaxLoadSetup, seed: u64) -> Counts {
     let mut idle = Vec::with_capacity(k);
     while left > 0 {
         c.ticks += 1;
-        // Arrivals due by this tick.
+        // Arrivals due by this tick, reported lazily.
         let due = if batches == 0 { 0 } else { (c.ticks * batches / horizon).min(batches) };
         while arrived < due {
             let i = rng.random_range(0..k);
             let a = s.batch.min(s.arriving - arrived * s.batch);
             load[i] += a;
             arrived += 1;
-            let l = level(load[i], ln_rho);
-            if l > heap.get(i) {
-                heap.set(i, l);
+            if reporters[i].is_due(load[i]) {
+                set(&mut heap, &mut reporters, i, load[i]);
                 c.reports += 1;
             }
         }
@@ -164,27 +127,25 @@ pub fn run(s: &MaxLoadSetup, seed: u64) -> Counts {
                 continue;
             }
             loop {
-                let (reported, j) = heap.max();
+                let top = heap.max();
                 c.max_ops += 1;
-                if reported < 0 {
-                    break;
-                }
+                let Some((j, _)) = top else { break };
                 if load[j] >= 2 && j != i {
                     let moved = load[j] / 2;
                     load[j] -= moved;
                     load[i] += moved;
-                    heap.set(j, level(load[j], ln_rho));
-                    heap.set(i, level(load[i], ln_rho));
+                    set(&mut heap, &mut reporters, j, load[j]);
+                    set(&mut heap, &mut reporters, i, load[i]);
                     c.visit_updates += 2;
                     c.visits += 1;
                     break;
                 }
                 // Stale report (or a single task in progress): correct it.
-                let l = if load[j] >= 2 { level(load[j], ln_rho) } else { -1 };
-                if heap.get(j) == l {
+                let l = if load[j] >= 2 { load[j] } else { 0 };
+                if heap.load(j) == l {
                     break;
                 }
-                heap.set(j, l);
+                set(&mut heap, &mut reporters, j, l);
                 c.corrections += 1;
             }
         }

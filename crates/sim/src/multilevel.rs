@@ -75,7 +75,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{PeReport, SimReport};
+use crate::engine::SimReport;
 use crate::machine::{Costs, Machine, Network};
 use crate::producer::Sizes;
 use crate::queue::Time;
@@ -320,15 +320,17 @@ impl Multilevel {
         // producer without pieces asks its own parent), so every consumer
         // and producer but the root sends one request per piece it gets and
         // a last one, which termination answers.
-        let per_pe: Vec<PeReport> = (0..p as usize)
-            .map(|i| PeReport {
-                busy: rec.busy[i],
-                idle: run.t_par - rec.busy[i],
+        let per_pe: Vec<treelb::PeStats> = (0..p as usize)
+            .map(|i| treelb::PeStats {
+                pe: i,
+                busy: std::time::Duration::from_nanos(rec.busy[i]),
+                idle: std::time::Duration::from_nanos(run.t_par - rec.busy[i]),
                 work_units: rec.busy[i],
                 requests_sent: rec.received[i] + 1,
                 requests_failed: 1,
-                pieces_sent: 0,
                 pieces_received: rec.received[i],
+                messages: 2 * (rec.received[i] + 1),
+                ..treelb::PeStats::default()
             })
             .collect();
         let transfers: u64 = run.pieces.iter().sum();
@@ -338,6 +340,7 @@ impl Multilevel {
             strategy: treelb::Strategy::Multilevel.name().to_owned(),
             init: treelb::Init::Root.name().to_owned(),
             machine: Machine::new(p, Network::Crossbar, costs),
+            budget: 0,
             t_seq: run.t_seq,
             t_par: run.t_par,
             t_last_work: rec.last_end,
@@ -346,7 +349,9 @@ impl Multilevel {
             requests: transfers + last,
             requests_failed: last,
             transfers,
+            messages: 2 * (transfers + last),
             counter_ops: 0,
+            heap_ops: 0,
             events: transfers + last,
             complete: true,
             wall_seconds: wall.elapsed().as_secs_f64(),
@@ -693,7 +698,7 @@ pub fn even_fanout(p: u32, levels: usize) -> Vec<u32> {
 
 /// The default tree of `levels` levels over `p` consumers, as the threads
 /// runtime builds it: the root's degree after Kimura and Ichiyoshi's
-/// Theorem 4, `p^(1/ℓ) · (ln p)^((ℓ−1)/2)` ([`treelb::placement::default_fanout`]),
+/// Theorem 4, `p^(1/ℓ) · (ln p)^((ℓ−1)/2)` ([`treelb::strategy::multilevel::default_fanout`]),
 /// rounded to the nearest divisor of `p` (on a log scale), and the levels
 /// below as even as the rest allows ([`even_fanout`]).
 ///
@@ -708,7 +713,7 @@ pub fn theorem4_fanout(p: u32, levels: usize) -> Vec<u32> {
     if levels <= 1 {
         return vec![p];
     }
-    let target = treelb::placement::default_fanout(p as usize, levels as u32)[0] as f64;
+    let target = treelb::strategy::multilevel::default_fanout(p as usize, levels as u32)[0] as f64;
     let root = (1..=p)
         .filter(|&d| p.is_multiple_of(d))
         .min_by(|&a, &b| {

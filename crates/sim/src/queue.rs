@@ -17,7 +17,7 @@ pub type Time = u64;
 /// 32 bytes (half a cache line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A message arrives at PE `to`.
+    /// A message arrives at PE `to` (or at the hub, [`HUB`]).
     Arrive {
         /// The receiving PE.
         to: u32,
@@ -41,40 +41,112 @@ pub enum Kind {
     },
 }
 
-/// A message between PEs (or to the shared counter of global round robin).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Msg {
-    /// A request for work from PE `from`.
-    Request {
-        /// The requesting PE.
-        from: u32,
-    },
-    /// "No work": the answer to a request that could not be served.
-    Reject,
-    /// A piece of work; the piece itself waits in the receiver's inbox
-    /// (a PE has at most one request, so at most one piece, in flight).
-    Work,
-    /// The initial piece of selective initialization (not a transfer).
+/// What a message is. Messages to the hub carry a `Hub…` tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Tag {
+    /// A request for work.
+    Request,
+    /// The answer to a request (or the master's hand-out): `value` is the
+    /// piece's slot in the table of pieces in flight, or [`NONE`] for "no
+    /// work".
+    Answer,
+    /// A piece a PE starts with (selective initialization, static parts):
+    /// `value` is its slot. Not a transfer.
     Init,
-    /// Global round robin: a request for a ticket from PE `from`, at the
-    /// counter.
-    Ticket {
-        /// The PE that wants a ticket.
-        from: u32,
-    },
-    /// Global round robin: the counter's answer, the ticket modulo P.
-    TicketReply {
-        /// The ticket value modulo P.
-        ticket: u32,
-    },
-    /// Work sharing: a piece pushed by another PE (the piece waits in the
-    /// simulator's table of pieces in flight).
-    Push {
-        /// The index of the pushed piece in the table of pieces in flight.
-        slot: u32,
-    },
-    /// Work sharing: the acknowledgement of a push.
-    Ack,
+    /// A load query.
+    LoadQuery,
+    /// The answer to a load query: `value` is the load ([`encode_load`]).
+    Load,
+    /// A piece pushed into the receiver's pool: `value` is its slot.
+    Push,
+    /// Master–worker: the hub wants a part.
+    Demand,
+    /// The hub's ticket (global round robin), modulo P.
+    Ticket,
+    /// The hub's answer to a look-up (max-load): the PE, or [`NONE`].
+    MostLoaded,
+    /// To the hub: a ticket, please.
+    HubTicket,
+    /// To the hub: a load report (`value`: [`encode_load`]).
+    HubReport,
+    /// To the hub: which PE has the largest reported load?
+    HubQuery,
+    /// To the hub: a piece from the central pool, please.
+    HubAsk,
+    /// To the hub: a part for the central pool (`value`: its slot), or
+    /// [`NONE`] for none.
+    HubDeposit,
+}
+
+const TAGS: [Tag; 14] = [
+    Tag::Request,
+    Tag::Answer,
+    Tag::Init,
+    Tag::LoadQuery,
+    Tag::Load,
+    Tag::Push,
+    Tag::Demand,
+    Tag::Ticket,
+    Tag::MostLoaded,
+    Tag::HubTicket,
+    Tag::HubReport,
+    Tag::HubQuery,
+    Tag::HubAsk,
+    Tag::HubDeposit,
+];
+
+/// No piece, no PE: the `value` of an answer without work.
+pub const NONE: u32 = u32::MAX;
+
+/// The PE index that names the hub as a message's receiver.
+pub const HUB: u32 = u32::MAX;
+
+/// A load in 32 bits: the bits of the nearest `f32`, which order like the
+/// loads they encode (exact up to 2²⁴, within 6·10⁻⁸ above).
+///
+/// ```
+/// use treelb_sim::queue::{decode_load, encode_load};
+/// assert_eq!(decode_load(encode_load(12345)), 12345);
+/// assert!(encode_load(3_000_000_000) > encode_load(2_999_000_000));
+/// ```
+pub fn encode_load(load: u64) -> u32 {
+    (load as f32).to_bits()
+}
+
+/// The load of [`encode_load`].
+pub fn decode_load(bits: u32) -> u64 {
+    f32::from_bits(bits) as u64
+}
+
+/// A message: its tag and sender packed into one word (PE indices fit 24
+/// bits: the simulator runs at most 2²⁴ PEs), and one word of payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Msg {
+    head: u32,
+    /// The payload: a slot, a load, a ticket, a PE, by the tag.
+    pub value: u32,
+}
+
+impl Msg {
+    /// A message of kind `tag` from PE `from`.
+    #[inline]
+    pub fn new(tag: Tag, from: u32, value: u32) -> Msg {
+        debug_assert!(from < 1 << 24, "PE {from} does not fit 24 bits");
+        Msg { head: from | (tag as u32) << 24, value }
+    }
+
+    /// What the message is.
+    #[inline]
+    pub fn tag(self) -> Tag {
+        TAGS[(self.head >> 24) as usize]
+    }
+
+    /// The sending PE.
+    #[inline]
+    pub fn from(self) -> u32 {
+        self.head & 0xFF_FFFF
+    }
 }
 
 /// An event: when, and what.

@@ -79,7 +79,7 @@ pub fn fig2(scale: Scale) -> Fig2 {
     };
     let machine = Machine::new(p, Network::Crossbar, Costs::default());
     let run = |init| {
-        simulate(model.root(), &SimConfig::new(machine, Strategy::RandomPolling, init, 1))
+        simulate(model.root(), &SimConfig::model(machine, Strategy::RandomPolling, init, 1))
             .expect("random polling")
             .0
     };
@@ -267,7 +267,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
     let t_atomic = 1000;
     let mut points = Vec::new();
     let base = Costs::default();
-    let epsilon = base.t_poll as f64 / base.dt as f64;
+    let epsilon = base.t_poll as f64 / crate::engine::REFERENCE_BUDGET as f64;
     for &alpha in &alphas {
         // The largest piece of generation g is at most W (1-α)^g.
         let h = ((work as f64 / t_atomic as f64).ln() / (1.0 / (1.0 - alpha)).ln()).ceil() as u32;
@@ -280,7 +280,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
                 max_generation: h,
                 seed: 4,
             };
-            let cfg = SimConfig::new(
+            let cfg = SimConfig::model(
                 Machine::new(p, Network::Crossbar, costs),
                 Strategy::RandomPolling,
                 Init::Root,
@@ -288,7 +288,8 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
             );
             let r = simulate(model.root(), &cfg).expect("random polling").0;
             let ideal = (1.0 + epsilon) * r.t_seq as f64 / f64::from(p);
-            let predicted = t_atomic as f64 + f64::from(h) * (base.dt + t_rout + base.t_split) as f64;
+            let predicted = t_atomic as f64
+                + f64::from(h) * (crate::engine::REFERENCE_BUDGET + t_rout + base.t_split) as f64;
             points.push(BoundPoint {
                 alpha,
                 h,
@@ -720,7 +721,7 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
         };
         let machine = Machine::new(p, Network::Crossbar, Costs::default());
         for strategy in COMPARED {
-            let cfg = SimConfig::new(machine, strategy, Init::Root, 5);
+            let cfg = SimConfig::model(machine, strategy, Init::Root, 5);
             runs.push(simulate(model.root(), &cfg).expect("a simulated strategy").0);
             obs.step();
         }
@@ -731,13 +732,7 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
 /// Messages of a run: requests and their answers, pushes and their
 /// acknowledgements, or the pieces of a static scatter.
 pub fn messages(r: &SimReport) -> u64 {
-    if r.requests > 0 {
-        2 * r.requests + 2 * r.counter_ops
-    } else if r.strategy.starts_with("static") {
-        r.transfers
-    } else {
-        2 * r.transfers
-    }
+    r.messages
 }
 
 /// The simulator's speed: events per second on one core.
@@ -790,16 +785,17 @@ pub fn speed(scale: Scale, obs: &mut dyn Observer) -> Speed {
         max_generation: 200,
         seed: 1,
     };
-    let configs: Vec<(Strategy, Init)> = crate::engine::STEALING
-        .into_iter()
-        .flat_map(|s| Init::ALL.into_iter().map(move |i| (s, i)))
-        .collect();
+    let configs: Vec<(Strategy, Init)> =
+        [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin]
+            .into_iter()
+            .flat_map(|s| Init::ALL.into_iter().map(move |i| (s, i)))
+            .collect();
     obs.phase("speed", configs.len() as u64);
     let runs = configs
         .into_iter()
         .map(|(strategy, init)| {
             let cfg =
-                SimConfig::new(Machine::new(p, Network::Crossbar, Costs::default()), strategy, init, 42);
+                SimConfig::model(Machine::new(p, Network::Crossbar, Costs::default()), strategy, init, 42);
             let mut events = 0;
             let mut cpu_known = true;
             let rates = (0..reps)

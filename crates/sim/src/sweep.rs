@@ -80,7 +80,7 @@ pub fn mean_efficiency(setup: &IsoSetup, p: u32, w: u64) -> (f64, u64) {
             max_generation: u32::MAX,
             seed: 1000 + u64::from(s),
         };
-        let cfg = SimConfig::new(machine, setup.strategy, setup.init, 77 + u64::from(s));
+        let cfg = SimConfig::model(machine, setup.strategy, setup.init, 77 + u64::from(s));
         let (r, _) = simulate(model.root(), &cfg).expect("a work-stealing strategy");
         sum += r.efficiency;
         events += r.events;

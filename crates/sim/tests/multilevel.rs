@@ -31,7 +31,7 @@ fn hand_computed_two_levels() {
     let r = tree.report(800, 1);
     assert_eq!((r.t_par, r.t_last_work, r.transfers), (240, 240, 10));
     for pe in &r.per_pe {
-        assert_eq!((pe.busy, pe.idle, pe.pieces_received), (200, 40, 2));
+        assert_eq!((ticks(pe.busy), ticks(pe.idle), pe.pieces_received), (200, 40, 2));
     }
     // Requests: one per piece received (10), and a last one from each of
     // the 4 consumers and 2 group producers.
@@ -98,14 +98,14 @@ fn conservation_and_termination() {
                 assert_eq!(r.per_pe.len(), p as usize, "{what}");
                 assert_eq!((r.t_seq, r.work_units), (work, work), "{what}");
                 assert_eq!(r.per_pe.iter().map(|pe| pe.work_units).sum::<u64>(), work, "{what}");
-                assert_eq!(r.per_pe.iter().map(|pe| pe.busy).sum::<u64>(), work, "{what}");
+                assert_eq!(r.per_pe.iter().map(|pe| ticks(pe.busy)).sum::<u64>(), work, "{what}");
                 let leaf_pieces = r.levels.last().unwrap().pieces;
                 assert_eq!(r.per_pe.iter().map(|pe| pe.pieces_received).sum::<u64>(), leaf_pieces, "{what}");
                 assert_eq!(r.transfers, r.levels.iter().map(|l| l.pieces).sum::<u64>(), "{what}");
                 // Termination: never before the last piece ends; the news
                 // climbs the tree, one message per level.
                 assert_eq!(r.t_par, r.t_last_work + fanout.len() as u64 * t_rout, "{what}");
-                assert!(r.per_pe.iter().all(|pe| pe.busy <= r.t_last_work), "{what}");
+                assert!(r.per_pe.iter().all(|pe| ticks(pe.busy) <= r.t_last_work), "{what}");
                 assert!(r.t_last_work * u64::from(p) >= work, "{what}");
                 assert!(r.efficiency <= 1.0, "{what}");
                 // The utilization curve integrates to the work.
@@ -180,4 +180,9 @@ fn bad_trees_say_what_is_wrong() {
     );
     let e = Multilevel::new(vec![4, 0], vec![8.0, 1.0], det, 1, 0).unwrap_err();
     assert_eq!(e.to_string(), "level 2: a fan-out must be at least 1");
+}
+
+/// A simulated PE's time in ticks (carried as nanoseconds).
+fn ticks(d: std::time::Duration) -> u64 {
+    d.as_nanos() as u64
 }

@@ -15,23 +15,13 @@
 //! * with [`Init::Selective`] every PE splits its own copy of the root by the
 //!   bits of its index instead of waiting for PE 0 to hand work out.
 //!
-//! The other schemes of the seeds run on the same PEs, selected by
-//! [`Config::strategy`] (every name of [`Strategy`]):
-//!
-//! * *stealing* — the loop above with another choice of whom to ask:
-//!   `global-round-robin` (one shared target counter) and
-//!   `async-round-robin` (a target per PE, `002_…`); `max-load` (Loui and
-//!   Sohoni, `004_…`: the PE with the largest *reported* load in a shared
-//!   heap, loads reported lazily when ⌈log_ρ L⌉ grows, see
-//!   [`treelb::load`]); `multilevel` (Kimura and Ichiyoshi, `001_…`: every
-//!   PE asks only its producer in a tree with a fan-out per level,
-//!   [`Config::fanout`]);
-//! * *pushing* — every PE has a pool of waiting pieces and busy PEs push
-//!   parts into pools: `work-sharing`, `extreme-work-sharing`, `two-choice`,
-//!   `always-go-left` (`002_…`), and `master-worker` with one central pool,
-//!   largest piece first;
-//! * *static* — `static-block`, `static-cyclic`, `static-random`: the root is
-//!   cut into [`STATIC_PIECES_PER_PE`] parts per PE or more, assigned once.
+//! Every other scheme of the seeds runs on the same loop, selected by the
+//! run's [`RunSpec`] (every name of [`Strategy`]): each PE drives its
+//! strategy machine from [`treelb::strategy`] — the same machines the MPI
+//! runtime and the simulator drive — and carries out its actions on shared
+//! memory (see the `pe` module). What is the driver's own: the live-work
+//! counter of termination, the request and reply slots, the pools' locks,
+//! the hub's lock, parking idle PEs.
 //!
 //! A panic inside the work (in `work` or `split`) stops every PE and is
 //! resumed in the caller of [`run`]: no thread is left waiting.
@@ -52,7 +42,7 @@
 //!     }
 //! }
 //!
-//! let config = Config { threads: 3, ..Config::default() };
+//! let config = Config::new(3);
 //! let outcome = run(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &config).unwrap();
 //! assert_eq!(outcome.output, (1 << 17) - 1);
 //! assert_eq!(outcome.stats.work_units(), (1 << 17) - 1);
@@ -62,7 +52,6 @@
 mod backoff;
 mod mailbox;
 mod pe;
-mod pool;
 mod sync;
 mod termination;
 pub mod trace;
@@ -75,53 +64,30 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-pub use treelb::{Init, RunStats, Strategy, Work};
+pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
+pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
 use crossbeam_utils::CachePadded;
 use treelb::Reduce;
-use treelb::init::{Share, selective_shares};
-use treelb::load::LoadHeap;
-use treelb::placement::{ProducerTree, StaticAssignment};
-use treelb::strategy::VictimSelector;
+use treelb::spec::unpack;
+use treelb::strategy::Hub;
 
 use mailbox::Mailbox;
-use pe::{Exit, Pe};
-use pool::{Central, Pool, PoolPe};
+use pe::{Exit, Pe, PoolSlot};
 use termination::Termination;
 use trace::{State, Trace, Tracer};
-
-/// The default Δt: units of work between two polls of the request slot.
-pub const DEFAULT_BUDGET: u64 = 256;
-
-pub use pool::STATIC_PIECES_PER_PE;
 
 /// The strategies this runtime runs: all of them.
 pub const SUPPORTED_STRATEGIES: [Strategy; 13] = Strategy::ALL;
 
-/// How to run: number of PEs, Δt, initialization, strategy, seed, and the
-/// parameters of the strategies that have some.
+/// How to run: the balancing ([`RunSpec`]: strategy, initialization, Δt,
+/// seed, the strategies' parameters) and what is this runtime's own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Number of PEs (worker threads), at least 1. Default: the number of cores.
     pub threads: usize,
-    /// Δt: units of work a busy PE does between two checks for requests, at
-    /// least 1. Smaller answers requests sooner; larger costs less per unit.
-    pub budget: u64,
-    /// How the root reaches the PEs.
-    pub init: Init,
-    /// Whom an idle PE asks for work.
-    pub strategy: Strategy,
-    /// Seed of the PEs' random choices; the same seed gives the same choices
-    /// (though not the same schedule: thread timing is not reproducible).
-    pub seed: u64,
-    /// `multilevel`: the fan-out of each level of the producer tree, root
-    /// first (levels beyond the list repeat its last entry). Empty: two
-    /// levels above 16 PEs, one below, with the root's fan-out of
-    /// Kimura and Ichiyoshi's Theorem 4 ([`treelb::placement::default_fanout`]).
-    pub fanout: Vec<usize>,
-    /// `max-load`: the ratio ρ of lazy load reports, in thousandths (a PE
-    /// reports when ⌈log_ρ L⌉ grows); between 1001 and 1499 (ρ < 3/2).
-    pub rho_milli: u32,
+    /// How to balance.
+    pub spec: RunSpec,
     /// Pins PE `i` to the `i`-th core the process may run on (modulo their
     /// number), so the operating system does not move PEs between cores.
     /// Off by default: on a machine shared with other work, a pinned PE
@@ -138,12 +104,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             threads: thread::available_parallelism().map_or(1, |n| n.get()),
-            budget: DEFAULT_BUDGET,
-            init: Init::Root,
-            strategy: Strategy::RandomPolling,
-            seed: 0x7EE1_B5EED,
-            fanout: Vec::new(),
-            rho_milli: (treelb::load::DEFAULT_RHO * 1000.0) as u32,
+            spec: RunSpec::default(),
             pin: false,
             trace: false,
         }
@@ -151,71 +112,49 @@ impl Default for Config {
 }
 
 /// A configuration that cannot run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ConfigError {
     /// `threads` was 0.
     NoThreads,
-    /// `budget` was 0.
-    ZeroBudget,
-    /// The strategy does not run on the threads runtime (yet).
-    UnsupportedStrategy(Strategy),
-    /// `rho_milli` outside 1001..=1499.
-    BadRho(u32),
-    /// A fan-out of 0 in `fanout`.
-    ZeroFanout,
+    /// The run specification is invalid.
+    Spec(SpecError),
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConfigError::NoThreads => f.write_str("the number of threads must be at least 1"),
-            ConfigError::ZeroBudget => f.write_str("the work budget (Δt) must be at least 1 unit"),
-            ConfigError::UnsupportedStrategy(s) => write!(
-                f,
-                "strategy `{s}` does not run on the threads runtime yet (available: {})",
-                SUPPORTED_STRATEGIES.map(Strategy::name).join(", ")
-            ),
-            ConfigError::BadRho(r) => write!(
-                f,
-                "the ratio of lazy load reports must lie strictly between 1 and 3/2, not {}",
-                f64::from(*r) / 1000.0
-            ),
-            ConfigError::ZeroFanout => f.write_str("every fan-out of the producer tree must be at least 1"),
+            ConfigError::Spec(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for ConfigError {}
 
+impl From<SpecError> for ConfigError {
+    fn from(e: SpecError) -> Self {
+        ConfigError::Spec(e)
+    }
+}
+
 impl Config {
+    /// The default configuration with `threads` PEs.
+    pub fn new(threads: usize) -> Self {
+        Config { threads, ..Config::default() }
+    }
+
+    /// `threads` PEs balanced by `spec`.
+    pub fn with_spec(threads: usize, spec: RunSpec) -> Self {
+        Config { threads, spec, ..Config::default() }
+    }
+
     /// Checks that the configuration can run.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.threads == 0 {
             return Err(ConfigError::NoThreads);
         }
-        if self.budget == 0 {
-            return Err(ConfigError::ZeroBudget);
-        }
-        if !SUPPORTED_STRATEGIES.contains(&self.strategy) {
-            return Err(ConfigError::UnsupportedStrategy(self.strategy));
-        }
-        if !(1001..=1499).contains(&self.rho_milli) {
-            return Err(ConfigError::BadRho(self.rho_milli));
-        }
-        if self.fanout.contains(&0) {
-            return Err(ConfigError::ZeroFanout);
-        }
+        self.spec.validate()?;
         Ok(())
-    }
-
-    /// The producer tree of `multilevel` for this configuration.
-    pub fn producer_tree(&self) -> ProducerTree {
-        if self.fanout.is_empty() {
-            let levels = if self.threads > 16 { 2 } else { 1 };
-            ProducerTree::with_levels(self.threads, levels)
-        } else {
-            ProducerTree::new(self.threads, &self.fanout)
-        }
     }
 }
 
@@ -242,17 +181,13 @@ pub struct Snapshot {
 /// State shared by all PEs of one run.
 pub(crate) struct Shared<W> {
     pub(crate) mailboxes: Vec<Mailbox<W>>,
+    /// Every PE's pool of waiting pieces (its initial pieces, and pushes).
+    pub(crate) pools: Vec<PoolSlot<W>>,
     pub(crate) termination: Termination,
-    /// Global round robin: the shared target counter, on its own line.
-    pub(crate) round_robin: CachePadded<AtomicU64>,
-    /// Max-load visiting: the reported loads.
-    pub(crate) loads: Option<Mutex<LoadHeap>>,
-    /// Multilevel: the producer tree.
-    pub(crate) tree: Option<ProducerTree>,
-    /// The pool-based strategies: one pool per PE (empty otherwise).
-    pub(crate) pools: Vec<Pool<W>>,
-    /// Master–worker: the central pool.
-    pub(crate) central: Option<Central<W>>,
+    /// Global round robin: the hub's ticket counter, on its own line.
+    pub(crate) tickets: CachePadded<AtomicU64>,
+    /// The hub of max-load (load heap) and master–worker (central pool).
+    pub(crate) hub: Option<Mutex<Hub<W>>>,
     aborted: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     monitor: Thread,
@@ -311,25 +246,28 @@ where
 {
     config.validate()?;
     let p = config.threads;
-    let strategy = config.strategy;
-    let is_static =
-        matches!(strategy, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom);
+    let spec = &config.spec;
     let start = Instant::now();
     // The initial pieces of every PE, cut on this thread before any PE
-    // starts (see `initial_shares`).
-    let (initial, init_output, init_units) = initial_shares(root, config, is_static);
-    let mut tracers = tracers(config, start, is_static);
-    let live = initial.iter().map(Vec::len).sum();
-    let mut init_done = Some((init_output, init_units));
-    let pooled = pool::uses_pools(strategy);
+    // starts: one descent of the splitting tree, so that a search pruned by
+    // a shared incumbent is cut the same way for every PE.
+    let all: Vec<usize> = (0..p).collect();
+    CURRENT_PE.with(|c| c.set(Some(0)));
+    let shares = spec.initial_shares(&root, p, &all, true);
+    CURRENT_PE.with(|c| c.set(None));
+    drop(root);
+    let initial: Vec<(Vec<W>, W::Output, u64)> = shares.into_iter().map(unpack).collect();
+    let cut = spec.strategy.is_static() || spec.init == Init::Selective;
+    let mut tracers = tracers(config, start, cut);
+    let live = initial.iter().map(|(pieces, ..)| pieces.len()).sum();
+    let pools: Vec<PoolSlot<W>> = (0..p).map(|_| PoolSlot::new()).collect();
+    let busy_at_start: Vec<bool> = initial.iter().map(|(pieces, ..)| !pieces.is_empty()).collect();
     let shared = Shared {
         mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
+        pools,
         termination: Termination::new(live),
-        round_robin: CachePadded::new(AtomicU64::new(0)),
-        loads: (strategy == Strategy::MaxLoad).then(|| Mutex::new(LoadHeap::new(p))),
-        tree: (strategy == Strategy::Multilevel).then(|| config.producer_tree()),
-        pools: if pooled { (0..p).map(|_| Pool::new()).collect() } else { Vec::new() },
-        central: (strategy == Strategy::MasterWorker).then(Central::new),
+        tickets: CachePadded::new(AtomicU64::new(0)),
+        hub: spec.strategy.uses_hub().then(|| Mutex::new(spec.hub(p, |pe| busy_at_start[pe]))),
         aborted: AtomicBool::new(false),
         panic: Mutex::new(None),
         monitor: thread::current(),
@@ -340,8 +278,7 @@ where
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
-                let pieces = initial.next().expect("one list of pieces per PE");
-                let done = if me == 0 { init_done.take() } else { None };
+                let start = initial.next().expect("one list of pieces per PE");
                 let core = (!cores.is_empty()).then(|| cores[me % cores.len()]);
                 let tracer = tracers.next().flatten();
                 thread::Builder::new()
@@ -351,7 +288,7 @@ where
                             // Best effort: an unpinned PE still runs.
                             core_affinity::set_for_current(core);
                         }
-                        pe_main(me, shared, config, pieces, done, tracer)
+                        pe_main(me, shared, config, start, tracer)
                     })
                     .expect("failed to spawn a PE thread")
             })
@@ -381,16 +318,20 @@ where
         pes.push(stats);
         traced.extend(tracer.map(|t| t.finish(wall_ns)));
     }
+    // The hub's own messages count at PE 0, where MPI and the simulator
+    // keep it.
+    if let Some(hub) = shared.hub {
+        pes[0].add_tally(&hub.into_inner().unwrap_or_else(|e| e.into_inner()).tally());
+    }
     let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
     Ok(Outcome { output, stats: RunStats { wall, pes }, trace })
 }
 
 /// One recorder per PE if the run is traced. PE 0's starts with the
-/// cutting of the root that ran before the PEs (see [`initial_shares`]),
-/// as splitting, when there was any.
-fn tracers(config: &Config, start: Instant, is_static: bool) -> impl Iterator<Item = Option<Tracer>> {
+/// cutting of the root that ran before the PEs, as splitting, when there
+/// was any.
+fn tracers(config: &Config, start: Instant, cut: bool) -> impl Iterator<Item = Option<Tracer>> {
     let cut_ns = if config.trace { start.elapsed().as_nanos() as u64 } else { 0 };
-    let cut = is_static || config.init == Init::Selective;
     (0..config.threads).map(move |me| {
         config.trace.then(|| {
             let mut tracer = Tracer::new(start);
@@ -419,138 +360,36 @@ pub fn current_pe() -> Option<usize> {
     CURRENT_PE.with(|c| c.get())
 }
 
-/// The initial pieces of every PE, and the output and work units of the
-/// splitting that made them (credited to PE 0, which [`current_pe`] names
-/// while the splitting runs).
-///
-/// * `Init::Root`: PE 0 holds the root, the others nothing.
-/// * `Init::Selective`: share `i` of selective initialization for PE `i`.
-/// * Static assignment: the parts of [`treelb::placement::StaticAssignment`],
-///   each to its PE.
-///
-/// All shares come from one descent of the splitting tree on the calling
-/// thread, before any PE runs. Computing them on the PEs in parallel (as the
-/// MPI runtime does, by broadcast) is only correct if every PE cuts the root
-/// the same way; a branch-and-bound search prunes by a shared incumbent that
-/// changes while PEs run, so two PEs could cut it differently and lose part
-/// of the tree. Here the cuts are made once. The cost is `O(log P)` levels
-/// of splits, small next to any run worth balancing.
-fn initial_shares<W: Work + Clone>(
-    root: W,
-    config: &Config,
-    is_static: bool,
-) -> (Vec<Vec<W>>, W::Output, u64) {
-    CURRENT_PE.with(|c| c.set(Some(0)));
-    let shares = cut_root(root, config, is_static);
-    CURRENT_PE.with(|c| c.set(None));
-    let mut output = W::Output::default();
-    let mut units = 0;
-    let pieces = shares
-        .into_iter()
-        .map(|list| {
-            list.into_iter()
-                .filter_map(|share| {
-                    output.merge(share.output);
-                    units += share.units;
-                    share.piece
-                })
-                .collect()
-        })
-        .collect();
-    (pieces, output, units)
-}
-
-/// The shares of [`initial_shares`], per PE.
-fn cut_root<W: Work + Clone>(root: W, config: &Config, is_static: bool) -> Vec<Vec<Share<W>>> {
-    let p = config.threads;
-    let mut initial: Vec<Vec<Share<W>>> = (0..p).map(|_| Vec::new()).collect();
-    if is_static {
-        let assignment = StaticAssignment::new(config.strategy, p, STATIC_PIECES_PER_PE, config.seed);
-        let all: Vec<usize> = (0..assignment.pieces()).collect();
-        let mut by_index: Vec<Option<Share<W>>> = (0..assignment.pieces()).map(|_| None).collect();
-        for (index, share) in selective_shares(&root, &all, assignment.pieces()) {
-            by_index[index] = Some(share);
-        }
-        for (pe, list) in initial.iter_mut().enumerate() {
-            for index in assignment.shares_of(pe) {
-                list.push(by_index[index].take().expect("every index has its share"));
-            }
-        }
-    } else if config.init == Init::Selective {
-        let all: Vec<usize> = (0..p).collect();
-        for (index, share) in selective_shares(&root, &all, p) {
-            initial[index].push(share);
-        }
-    } else {
-        initial[0].push(Share { piece: Some(root), output: W::Output::default(), units: 0 });
-    }
-    initial
-}
-
-/// The body of PE thread `me`: its initial pieces (and, for PE 0, the
-/// output of cutting them), the loop, panic capture.
+/// The body of PE thread `me`: its initial pieces (and the output and
+/// units of cutting them) go into its pool; then the loop, panic capture.
 fn pe_main<W: Work + Clone>(
     me: usize,
     shared: &Shared<W>,
     config: &Config,
-    pieces: Vec<W>,
-    init: Option<(W::Output, u64)>,
+    (pieces, output, units): (Vec<W>, W::Output, u64),
     tracer: Option<Tracer>,
 ) -> (W::Output, treelb::PeStats, Option<Tracer>) {
     CURRENT_PE.with(|c| c.set(Some(me)));
-    if pool::uses_pools(config.strategy) {
-        return pool_main(me, shared, config, pieces, init, tracer);
-    }
-    let victims = VictimSelector::new(config.strategy, me, shared.mailboxes.len(), config.seed);
-    let mut pe = Pe::new(me, shared, config.budget, victims);
+    let machine = config.spec.machine(me, config.threads);
+    let mut pe = Pe::new(me, shared, config.spec.budget, machine);
     pe.tracer = tracer;
-    if shared.loads.is_some() {
-        pe.reporter = Some(treelb::load::LazyReporter::new(f64::from(config.rho_milli) / 1000.0));
+    pe.add_initial(output, units);
+    for piece in pieces {
+        // Already counted as live by the caller.
+        shared.pools[me].push(piece, me);
     }
-    if let Some((output, units)) = init {
-        pe.add_initial(output, units);
-    }
-    debug_assert!(pieces.len() <= 1, "a stealing PE starts with one piece at most");
-    let piece = pieces.into_iter().next();
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        if piece.is_none() && shared.termination.is_done() {
+        if shared.termination.is_done() {
             return Exit::Done;
         }
-        pe.run(piece)
+        pe.run()
     }));
     match result {
         Ok(Exit::Done | Exit::Aborted) => {}
         Err(payload) => shared.abort_with(payload),
     }
     pe.mark(State::Idle);
-    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer)
-}
-
-/// The body of PE thread `me` under a pool-based strategy: its initial
-/// pieces wait in its pool (master–worker: the central pool).
-fn pool_main<W: Work + Clone>(
-    me: usize,
-    shared: &Shared<W>,
-    config: &Config,
-    pieces: Vec<W>,
-    init: Option<(W::Output, u64)>,
-    tracer: Option<Tracer>,
-) -> (W::Output, treelb::PeStats, Option<Tracer>) {
-    let mut pe = PoolPe::new(me, shared, config.budget, config.strategy, config.seed);
-    pe.tracer = tracer;
-    if let Some((output, units)) = init {
-        pe.add_initial(output, units);
-    }
-    for piece in pieces {
-        // Already counted as live by the caller.
-        pe.keep(piece);
-    }
-    let result = panic::catch_unwind(AssertUnwindSafe(|| pe.run(None)));
-    match result {
-        Ok(Exit::Done | Exit::Aborted) => {}
-        Err(payload) => shared.abort_with(payload),
-    }
-    pe.mark(State::Idle);
+    pe.finish_stats();
     (std::mem::take(&mut pe.acc), pe.stats, pe.tracer)
 }
 

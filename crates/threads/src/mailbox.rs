@@ -3,8 +3,8 @@
 //!
 //! Every PE owns one [`Mailbox`]:
 //!
-//! * `request` holds the index of one PE that asks this PE for work, or
-//!   [`NO_REQUEST`]. A requester claims the slot with a compare-and-swap from
+//! * `request` holds the index of one PE that asks this PE for work, the
+//!   master's [`DEMAND`] for a part (master–worker), or [`NO_REQUEST`]. A requester claims the slot with a compare-and-swap from
 //!   `NO_REQUEST` to its own index; if another request is already there, the
 //!   claim fails at once and counts as a rejected request (the owner would
 //!   have answered it "no work" after serving the first one anyway). The owner
@@ -30,6 +30,8 @@ use crate::sync::{AtomicU8, AtomicU64, AtomicUsize, Mutex, Ordering};
 pub(crate) const NO_REQUEST: usize = usize::MAX;
 /// The request slot tells its owner to stop: the run is being aborted.
 pub(crate) const ABORT: usize = usize::MAX - 1;
+/// The request slot holds the master's demand for a part (master–worker).
+pub(crate) const DEMAND: usize = usize::MAX - 2;
 
 const WAITING: u8 = 0;
 const NO_WORK: u8 = 1;
@@ -49,6 +51,8 @@ pub(crate) enum Reply<W> {
 pub(crate) enum Request {
     /// The PE with this index asks for work.
     From(usize),
+    /// The master wants a part for the central pool.
+    Demand,
     /// Stop: the run is aborted.
     Abort,
 }
@@ -90,6 +94,7 @@ impl<W> Mailbox<W> {
             _ => match self.request.swap(NO_REQUEST, Ordering::Acquire) {
                 NO_REQUEST => None,
                 ABORT => Some(Request::Abort),
+                DEMAND => Some(Request::Demand),
                 from => Some(Request::From(from)),
             },
         }
@@ -101,6 +106,12 @@ impl<W> Mailbox<W> {
     /// mailbox first.
     pub(crate) fn post_request(&self, me: usize) -> bool {
         self.request.compare_exchange(NO_REQUEST, me, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// The master asks the owner for a part. Returns false if the slot was
+    /// taken (the run aborts).
+    pub(crate) fn post_demand(&self) -> bool {
+        self.request.compare_exchange(NO_REQUEST, DEMAND, Ordering::AcqRel, Ordering::Relaxed).is_ok()
     }
 
     /// Tells the owner to stop.

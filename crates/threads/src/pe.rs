@@ -1,74 +1,39 @@
-//! The PE loop: Figure 1 of `003_…` in one function.
+//! The PE loop: Figure 1 of `003_…` in one function, for every strategy.
 //!
 //! ```text
 //! loop
-//!     while I ≠ ∅:  work(I, Δt); if a request from PE j is pending:
-//!                       split I, send one part to j (or "no work" if atomic)
-//!     while I = ∅:  send a request to a random PE k; while waiting for the
-//!                   answer, answer every request with "no work"
+//!     while I ≠ ∅:  work(I, Δt); [tell the strategy: a slice with load L]
+//!                   if a request from PE j is pending: tell the strategy
+//!     take the oldest piece of the pool as I, if any
+//!     while I = ∅:  tell the strategy "idle"; answer requests; wait for an
+//!                   answer or a push
 //! until termination
 //! ```
+//!
+//! Every decision — whom to ask, what to give, where to push, when to
+//! report — is the strategy machine's ([`treelb::strategy`]); this module
+//! carries its actions out on shared memory:
+//!
+//! * a request is a compare-and-swap into the victim's request slot, the
+//!   answer a write into the requester's reply slot ([`crate::mailbox`]);
+//! * a push is an append to the target's pool under its lock;
+//! * a load query is a read of what the target published (its pieces held),
+//!   answered at once;
+//! * the hub (load heap, central pool) is a lock: the PE that sends it a
+//!   message runs it, and carries out what it answers; global round robin's
+//!   counter is one atomic fetch-and-add (the hub's counter, without the
+//!   lock).
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use treelb::load::LazyReporter;
-use treelb::strategy::VictimSelector;
+use treelb::strategy::{Action, Actions, Balance, Event, HubAction, HubEvent, Machine, pieces_held};
 use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
-use crate::backoff::{Backoff, REPLY_PATIENCE, RETRY_PATIENCE};
+use crate::backoff::{Backoff, Wait};
 use crate::mailbox::{Reply, Request};
 use crate::trace::{State, Tracer};
-
-/// The two phases of a PE, busy and idle, as [`run_phases`] alternates
-/// them: the stealing PE here and the pool PE of `pool` differ only in what
-/// each phase does.
-pub(crate) trait Phases<W: Work> {
-    /// The run's shared state.
-    fn shared(&self) -> &Shared<W>;
-    /// The PE's counters.
-    fn stats(&mut self) -> &mut PeStats;
-    /// Busy: works `work` until it is exhausted (`None`) or the run ends.
-    fn work_on(&mut self, work: W) -> Option<Exit>;
-    /// After a piece is exhausted, before it is uncounted.
-    fn piece_done(&mut self) {}
-    /// Idle: the next piece, or why there is none.
-    fn find_work(&mut self) -> Result<W, Exit>;
-}
-
-/// Runs a PE until termination, starting with `piece`: busy while it holds
-/// a piece, idle while it looks for one, with the time of each phase added
-/// to its statistics.
-pub(crate) fn run_phases<W: Work, P: Phases<W>>(pe: &mut P, mut piece: Option<W>) -> Exit {
-    let mut since = Instant::now();
-    let mut lap = || {
-        let now = Instant::now();
-        let d = now - since;
-        since = now;
-        d
-    };
-    loop {
-        if let Some(work) = piece.take() {
-            let exit = pe.work_on(work);
-            pe.stats().busy += lap();
-            if let Some(exit) = exit {
-                return exit;
-            }
-            pe.piece_done();
-            if pe.shared().termination.piece_exhausted() {
-                pe.shared().wake_monitor();
-                return Exit::Done;
-            }
-        }
-        let found = pe.find_work();
-        pe.stats().idle += lap();
-        match found {
-            Ok(work) => piece = Some(work),
-            Err(exit) => return exit,
-        }
-    }
-}
 
 /// Why a PE's loop ended.
 pub(crate) enum Exit {
@@ -78,30 +43,43 @@ pub(crate) enum Exit {
     Aborted,
 }
 
-/// One processing element: its index, its piece, its output and counters.
+/// Who an idle PE waits for an answer from.
+#[derive(Clone, Copy, Debug)]
+enum Awaiting {
+    /// A PE it sent a request to.
+    Pe(usize),
+    /// The master (master–worker).
+    Master,
+}
+
+/// One processing element: its index, its machine, its output and counters.
 pub(crate) struct Pe<'a, W: Work> {
     me: usize,
     shared: &'a Shared<W>,
     budget: u64,
-    victims: VictimSelector,
+    machine: Machine,
+    /// Whether the machine wants [`Event::Slice`]: read once, so that random
+    /// polling's busy path is one poll per Δt.
+    wants_slices: bool,
+    /// The answer this PE waits for, if any.
+    awaiting: Option<Awaiting>,
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
-    /// Max-load visiting: when this PE's load is due to be reported.
-    pub(crate) reporter: Option<LazyReporter>,
     /// The recorder of state changes, if the run is traced.
     pub(crate) tracer: Option<Tracer>,
 }
 
 impl<'a, W: Work> Pe<'a, W> {
-    pub(crate) fn new(me: usize, shared: &'a Shared<W>, budget: u64, victims: VictimSelector) -> Self {
+    pub(crate) fn new(me: usize, shared: &'a Shared<W>, budget: u64, machine: Machine) -> Self {
         Pe {
             me,
             shared,
             budget,
-            victims,
+            wants_slices: machine.wants_slices(),
+            machine,
+            awaiting: None,
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
-            reporter: None,
             tracer: None,
         }
     }
@@ -114,177 +92,276 @@ impl<'a, W: Work> Pe<'a, W> {
         }
     }
 
-    /// Counts work done outside the loop (selective initialization).
+    /// Counts work done outside the loop (cutting the initial pieces).
     pub(crate) fn add_initial(&mut self, output: W::Output, units: u64) {
         self.acc.merge(output);
         self.stats.work_units += units;
     }
 
-    /// Runs the PE until termination, starting with `piece`.
-    pub(crate) fn run(&mut self, piece: Option<W>) -> Exit {
-        run_phases(self, piece)
+    /// The machine's decisions, added to the counters at the end.
+    pub(crate) fn finish_stats(&mut self) {
+        let tally = self.machine.tally();
+        self.stats.add_tally(&tally);
     }
 
-    /// Busy phase: works the piece in slices of Δt, serving requests between
-    /// slices, until it is exhausted (`None`) or the run aborts.
+    /// Runs the PE until termination: busy while it holds a piece, idle
+    /// while it looks for one, with the time of each phase added to its
+    /// statistics.
+    pub(crate) fn run(&mut self) -> Exit {
+        let mut since = Instant::now();
+        let mut lap = move || {
+            let now = Instant::now();
+            let d = now - since;
+            since = now;
+            d
+        };
+        loop {
+            let piece = match self.take_pooled() {
+                Some(piece) => piece,
+                None => {
+                    let found = self.find_work();
+                    self.stats.idle += lap();
+                    match found {
+                        Ok(piece) => piece,
+                        Err(exit) => return exit,
+                    }
+                }
+            };
+            let exit = self.work_on(piece);
+            self.stats.busy += lap();
+            if let Some(exit) = exit {
+                return exit;
+            }
+            self.feed(Event::Exhausted, None);
+            if self.shared.termination.piece_exhausted() {
+                self.shared.wake_monitor();
+                return Exit::Done;
+            }
+        }
+    }
+
+    /// The oldest piece of this PE's pool (its initial pieces, or pushed).
+    fn take_pooled(&mut self) -> Option<W> {
+        let (piece, from) = self.shared.pools[self.me].take()?;
+        if from != self.me {
+            self.stats.pieces_received += 1;
+        }
+        Some(piece)
+    }
+
+    /// Busy phase: works the piece in slices of Δt, telling the machine
+    /// about slices and requests, until it is exhausted (`None`) or the run
+    /// aborts.
     fn work_on(&mut self, mut work: W) -> Option<Exit> {
         self.mark(State::Working);
-        let mailbox = &self.shared.mailboxes[self.me];
-        loop {
+        let shared = self.shared;
+        shared.pools[self.me].set_working(true);
+        let mailbox = &shared.mailboxes[self.me];
+        let exit = loop {
             let progress = work.work(self.budget, &mut self.acc);
             self.stats.work_units += progress.used(self.budget);
             mailbox.publish_units(self.stats.work_units);
             if progress.is_exhausted() {
-                return None;
+                break None;
             }
             if work.should_stop() {
                 // The computation is decided: stop everyone, drop the rest.
-                self.shared.stop_all();
-                return Some(Exit::Aborted);
+                shared.stop_all();
+                break Some(Exit::Aborted);
             }
-            // Max-load visiting: a lazy report when ⌈log_ρ L⌉ has grown.
-            if let Some(reporter) = &self.reporter {
+            if self.wants_slices {
                 let load = work.load();
-                if reporter.is_due(load) {
-                    self.report(load);
-                }
+                self.feed(Event::Slice { load }, Some(&mut work));
             }
             // The poll: one relaxed load unless somebody asked.
             if mailbox.has_request() {
                 match mailbox.take_request() {
-                    Some(Request::From(requester)) => self.serve(requester, &mut work),
-                    Some(Request::Abort) => return Some(Exit::Aborted),
+                    Some(Request::From(from)) => {
+                        self.feed(Event::Request { from, busy: true }, Some(&mut work))
+                    }
+                    Some(Request::Demand) => self.feed(Event::Demand { busy: true }, Some(&mut work)),
+                    Some(Request::Abort) => break Some(Exit::Aborted),
                     None => {}
                 }
             }
-        }
+        };
+        shared.pools[self.me].set_working(false);
+        exit
     }
 
-    /// Splits the piece for `requester` and sends one part, or "no work".
-    fn serve(&mut self, requester: usize, work: &mut W) {
-        self.stats.requests_received += 1;
-        self.mark(State::Splitting);
-        let part = work.split();
-        if part.is_some() {
-            self.stats.splits += 1;
-            self.stats.pieces_sent += 1;
-            // Counted before it becomes visible: see `termination`.
-            self.shared.termination.piece_sent();
-        }
-        if self.reporter.is_some() {
-            // The visit changed this PE's load: report the new one (0 if the
-            // piece cannot be split, so that idle PEs stop visiting it).
-            let load = if part.is_some() { work.load() } else { 0 };
-            self.report(load);
-        }
-        self.mark(State::Sending);
-        self.shared.mailboxes[requester].answer(part);
-        self.mark(State::Working);
-    }
-
-    /// Max-load visiting: puts this PE's load into the shared heap.
-    fn report(&mut self, load: u64) {
-        let Some(loads) = &self.shared.loads else { return };
-        let mut heap = loads.lock().unwrap_or_else(|e| e.into_inner());
-        if heap.load(self.me) != load {
-            heap.set(self.me, load);
-            self.stats.heap_ops += 1;
-        }
-        drop(heap);
-        if let Some(reporter) = &mut self.reporter {
-            reporter.reported(load);
-        }
-    }
-
-    /// Answers a pending request with "no work". Returns false on abort.
-    fn reject_pending(&mut self) -> bool {
-        match self.shared.mailboxes[self.me].take_request() {
-            Some(Request::From(requester)) => {
-                self.stats.requests_received += 1;
-                self.shared.mailboxes[requester].answer(None);
-                true
-            }
-            Some(Request::Abort) => false,
-            None => true,
-        }
-    }
-
-    /// Idle phase: asks PEs chosen by the strategy until one sends work.
+    /// Idle phase: tells the machine, answers requests, waits for an
+    /// answer or a push, until a piece comes or the run ends.
     fn find_work(&mut self) -> Result<W, Exit> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
-        let mut backoff = Backoff::new(RETRY_PATIENCE);
+        let mut between = Backoff::new(Wait::RETRY);
+        let mut answer = Backoff::new(Wait::REPLY);
         self.mark(State::Idle);
         loop {
-            if !self.reject_pending() {
+            if let Some(piece) = self.take_pooled() {
+                return Ok(piece);
+            }
+            if !self.serve_idle() {
                 return Err(Exit::Aborted);
             }
             if shared.termination.is_done() {
                 return Err(self.exit_reason());
             }
-            let Some(victim) = self.next_victim() else {
-                backoff.wait();
-                continue;
-            };
-            mine.expect_reply();
-            self.stats.requests_sent += 1;
-            self.mark(State::Requesting);
-            if !shared.mailboxes[victim].post_request(self.me) {
-                self.stats.requests_failed += 1;
-                self.mark(State::Idle);
-                backoff.wait();
-                continue;
+            if self.awaiting.is_none() {
+                self.feed(Event::Idle { local_work: false }, None);
+                answer = Backoff::new(Wait::REPLY);
             }
-            let mut waiting = Backoff::new(REPLY_PATIENCE);
-            loop {
-                match mine.reply() {
+            match self.awaiting {
+                None => between.wait(),
+                Some(waited) => match mine.reply() {
                     Reply::Work(work) => {
+                        self.awaiting = None;
                         self.stats.pieces_received += 1;
+                        self.feed(Event::Answer { from: waited.pe(), work: true }, None);
                         return Ok(work);
                     }
                     Reply::NoWork => {
-                        self.stats.requests_failed += 1;
+                        self.awaiting = None;
                         self.mark(State::Idle);
-                        break;
+                        self.feed(Event::Answer { from: waited.pe(), work: false }, None);
+                        between.wait();
                     }
-                    Reply::Waiting => {
-                        if !self.reject_pending() {
-                            return Err(Exit::Aborted);
-                        }
-                        if shared.termination.is_done() {
-                            return Err(self.exit_reason());
-                        }
-                        waiting.wait();
-                    }
-                }
+                    Reply::Waiting => answer.wait(),
+                },
             }
-            backoff.wait();
         }
     }
 
-    /// Whom to ask next: the strategy's choice; for global round robin the
-    /// next ticket of the shared counter (a ticket naming this PE is skipped);
-    /// for max-load the PE with the largest reported load; for multilevel
-    /// this PE's producer.
-    fn next_victim(&mut self) -> Option<usize> {
-        if let Some(tree) = &self.shared.tree {
-            return tree.parent(self.me);
+    /// Answers what reached this idle PE's request slot. Returns false on
+    /// abort.
+    fn serve_idle(&mut self) -> bool {
+        match self.shared.mailboxes[self.me].take_request() {
+            Some(Request::From(from)) => self.feed(Event::Request { from, busy: false }, None),
+            Some(Request::Demand) => self.feed(Event::Demand { busy: false }, None),
+            Some(Request::Abort) => return false,
+            None => {}
         }
-        if let Some(loads) = &self.shared.loads {
-            let best = loads.lock().unwrap_or_else(|e| e.into_inner()).max();
-            self.stats.heap_ops += 1;
-            return best.map(|(pe, _)| pe).filter(|&pe| pe != self.me);
+        true
+    }
+
+    /// Feeds an event to the machine and carries out its actions; `work`
+    /// is the piece, if the PE holds one.
+    fn feed(&mut self, event: Event, mut work: Option<&mut W>) {
+        let mut out = Actions::new();
+        self.machine.on(event, &mut out);
+        for action in out.iter() {
+            self.act(action, work.as_deref_mut());
         }
-        if !self.victims.uses_global_counter() {
-            return self.victims.next_victim();
+    }
+
+    /// Splits `work` for another PE: counts the part as live before anyone
+    /// can see it (see `termination`).
+    fn split_for_other(&mut self, work: Option<&mut W>) -> (Option<W>, u64) {
+        self.mark(State::Splitting);
+        let Some(work) = work else { return (None, 0) };
+        let part = work.split();
+        if part.is_some() {
+            self.stats.splits += 1;
+            self.stats.pieces_sent += 1;
+            self.shared.termination.piece_sent();
         }
-        if self.shared.mailboxes.len() < 2 {
-            return None;
+        (part, work.load())
+    }
+
+    /// Carries out one action of the machine.
+    fn act(&mut self, action: Action, work: Option<&mut W>) {
+        let shared = self.shared;
+        let busy = work.is_some();
+        match action {
+            Action::Request { to } => {
+                shared.mailboxes[self.me].expect_reply();
+                self.mark(State::Requesting);
+                if shared.mailboxes[to].post_request(self.me) {
+                    self.awaiting = Some(Awaiting::Pe(to));
+                } else {
+                    // Its slot is taken: as good as "no work".
+                    self.mark(State::Idle);
+                    self.feed(Event::Answer { from: to, work: false }, None);
+                }
+            }
+            Action::Give { to } => {
+                let (part, load) = self.split_for_other(work);
+                let given = part.is_some();
+                self.mark(State::Sending);
+                shared.mailboxes[to].answer(part);
+                self.mark(if busy { State::Working } else { State::Idle });
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::Refuse { to } => shared.mailboxes[to].answer(None),
+            Action::Push { to } => {
+                let (part, load) = self.split_for_other(work);
+                let given = part.is_some();
+                if let Some(part) = part {
+                    self.mark(State::Sending);
+                    shared.pools[to].push(part, self.me);
+                }
+                self.mark(if busy { State::Working } else { State::Idle });
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::QueryLoad { to } => {
+                // The answer is what `to` published; its reply counts as
+                // the message it would be elsewhere.
+                let load = shared.pools[to].held();
+                self.stats.messages += 1;
+                // The offer may follow at once: it splits this piece.
+                self.feed(Event::Load { from: to, load }, work);
+            }
+            Action::ReplyLoad { .. } => {} // queries are answered by reading (above)
+            Action::TakeTicket => {
+                // The hub's counter as one atomic: the same tickets.
+                let ticket = shared.tickets.fetch_add(1, Ordering::Relaxed);
+                self.stats.messages += 1;
+                self.feed(Event::Ticket(ticket), None);
+            }
+            Action::Report { load } => self.hub(HubEvent::Report { from: self.me, load }),
+            Action::QueryMostLoaded => self.hub(HubEvent::QueryMostLoaded { from: self.me }),
+            Action::AskMaster => {
+                shared.mailboxes[self.me].expect_reply();
+                self.awaiting = Some(Awaiting::Master);
+                self.mark(State::Requesting);
+                self.hub(HubEvent::Ask { from: self.me });
+            }
+            Action::Deposit => {
+                let (part, load) = self.split_for_other(work);
+                let given = part.is_some();
+                if let Some(part) = part {
+                    self.mark(State::Sending);
+                    let part_load = part.load();
+                    self.hub(HubEvent::Deposit { from: self.me, part: Some((part, part_load)) });
+                }
+                self.mark(if busy { State::Working } else { State::Idle });
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::NoPart => self.hub(HubEvent::Deposit { from: self.me, part: None }),
         }
-        loop {
-            let ticket = self.shared.round_robin.fetch_add(1, Ordering::Relaxed);
-            if let Some(victim) = self.victims.victim_from_ticket(ticket) {
-                return Some(victim);
+    }
+
+    /// Sends a message to the hub: runs it under its lock, then carries out
+    /// what it answers (after the lock is released).
+    fn hub(&mut self, event: HubEvent<W>) {
+        let Some(hub) = &self.shared.hub else { unreachable!("a hub message in a run without a hub") };
+        let mut answers = Vec::new();
+        hub.lock().unwrap_or_else(|e| e.into_inner()).on(event, &mut answers);
+        for answer in answers {
+            match answer {
+                HubAction::MostLoaded { to, pe } => {
+                    debug_assert_eq!(to, self.me);
+                    self.feed(Event::MostLoaded(pe), None);
+                }
+                HubAction::Ticket { to, ticket } => {
+                    debug_assert_eq!(to, self.me);
+                    self.feed(Event::Ticket(ticket), None);
+                }
+                HubAction::Hand { to, piece } => self.shared.mailboxes[to].answer(Some(piece)),
+                HubAction::Demand { to } => {
+                    // Refused only when the run aborts.
+                    let _ = self.shared.mailboxes[to].post_demand();
+                }
             }
         }
     }
@@ -294,27 +371,59 @@ impl<'a, W: Work> Pe<'a, W> {
     }
 }
 
-impl<W: Work> Phases<W> for Pe<'_, W> {
-    fn shared(&self) -> &Shared<W> {
-        self.shared
+impl Awaiting {
+    /// The PE the answer comes from (the master is at PE 0).
+    fn pe(self) -> usize {
+        match self {
+            Awaiting::Pe(pe) => pe,
+            Awaiting::Master => 0,
+        }
     }
+}
 
-    fn stats(&mut self) -> &mut PeStats {
-        &mut self.stats
-    }
+/// One PE's pool of waiting pieces, and what it publishes for load queries.
+pub(crate) struct PoolSlot<W> {
+    pool: std::sync::Mutex<treelb::strategy::Pool<W>>,
+    /// Pieces in the pool: read without the lock to skip an empty pool.
+    pooled: crossbeam_utils::CachePadded<std::sync::atomic::AtomicUsize>,
+    /// Whether the owner works a piece.
+    working: std::sync::atomic::AtomicBool,
+}
 
-    fn work_on(&mut self, work: W) -> Option<Exit> {
-        Pe::work_on(self, work)
-    }
-
-    /// Max-load visiting: a PE without work reports load 0.
-    fn piece_done(&mut self) {
-        if self.reporter.is_some() {
-            self.report(0);
+impl<W> PoolSlot<W> {
+    pub(crate) fn new() -> Self {
+        PoolSlot {
+            pool: std::sync::Mutex::new(treelb::strategy::Pool::new()),
+            pooled: crossbeam_utils::CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
+            working: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    fn find_work(&mut self) -> Result<W, Exit> {
-        Pe::find_work(self)
+    /// Adds a piece (already counted as live) pushed by PE `from`.
+    pub(crate) fn push(&self, piece: W, from: usize) {
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.push(piece, from);
+        self.pooled.store(pool.len(), Ordering::Release);
+    }
+
+    /// The oldest piece, if any; one relaxed load when there is none.
+    #[inline]
+    fn take(&self) -> Option<(W, usize)> {
+        if self.pooled.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        let item = pool.take();
+        self.pooled.store(pool.len(), Ordering::Release);
+        item
+    }
+
+    fn set_working(&self, working: bool) {
+        self.working.store(working, Ordering::Relaxed);
+    }
+
+    /// The pieces the owner holds ([`pieces_held`]), as published.
+    fn held(&self) -> u64 {
+        pieces_held(self.working.load(Ordering::Relaxed), self.pooled.load(Ordering::Relaxed))
     }
 }

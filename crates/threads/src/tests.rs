@@ -13,12 +13,7 @@ struct Irregular {
     depth: u32,
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use treelb::rng::mix;
 
 impl Search for Irregular {
     type Node = (u64, u32);
@@ -40,7 +35,13 @@ impl Search for Irregular {
 }
 
 fn config(threads: usize, init: Init, budget: u64) -> Config {
-    Config { threads, budget, init, ..Config::default() }
+    Config::with_spec(threads, RunSpec { budget, init, ..RunSpec::default() })
+}
+
+/// `config` under another strategy.
+fn under(strategy: Strategy, mut config: Config) -> Config {
+    config.spec.strategy = strategy;
+    config
 }
 
 /// Random polling under every init, split policy and two budgets; the other
@@ -69,7 +70,7 @@ fn every_p_strategy_init_and_policy_gives_the_sequential_answer() {
     assert!(nodes > 50_000, "the test tree is too small: {nodes}");
     for p in [1, 2, 3, 4, 8] {
         for (strategy, init, policy, budget) in combinations() {
-            let config = Config { strategy, ..config(p, init, budget) };
+            let config = under(strategy, config(p, init, budget));
             let outcome = run(DfsWork::new(&tree, policy), &config).unwrap();
             let what = format!("p = {p}, {strategy}, {init}, {policy}, budget {budget}");
             assert_eq!(outcome.output, expected, "{what}");
@@ -165,18 +166,11 @@ fn bad_configurations_are_rejected() {
     assert_eq!(err, ConfigError::NoThreads);
     assert_eq!(err.to_string(), "the number of threads must be at least 1");
     let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &config(2, Init::Root, 0)).unwrap_err();
-    assert_eq!(err, ConfigError::ZeroBudget);
-    let bad_rho = Config { strategy: Strategy::MaxLoad, rho_milli: 1500, ..config(2, Init::Root, 1) };
-    let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &bad_rho).unwrap_err();
-    assert_eq!(err, ConfigError::BadRho(1500));
-    assert_eq!(
-        err.to_string(),
-        "the ratio of lazy load reports must lie strictly between 1 and 3/2, not 1.5"
-    );
-    let bad_fanout =
-        Config { strategy: Strategy::Multilevel, fanout: vec![2, 0], ..config(2, Init::Root, 1) };
+    assert_eq!(err, ConfigError::Spec(SpecError::ZeroBudget));
+    let mut bad_fanout = under(Strategy::Multilevel, config(2, Init::Root, 1));
+    bad_fanout.spec.fanout = vec![2, 0];
     let err = run(DfsWork::new(&tree, SplitPolicy::Bottom), &bad_fanout).unwrap_err();
-    assert_eq!(err, ConfigError::ZeroFanout);
+    assert_eq!(err, ConfigError::Spec(SpecError::ZeroFanout));
 }
 
 #[test]
@@ -233,7 +227,7 @@ fn a_decision_search_stops_every_pe_at_the_first_witness() {
                 modulus: 5_000,
                 found: treelb::Incumbent::new(treelb::Sense::Maximize),
             };
-            let config = Config { strategy, ..config(p, init, 16) };
+            let config = under(strategy, config(p, init, 16));
             let outcome = run(DfsWork::new(&search, SplitPolicy::OldestHalf), &config).unwrap();
             let (_, witness) = search.found.into_best().expect("a witness exists");
             assert!(witness.is_multiple_of(5_000), "p = {p}, {strategy}, {init}");
@@ -247,7 +241,7 @@ fn max_load_counts_heap_operations_and_reports_lazily() {
     let tree = Irregular { depth: 15 };
     let (expected, nodes) = seq::run_search(&tree);
     for p in [2, 4] {
-        let config = Config { strategy: Strategy::MaxLoad, ..config(p, Init::Root, 16) };
+        let config = under(Strategy::MaxLoad, config(p, Init::Root, 16));
         let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
         assert_eq!(outcome.output, expected);
         let total = outcome.stats.total();
@@ -264,8 +258,9 @@ fn multilevel_consumers_ask_only_their_producer() {
     let tree = Irregular { depth: 14 };
     let (expected, _) = seq::run_search(&tree);
     // 7 PEs: PE 0 serves 1 and 2; 1 serves 3 and 4; 2 serves 5 and 6.
-    let config = Config { strategy: Strategy::Multilevel, fanout: vec![2], ..config(7, Init::Root, 16) };
-    assert_eq!(config.producer_tree().parent(6), Some(2));
+    let mut config = under(Strategy::Multilevel, config(7, Init::Root, 16));
+    config.spec.fanout = vec![2];
+    assert_eq!(config.spec.producer_tree(7).parent(6), Some(2));
     let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
     assert_eq!(outcome.output, expected);
     for pe in &outcome.stats.pes[3..] {
@@ -280,7 +275,7 @@ fn static_assignment_moves_nothing_after_the_start() {
     let (expected, nodes) = seq::run_search(&tree);
     for strategy in [Strategy::StaticBlock, Strategy::StaticCyclic, Strategy::StaticRandom] {
         for p in [1, 3, 4] {
-            let config = Config { strategy, ..config(p, Init::Root, 16) };
+            let config = under(strategy, config(p, Init::Root, 16));
             let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
             assert_eq!(outcome.output, expected, "{strategy}, p = {p}");
             let total = outcome.stats.total();
@@ -338,7 +333,7 @@ fn a_traced_run_of_every_strategy_tiles_the_run_per_pe() {
     let (expected, _) = seq::run_search(&tree);
     for strategy in SUPPORTED_STRATEGIES {
         for (p, init) in [(1, Init::Root), (3, Init::Root), (4, Init::Selective)] {
-            let config = Config { strategy, trace: true, ..config(p, init, 16) };
+            let config = Config { trace: true, ..under(strategy, config(p, init, 16)) };
             let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
             let what = format!("{strategy}, p = {p}, {init}");
             assert_eq!(outcome.output, expected, "{what}");
@@ -364,7 +359,7 @@ fn a_traced_run_of_every_strategy_tiles_the_run_per_pe() {
                 let split: u64 = (0..p).map(|pe| trace.time_in(pe, State::Splitting)).sum();
                 assert!(split > 0, "{what}: {} pieces sent, no splitting", total.pieces_sent);
             }
-            let stealing = !crate::pool::uses_pools(strategy);
+            let stealing = !strategy.uses_pools();
             if stealing && p > 1 && total.requests_sent > 0 {
                 let asking: u64 = (0..p).map(|pe| trace.time_in(pe, State::Requesting)).sum();
                 assert!(asking > 0, "{what}: requests sent, no requesting");

@@ -66,7 +66,7 @@ where
 {
     let (seq_time, (expected, nodes)) = time(repeat, || seq::run_search(search));
     let parallel = |threads: usize| -> Result<Duration, Error> {
-        let config = Config { threads, budget, ..Config::default() };
+        let config = Config::with_spec(threads, treelb::RunSpec { budget, ..treelb::RunSpec::default() });
         let (t, outcome) =
             time(repeat, || treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config));
         let outcome = outcome?;

@@ -18,6 +18,7 @@ use std::time::Duration;
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
+use treelb::RunSpec;
 use treelb::search::{DfsWork, Search};
 use treelb::{Init, RunStats, SplitPolicy, Strategy, Work, seq};
 use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
@@ -121,7 +122,8 @@ where
     let seq_secs = seq_time.as_secs_f64();
     let mut rows = Vec::new();
     for &strategy in strategies {
-        let config = Config { strategy, ..config.clone() };
+        let mut config = config.clone();
+        config.spec.strategy = strategy;
         let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
         for _ in 0..repeat {
             let outcome = treelb_threads::run(root(), &config)?;
@@ -217,12 +219,8 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     let repeat =
         usize::try_from(positive("--repeat", &args.repeat)?).map_err(|_| err!("--repeat is too large"))?;
     let init: Init = args.init.parse().map_err(|e| err!("--init: {e}"))?;
-    let config = Config {
-        threads: threads(args.threads.as_deref())?,
-        budget: positive("--budget", &args.budget)?,
-        init,
-        ..Config::default()
-    };
+    let spec = RunSpec { budget: positive("--budget", &args.budget)?, init, ..RunSpec::default() };
+    let config = Config::with_spec(threads(args.threads.as_deref())?, spec);
     let (seq_secs, rows) = match (&workload, &fractal) {
         (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
         (Some(Workload::NQueens(_, problem)), _) => compare_search(problem, &config, &strategies, repeat)?,
@@ -248,7 +246,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
         machine: cpu_model(),
         threads: config.threads,
-        budget: config.budget,
+        budget: config.spec.budget,
         init,
         repeat,
         seq_secs,

@@ -40,10 +40,10 @@ pub(crate) fn run_threads<W: Work + Clone>(
     };
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
     let mut outcome =
-        run_with_monitor(root, &cfg.runtime, Duration::from_millis(100), |s| progress.update(s))?;
+        run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| progress.update(s))?;
     progress.finish();
     if let (Some((path, file)), Some(mut trace)) = (trace_file, outcome.trace.take()) {
-        let c = &cfg.runtime;
+        let c = &cfg.spec;
         trace.notes = vec![
             "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
             "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
@@ -51,7 +51,7 @@ pub(crate) fn run_threads<W: Work + Clone>(
             format!(
                 "strategy: {}, threads: {}, budget: {}, init: {}, split policy: {}, wall: {:.6} s",
                 c.strategy,
-                c.threads,
+                cfg.threads,
                 c.budget,
                 c.init,
                 cfg.split_policy,

@@ -40,7 +40,7 @@ where
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let c = &cfg.runtime;
+    let c = &cfg.spec;
     let slow = match std::env::var(SLOW_VAR) {
         Ok(v) => Some(
             Slow::parse(&v)

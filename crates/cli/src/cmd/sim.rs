@@ -12,7 +12,8 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use treelb::search::{DfsWork, SplitPolicy};
-use treelb::{Init, Strategy};
+use treelb::spec::Rho;
+use treelb::{Init, RunSpec, Strategy};
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_sim::engine::{SimReport, simulate_with};
 use treelb_sim::multilevel::{Multilevel, Search, best_rho, theorem4_fanout};
@@ -43,9 +44,10 @@ enum SimCommand {
 #[derive(Debug, Args)]
 struct RunArgs {
     /// Balancing strategy: random-polling, global-round-robin, async-round-robin,
-    /// work-sharing, extreme-work-sharing, two-choice, always-go-left,
-    /// static-block, static-cyclic, static-random, or multilevel (Kimura and
-    /// Ichiyoshi's producer tree, on the i.i.d. subtask model)
+    /// work-sharing, extreme-work-sharing, two-choice, always-go-left, max-load,
+    /// multilevel, master-worker, static-block, static-cyclic, static-random
+    /// (multilevel also runs Kimura and Ichiyoshi's model of i.i.d. subtasks:
+    /// --workload iid:SIZES)
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     strategy: String,
     /// How the root reaches the PEs: root (PE 0 starts) or selective
@@ -59,9 +61,9 @@ struct RunArgs {
     network: String,
     /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
     /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
-    /// for multilevel the i.i.d. subtask model, iid:SIZES with SIZES
-    /// deterministic, exponential or uniform [default: alpha:0.333, for
-    /// multilevel iid:exponential]
+    /// with --strategy multilevel also the i.i.d. subtask model of 001_…,
+    /// iid:SIZES with SIZES deterministic, exponential or uniform
+    /// [default: alpha:0.333]
     #[arg(long, value_name = "SPEC")]
     workload: Option<String>,
     /// Abstract and i.i.d. workloads: total work T_seq (t₁ of 001_…), in ticks
@@ -80,17 +82,20 @@ struct RunArgs {
     #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
     split_policy: String,
     /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
-    /// the product is P) [default: --levels levels, the root's degree after
-    /// Theorem 4 of 001_… as in the threads runtime, the others even]
+    /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
+    /// i.i.d. subtasks --levels levels, the root's degree after Theorem 4 of
+    /// 001_…, the others even]
     #[arg(long, value_name = "F1,F2,...")]
     fanout: Option<String>,
-    /// Multilevel: the number of producer levels when --fanout is not given
+    /// Multilevel on i.i.d. subtasks: the number of producer levels when
+    /// --fanout is not given
     #[arg(long, value_name = "L", default_value = "2")]
     levels: String,
-    /// Multilevel: granularity ρ per level (one value for all, or one per
-    /// level), the grain of level i being ρ_i · (consumers below) · T_produce;
-    /// `best` searches for the most efficient ρ on this run's seed (a few
-    /// dozen runs of the tree)
+    /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
+    /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
+    /// all, or one per level), the grain of level i being ρ_i · (consumers
+    /// below) · T_produce; `best` searches for the most efficient ρ on this
+    /// run's seed (a few dozen runs of the tree)
     #[arg(long, value_name = "RHO", default_value = "best")]
     rho: String,
     /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
@@ -105,10 +110,12 @@ struct RunArgs {
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
     t_poll: Option<String>,
-    /// Δt: ticks of work between probes
-    #[arg(long, value_name = "TICKS")]
-    dt: Option<String>,
-    /// Global round robin: ticks the counter spends per ticket
+    /// Δt: units of work between probes (as in runs of the runtimes; one
+    /// unit takes 1 tick of abstract work, --node-cost ticks of a tree)
+    #[arg(long, value_name = "UNITS", default_value = "100")]
+    budget: String,
+    /// Ticks the hub spends per message (global round robin's counter,
+    /// max-load's heap, master–worker's central pool)
     #[arg(long, value_name = "TICKS")]
     t_counter: Option<String>,
     /// Seed of the PEs' random choices
@@ -165,9 +172,6 @@ fn costs(a: &RunArgs) -> Result<Costs, Error> {
     set("--t-rout", &a.t_rout, &mut c.t_rout)?;
     set("--t-split", &a.t_split, &mut c.t_split)?;
     set("--t-poll", &a.t_poll, &mut c.t_poll)?;
-    if let Some(v) = &a.dt {
-        c.dt = positive("--dt", v)?;
-    }
     set("--t-counter", &a.t_counter, &mut c.t_counter)?;
     Ok(c)
 }
@@ -182,25 +186,40 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         .filter(|&p| p <= 1 << 24)
         .ok_or_else(|| err!("--pes {p} is too many (at most 16777216)"))?;
     let machine = Machine::new(p, network, costs(a)?);
-    let mut cfg = SimConfig::new(machine, strategy, init, number("--seed", &a.seed)?);
+    let workload_spec = a.workload.as_deref().unwrap_or("alpha:0.333");
+    let (kind, spec) = workload_spec.split_once(':').unwrap_or((workload_spec, ""));
+    if kind == "iid" && strategy != Strategy::Multilevel {
+        return Err(err!(
+            "--workload {workload_spec}: the i.i.d. subtask model runs with --strategy multilevel \
+             (one level is the single-level producer/consumer scheme)"
+        ));
+    }
+    let run_spec = RunSpec {
+        strategy,
+        init,
+        seed: number("--seed", &a.seed)?,
+        budget: positive("--budget", &a.budget)?,
+        rho: if strategy == Strategy::MaxLoad && a.rho != "best" {
+            let r: f64 = parse("--rho", &a.rho)?;
+            Rho::new(r).map_err(|e| err!("--rho: {e}"))?
+        } else {
+            Rho::DEFAULT
+        },
+        fanout: match (&a.fanout, kind) {
+            (Some(list), k) if k != "iid" => list
+                .split(',')
+                .map(|x| {
+                    usize::try_from(positive("--fanout", x)?)
+                        .map_err(|_| err!("--fanout: `{x}` is too large"))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => Vec::new(),
+        },
+    };
+    run_spec.validate().map_err(|e| err!("{e}"))?;
+    let mut cfg = SimConfig::new(machine, run_spec);
     if let Some(m) = &a.max_events {
         cfg.max_events = positive("--max-events", m)?;
-    }
-    let spec_default = if strategy == Strategy::Multilevel { "iid:exponential" } else { "alpha:0.333" };
-    let workload_spec = a.workload.as_deref().unwrap_or(spec_default);
-    let (kind, spec) = workload_spec.split_once(':').unwrap_or((workload_spec, ""));
-    if (kind == "iid") != (strategy == Strategy::Multilevel) {
-        return Err(if kind == "iid" {
-            err!(
-                "--workload {workload_spec}: the i.i.d. subtask model runs with --strategy multilevel \
-                 (one level is the single-level producer/consumer scheme)"
-            )
-        } else {
-            err!(
-                "--strategy multilevel runs on the i.i.d. subtask model of Kimura and Ichiyoshi: \
-                 use --workload iid:deterministic, iid:exponential or iid:uniform"
-            )
-        });
     }
     let (report, workload) = match kind {
         "iid" => multilevel(a, spec, &cfg)?,
@@ -214,7 +233,7 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
                     Some(h) => number("--max-generation", h)?,
                     None => u32::MAX,
                 },
-                seed: cfg.seed,
+                seed: cfg.spec.seed,
             };
             let (r, _) = simulate_with(model.root(), &cfg, a.per_pe).map_err(|e| err!("{e}"))?;
             (r, format!("abstract, {dist}, T_atomic = {}", model.atomic))
@@ -260,10 +279,10 @@ fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, St
             m.network
         ));
     }
-    if cfg.init != Init::Root {
+    if cfg.spec.init != Init::Root {
         return Err(err!(
             "--init {}: a producer tree starts from its root producer; use --init root",
-            cfg.init
+            cfg.spec.init
         ));
     }
     if a.max_events.is_some() {
@@ -305,7 +324,7 @@ fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, St
             t_produce,
             t_rout: m.costs.t_rout,
             trials: 1,
-            seed: cfg.seed,
+            seed: cfg.spec.seed,
             target: 1.0,
             steps: 0,
             max_work: work,
@@ -329,7 +348,7 @@ fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, St
     };
     let tree =
         Multilevel::with_rho(fanout, &rho, sizes, t_produce, m.costs.t_rout).map_err(|e| err!("{e}"))?;
-    let mut report = tree.report(work, cfg.seed);
+    let mut report = tree.report(work, cfg.spec.seed);
     if !a.per_pe {
         report.per_pe.clear();
     }
@@ -370,8 +389,8 @@ fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Err
     writeln!(out, "machine       P = {} on {}, diameter {} hops", m.p, m.network, m.diameter())?;
     writeln!(
         out,
-        "costs         T_rout {} · T_split {} · T_poll {} · Δt {} · T_counter {} (ticks)",
-        c.t_rout, c.t_split, c.t_poll, c.dt, c.t_counter
+        "costs         T_rout {} · T_split {} · T_poll {} · T_counter {} (ticks) · Δt {} units",
+        c.t_rout, c.t_split, c.t_poll, c.t_counter, r.budget
     )?;
     writeln!(out, "workload      {workload}")?;
     if !r.levels.is_empty() {
@@ -527,8 +546,20 @@ mod tests {
         assert_eq!(r.per_pe.len(), 64);
         assert_eq!(r.per_pe.iter().map(|pe| pe.work_units).sum::<u64>(), 2_000_000);
         // The default search for ρ, three even levels, and the summary.
-        let out = sim(&["run", "--strategy", "multilevel", "-p", "64", "--levels", "3", "--work", "1000000"])
-            .unwrap();
+        let out = sim(&[
+            "run",
+            "--strategy",
+            "multilevel",
+            "-p",
+            "64",
+            "--levels",
+            "3",
+            "--work",
+            "1000000",
+            "--workload",
+            "iid:exponential",
+        ])
+        .unwrap();
         assert!(out.contains("tree          3 levels: fan-out 16 × 2 × 2"), "{out}");
         assert!(out.contains("exponential sizes"), "{out}");
     }
@@ -557,8 +588,9 @@ mod tests {
             .unwrap();
             let r: SimReport = serde_json::from_str(&out).unwrap();
             assert_eq!((r.t_seq, r.per_pe.len()), (1_000_000, 16), "{strategy}");
-            assert!(r.per_pe.iter().all(|pe| pe.busy + pe.idle == r.t_par), "{strategy}");
-            assert!(r.per_pe.iter().map(|pe| pe.busy).sum::<u64>() >= r.t_seq, "{strategy}");
+            let ticks = |d: std::time::Duration| d.as_nanos() as u64;
+            assert!(r.per_pe.iter().all(|pe| ticks(pe.busy + pe.idle) == r.t_par), "{strategy}");
+            assert!(r.per_pe.iter().map(|pe| ticks(pe.busy)).sum::<u64>() >= r.t_seq, "{strategy}");
             assert!(!r.utilization.values.is_empty(), "{strategy}");
             let bytes = std::fs::read(&plot).unwrap();
             if file.ends_with(".svg") {
@@ -576,12 +608,31 @@ mod tests {
             let e = sim(args).unwrap_err().0;
             assert!(e.contains(what), "{args:?}: {e}");
         };
-        fails(&["run", "--strategy", "multilevel", "-p", "64", "--fanout", "8,4"], "multiply to 32");
-        fails(&["run", "--strategy", "multilevel", "-p", "64", "--rho", "1,2,3"], "3 values for 2 levels");
-        fails(&["run", "--strategy", "multilevel", "--rho", "fast"], "--rho");
-        fails(&["run", "--strategy", "multilevel", "--network", "ring"], "crossbar");
-        fails(&["run", "--strategy", "multilevel", "--workload", "alpha:0.3"], "iid:");
+        let iid = |extra: &[&'static str]| {
+            let mut v = vec!["run", "--strategy", "multilevel", "--workload", "iid:exponential"];
+            v.extend_from_slice(extra);
+            v
+        };
+        fails(&iid(&["-p", "64", "--fanout", "8,4"]), "multiply to 32");
+        fails(&iid(&["-p", "64", "--rho", "1,2,3"]), "3 values for 2 levels");
+        fails(&iid(&["--rho", "fast"]), "--rho");
+        fails(&iid(&["--network", "ring"]), "crossbar");
         fails(&["run", "--strategy", "multilevel", "--workload", "iid:pareto"], "pareto");
+        fails(&["run", "--strategy", "multilevel", "--fanout", "4,0"], "at least 1");
+        fails(&["run", "--strategy", "max-load", "--rho", "1.6"], "--rho");
         fails(&["run", "--workload", "iid:uniform"], "--strategy multilevel");
+    }
+
+    #[test]
+    fn every_strategy_runs_on_tree_shaped_work() {
+        for strategy in Strategy::ALL {
+            let name = strategy.name();
+            let out = sim(&["run", "--strategy", name, "-p", "32", "--work", "200000", "--json"]).unwrap();
+            let r: SimReport = serde_json::from_str(&out).unwrap();
+            assert_eq!((r.strategy.as_str(), r.work_units), (name, 200_000), "{name}");
+            let out =
+                sim(&["run", "--strategy", name, "-p", "8", "--workload", "uts:T1", "--init", "selective"]);
+            assert!(out.unwrap().contains("4130071"), "{name}");
+        }
     }
 }

@@ -49,7 +49,7 @@ struct Answer {
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
     let mut cfg = RunConfig::from_args(&args.run)?;
     if args.run.budget == treelb_threads::DEFAULT_BUDGET.to_string() {
-        cfg.runtime.budget = TSP_BUDGET;
+        cfg.spec.budget = TSP_BUDGET;
     }
     let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
     let (tsp, seed) = match (&args.file, &args.random) {

@@ -65,11 +65,9 @@ impl Worker {
 impl Balance for Worker {
     fn on(&mut self, event: Event, out: &mut Actions) {
         match event {
-            Event::Idle { .. } => {
-                if !self.waiting {
-                    self.waiting = true;
-                    emit(out, &mut self.tally, Action::AskMaster);
-                }
+            Event::Idle { .. } if !self.waiting => {
+                self.waiting = true;
+                emit(out, &mut self.tally, Action::AskMaster);
             }
             Event::Answer { work, .. } => {
                 self.waiting = false;
@@ -85,22 +83,13 @@ impl Balance for Worker {
                     emit(out, &mut self.tally, Action::NoPart);
                 }
             }
-            Event::Served { given, .. } => {
-                // Not given: the piece does not split yet; try after the
-                // next slice.
-                if given {
-                    self.demanded = false;
-                }
-            }
-            Event::Slice { .. } => {
-                if self.demanded {
-                    emit(out, &mut self.tally, Action::Deposit);
-                }
-            }
-            Event::Exhausted => {
-                if std::mem::replace(&mut self.demanded, false) {
-                    emit(out, &mut self.tally, Action::NoPart);
-                }
+            // Not given: the piece does not split yet; try after the next
+            // slice.
+            Event::Served { given: true, .. } => self.demanded = false,
+            Event::Slice { .. } if self.demanded => emit(out, &mut self.tally, Action::Deposit),
+            Event::Exhausted if self.demanded => {
+                self.demanded = false;
+                emit(out, &mut self.tally, Action::NoPart);
             }
             Event::Request { from, .. } => {
                 self.tally.requests_received += 1;

@@ -251,18 +251,12 @@ impl MaxLoad {
 impl Balance for MaxLoad {
     fn on(&mut self, event: Event, out: &mut Actions) {
         match event {
-            Event::Slice { load } => {
-                if self.reporter.is_due(load) {
-                    self.report(load, out);
-                }
-            }
+            Event::Slice { load } if self.reporter.is_due(load) => self.report(load, out),
             Event::Served { given, load } => self.report(if given { load } else { 0 }, out),
             Event::Exhausted => self.report(0, out),
-            Event::Idle { .. } => {
-                if !self.pending {
-                    self.pending = true;
-                    emit(out, &mut self.tally, Action::QueryMostLoaded);
-                }
+            Event::Idle { .. } if !self.pending => {
+                self.pending = true;
+                emit(out, &mut self.tally, Action::QueryMostLoaded);
             }
             Event::MostLoaded(pe) => match pe.filter(|&pe| pe != self.me) {
                 Some(to) => emit(out, &mut self.tally, Action::Request { to }),

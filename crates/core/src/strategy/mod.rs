@@ -418,10 +418,16 @@ impl<T> Pool<T> {
 
 /// The actions of one event: at most [`Actions::CAPACITY`], kept inline
 /// (no allocation on any driver's path).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Actions {
     len: u8,
-    items: [Option<Action>; Actions::CAPACITY],
+    items: [Action; Actions::CAPACITY],
+}
+
+impl Default for Actions {
+    fn default() -> Self {
+        Actions::new()
+    }
 }
 
 impl Actions {
@@ -429,8 +435,10 @@ impl Actions {
     pub const CAPACITY: usize = 4;
 
     /// No actions.
+    #[inline]
     pub const fn new() -> Self {
-        Actions { len: 0, items: [None; Actions::CAPACITY] }
+        // The filler is never read: only `items[..len]` is.
+        Actions { len: 0, items: [Action::NoPart; Actions::CAPACITY] }
     }
 
     /// Appends an action.
@@ -438,19 +446,25 @@ impl Actions {
     pub fn push(&mut self, action: Action) {
         let i = usize::from(self.len);
         assert!(i < Actions::CAPACITY, "a machine produced more than {} actions", Actions::CAPACITY);
-        self.items[i] = Some(action);
+        self.items[i] = action;
         self.len += 1;
+    }
+
+    /// The actions, in order.
+    #[inline]
+    pub fn as_slice(&self) -> &[Action] {
+        &self.items[..usize::from(self.len)]
     }
 
     /// The actions, in order, as a vector (for tests and scripts).
     pub fn to_vec(&self) -> Vec<Action> {
-        self.iter().collect()
+        self.as_slice().to_vec()
     }
 
-    /// The actions, in order, without allocating.
+    /// The actions, in order.
     #[inline]
     pub fn iter(&self) -> impl Iterator<Item = Action> + '_ {
-        self.items[..usize::from(self.len)].iter().map(|a| a.expect("set below len"))
+        self.as_slice().iter().copied()
     }
 
     /// Whether there is none.
@@ -462,7 +476,7 @@ impl Actions {
     /// Removes every action.
     #[inline]
     pub fn clear(&mut self) {
-        *self = Actions::new();
+        self.len = 0;
     }
 }
 
@@ -551,8 +565,9 @@ pub(crate) fn answer_request(from: usize, busy: bool, out: &mut Actions, tally: 
 pub enum Machine {
     /// Random polling, global and asynchronous round robin.
     Stealing(stealing::Stealing),
-    /// Work sharing, extreme work sharing, two-choice, always-go-left.
-    Pushing(pushing::Pushing),
+    /// Work sharing, extreme work sharing, two-choice, always-go-left (boxed:
+    /// the largest machine, which keeps every other one small).
+    Pushing(Box<pushing::Pushing>),
     /// Max-load visiting.
     MaxLoad(maxload::MaxLoad),
     /// The multi-level producer tree.

@@ -39,14 +39,14 @@ use super::{Action, Actions, Balance, Event, Strategy, Tally, answer_request, em
 /// ```
 #[derive(Clone, Debug)]
 pub struct VictimSelector {
-    me: usize,
-    p: usize,
+    me: u32,
+    p: u32,
     /// PEs per group (1: no groups).
-    group: usize,
+    group: u32,
+    /// Asynchronous round robin: the next target group.
+    target: u32,
     rng: SplitMix64,
     victims: Victims,
-    /// Asynchronous round robin: the next target group.
-    target: usize,
 }
 
 /// How victims are chosen.
@@ -81,35 +81,44 @@ impl VictimSelector {
     /// The same, with PEs in groups of `group` (`p` a multiple of it).
     pub fn grouped(victims: Victims, me: usize, p: usize, group: usize, seed: u64) -> Self {
         let group = group.max(1);
-        debug_assert!(p % group == 0, "{p} PEs do not form groups of {group}");
+        debug_assert!(p.is_multiple_of(group), "{p} PEs do not form groups of {group}");
         let groups = (p / group).max(1);
+        let small = |n: usize| u32::try_from(n).expect("at most 2³² PEs");
         VictimSelector {
-            me,
-            p,
-            group,
+            me: small(me),
+            p: small(p),
+            group: small(group),
+            target: small((me / group + 1) % groups),
             rng: SplitMix64::stream(seed, me, 0x5EED_0001),
             victims,
-            target: (me / group + 1) % groups,
         }
+    }
+
+    fn me(&self) -> usize {
+        self.me as usize
+    }
+
+    fn group(&self) -> usize {
+        self.group as usize
     }
 
     /// The number of groups (ranks, in hybrid runs).
     fn groups(&self) -> usize {
-        (self.p / self.group).max(1)
+        (self.p / self.group).max(1) as usize
     }
 
     /// A uniformly random member of group `g` other than this PE.
     fn member(&mut self, g: usize) -> Option<usize> {
-        let lo = g * self.group;
-        let mine = (lo..lo + self.group).contains(&self.me);
-        let size = self.group - usize::from(mine);
+        let lo = g * self.group();
+        let mine = (lo..lo + self.group()).contains(&self.me());
+        let size = self.group() - usize::from(mine);
         if size == 0 {
             return None;
         }
         // One candidate needs no draw: without groups, the victim stream is
         // one draw per choice.
         let mut v = lo + if size == 1 { 0 } else { self.rng.below(size as u64) as usize };
-        if mine && v >= self.me {
+        if mine && v >= self.me() {
             v += 1;
         }
         Some(v)
@@ -121,7 +130,7 @@ impl VictimSelector {
         if self.group < 2 {
             return None;
         }
-        self.member(self.me / self.group)
+        self.member(self.me() / self.group())
     }
 
     /// Whether victims come from tickets of the shared counter: then the
@@ -137,17 +146,17 @@ impl VictimSelector {
     #[inline]
     pub fn next_victim(&mut self) -> Option<usize> {
         let groups = self.groups();
-        let mine = self.me / self.group;
+        let mine = self.me() / self.group();
         if groups < 2 {
             return if self.group > 1 { self.local() } else { None };
         }
         let g = match self.victims {
             Victims::OwnCounter => {
-                if self.target == mine {
-                    self.target = (self.target + 1) % groups;
+                let mut g = self.target as usize;
+                if g == mine {
+                    g = (g + 1) % groups;
                 }
-                let g = self.target;
-                self.target = (g + 1) % groups;
+                self.target = ((g + 1) % groups) as u32;
                 g
             }
             _ => {
@@ -165,8 +174,8 @@ impl VictimSelector {
         if self.p < 2 {
             return None;
         }
-        let v = self.rng.below(self.p as u64 - 1) as usize;
-        Some(if v >= self.me { v + 1 } else { v })
+        let v = self.rng.below(u64::from(self.p) - 1) as usize;
+        Some(if v >= self.me() { v + 1 } else { v })
     }
 
     /// A uniform integer in `0..n`, from the same stream (ties, candidates).
@@ -188,7 +197,7 @@ impl VictimSelector {
     #[inline]
     pub fn victim_from_ticket(&mut self, ticket: u64) -> Option<usize> {
         let g = (ticket % self.groups() as u64) as usize;
-        if g == self.me / self.group {
+        if g == self.me() / self.group() {
             return None;
         }
         self.member(g)
