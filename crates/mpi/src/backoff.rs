@@ -1,56 +1,35 @@
-//! How an idle PE waits for messages without taking the core from busy ones:
-//! spin briefly (an answer usually comes within one Δt of the victim's
-//! work), then yield the time slice, then sleep for doubling intervals up to
-//! a cap. With more ranks than cores, sleeping ranks leave the cores to the
-//! busy ones; the cap bounds how late a sleeping PE notices a message.
+//! How an idle PE waits for messages: [`treelb::backoff`]'s policy (the
+//! same as the threads runtime's), carried out with this thread's clock and
+//! scheduler. With more ranks than cores, sleeping ranks leave the cores to
+//! the busy ones; the policy's cap bounds how late a sleeping PE notices a
+//! message.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const SPIN: Duration = Duration::from_micros(20);
-const MAX_SLEEP: Duration = Duration::from_micros(250);
+use treelb::backoff::{Backoff as Policy, Patience, Pause};
 
-/// How long a wait yields before it starts sleeping.
-#[derive(Clone, Copy)]
-pub(crate) enum Patience {
-    /// Waiting for the answer to a request: it is owed and comes at the
-    /// victim's next probe, within about Δt of work; yield for up to 2 ms.
-    Reply,
-    /// Everything else (between requests after "no work", the drain).
-    Idle,
-}
-
-/// An escalating wait.
+/// An escalating wait that started when it was made.
 pub(crate) struct Backoff {
+    policy: Policy,
     since: Instant,
-    sleep_exp: u32,
-    yield_until: Duration,
 }
 
 impl Backoff {
-    pub(crate) fn new() -> Self {
-        Backoff::with(Patience::Idle)
-    }
-
-    pub(crate) fn with(patience: Patience) -> Self {
-        let yield_until = match patience {
-            Patience::Reply => Duration::from_millis(2),
-            Patience::Idle => Duration::from_micros(300),
-        };
-        Backoff { since: Instant::now(), sleep_exp: 0, yield_until }
+    /// A wait that starts now.
+    pub(crate) fn new(patience: Patience) -> Self {
+        Backoff { policy: Policy::new(patience), since: Instant::now() }
     }
 
     /// Waits once, a little longer than last time.
     pub(crate) fn wait(&mut self) {
-        let waited = self.since.elapsed();
-        if waited < SPIN {
-            for _ in 0..64 {
-                std::hint::spin_loop();
+        match self.policy.pause(self.since.elapsed()) {
+            Pause::Spin => {
+                for _ in 0..64 {
+                    std::hint::spin_loop();
+                }
             }
-        } else if waited < self.yield_until {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(1 << self.sleep_exp).min(MAX_SLEEP));
-            self.sleep_exp = (self.sleep_exp + 1).min(8);
+            Pause::Yield => std::thread::yield_now(),
+            Pause::Sleep(d) => std::thread::sleep(d),
         }
     }
 }

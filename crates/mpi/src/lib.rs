@@ -1,42 +1,48 @@
-//! # treelb-mpi — random polling across processes, on MPI
+//! # treelb-mpi — every balancing strategy across processes, on MPI
 //!
 //! The algorithm of Sanders (`003_…`, Figure 1) over MPI ranks instead of
-//! threads, driving the same state machines as the threads runtime:
+//! threads, driving the same strategy machines as the threads runtime and
+//! the simulator (`treelb::strategy`): all 13 strategies run across ranks.
 //!
-//! * every rank holds at most one piece of [`Work`]; a busy rank works it in
-//!   slices of Δt units and after each slice *probes* for messages
-//!   (`MPI_Improbe`, a few hundred nanoseconds when nothing is there: see
-//!   [`ProbeCost`]); a request is answered by splitting the piece and sending
-//!   one part, serialized by a [`wire::Codec`];
-//! * an idle rank sends one request to a rank chosen by the
-//!   [`Strategy`] and, while it waits for the answer,
-//!   answers every request it gets with "no work". It never blocks in MPI and
-//!   backs off (spin, yield, sleep) when nothing arrives, so with more ranks
-//!   than cores idle ranks leave the cores to busy ones;
+//! * every rank holds at most one piece of [`Work`] at a time (and, under
+//!   the pushing and static strategies, a pool of waiting pieces); a busy
+//!   rank works it in slices of Δt units and after each slice *probes* for
+//!   messages (`MPI_Improbe`, a few hundred nanoseconds when nothing is
+//!   there: see [`ProbeCost`]) and hands what arrived to its machine;
+//!   pieces travel serialized by a [`wire::Codec`];
+//! * an idle rank tells its machine, which decides whether to ask anyone
+//!   (a victim, the hub, nobody); it never blocks in MPI and backs off
+//!   (spin, yield, sleep) when nothing arrives, so with more ranks than
+//!   cores idle ranks leave the cores to busy ones;
 //! * every send is non-blocking (`MPI_Isend`); buffers are freed when
 //!   `MPI_Test` says the send completed;
+//! * the run's hub (max-load's heap of reported loads, master–worker's
+//!   central pool) lives at PE 0, which serves its messages at its polls;
+//!   global round robin's counter is an MPI window at rank 0, incremented
+//!   with one-sided `MPI_Fetch_and_op`;
 //! * termination is the four-counter method of `003_…` §2 over an
-//!   asynchronous binary-tree reduction ([`treelb::termination`]);
-//! * after termination every rank drains: it waits for the answer to its own
-//!   last request while answering others with "no work", then enters a
-//!   non-blocking barrier (`MPI_Ibarrier`) and keeps answering until it
-//!   completes. When it does, no request, answer or signal is in flight; the
-//!   outputs and statistics are then gathered at rank 0 and `MPI_Finalize`
-//!   finds no pending message;
-//! * selective initialization (`000_…` §6): rank 0 broadcasts the root piece,
-//!   every rank splits it by the bits of its rank, before any PE starts;
+//!   asynchronous binary-tree reduction ([`treelb::termination`]), counting
+//!   every message that carries a piece (answers, pushes, parts for the
+//!   central pool and the pieces it hands out);
+//! * after termination every rank drains: it waits for every answer it is
+//!   owed while answering others, then the ranks exchange the numbers of
+//!   one-way messages (improvements, load reports, requests to the central
+//!   pool) in a non-blocking all-to-all and receive them all. When it is
+//!   over no message is in flight; the outputs and statistics are then
+//!   gathered at rank 0 and `MPI_Finalize` finds no pending message;
+//! * selective initialization (`000_…` §6) and static assignment: rank 0
+//!   broadcasts the root, every rank cuts its own copy, before any PE starts;
 //! * branch and bound ([`shared`]): each rank's copy of the search has its
 //!   own incumbent; improvements are sent to every other rank, a decided
-//!   decision search stops every rank, improvement messages are drained
-//!   before `MPI_Finalize`, and the best value and witness of all ranks is
-//!   gathered at rank 0;
-//! * global round robin keeps its target counter in an MPI window at rank 0
-//!   and takes tickets with one-sided `MPI_Fetch_and_op`;
-//! * hybrid mode: `T` threads in each rank steal from each other first, and a
-//!   rank whose threads are all idle steals from a random remote rank.
+//!   decision search stops every rank, and the best value and witness of
+//!   all ranks is gathered at rank 0;
+//! * hybrid mode: `T` threads in each rank, each a PE; under the stealing
+//!   strategies threads steal from each other first, and a rank whose
+//!   threads are all idle steals from another rank.
 //!
 //! Without the cargo feature `mpi` this crate holds only the wire format
-//! ([`wire`]), which needs no MPI installation.
+//! ([`wire`]) and the initial cut ([`shared`]), which need no MPI
+//! installation.
 
 pub mod shared;
 pub mod wire;
@@ -49,6 +55,8 @@ mod counter;
 mod driver;
 #[cfg(feature = "mpi")]
 mod outbox;
+#[cfg(feature = "mpi")]
+mod pe;
 
 #[cfg(feature = "mpi")]
 pub use driver::{Mpi, run};
@@ -56,28 +64,20 @@ pub use driver::{Mpi, run};
 use std::fmt;
 use std::time::Duration;
 
-pub use treelb::{Init, RunStats, Strategy, Work};
+pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
+pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
-/// The default Δt: units of work between two probes for messages.
-pub const DEFAULT_BUDGET: u64 = 256;
+/// The strategies this runtime runs: all of them.
+pub const SUPPORTED_STRATEGIES: [Strategy; 13] = Strategy::ALL;
 
-/// The strategies this runtime runs.
-pub const SUPPORTED_STRATEGIES: [Strategy; 3] =
-    [Strategy::RandomPolling, Strategy::AsyncRoundRobin, Strategy::GlobalRoundRobin];
-
-/// How to run: threads per rank, Δt, initialization, strategy, seed.
+/// How to run: the balancing ([`RunSpec`], the same as the threads
+/// runtime's) and what is this runtime's own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Worker threads per rank; more than 1 is the hybrid mode.
     pub threads: usize,
-    /// Δt: units of work between two probes for messages, at least 1.
-    pub budget: u64,
-    /// How the root reaches the ranks.
-    pub init: Init,
-    /// Whom an idle rank asks for work.
-    pub strategy: Strategy,
-    /// Seed of the random choices.
-    pub seed: u64,
+    /// How to balance.
+    pub spec: RunSpec,
     /// For tests: one rank sleeps this long after every slice of work.
     pub slow: Option<Slow>,
 }
@@ -111,26 +111,17 @@ impl Slow {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            threads: 1,
-            budget: DEFAULT_BUDGET,
-            init: Init::Root,
-            strategy: Strategy::RandomPolling,
-            seed: 0x7EE1_B5EED,
-            slow: None,
-        }
+        Config { threads: 1, spec: RunSpec::default(), slow: None }
     }
 }
 
 /// Why a run could not start (or stopped).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Error {
     /// `threads` was 0.
     NoThreads,
-    /// `budget` was 0.
-    ZeroBudget,
-    /// The strategy does not run on MPI.
-    UnsupportedStrategy(Strategy),
+    /// The run specification is invalid.
+    Spec(SpecError),
     /// MPI was initialized before (it initializes once per process).
     AlreadyInitialized,
     /// The MPI library does not give the thread support hybrid mode needs.
@@ -148,12 +139,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NoThreads => f.write_str("the number of threads per rank must be at least 1"),
-            Error::ZeroBudget => f.write_str("the work budget (Δt) must be at least 1 unit"),
-            Error::UnsupportedStrategy(s) => write!(
-                f,
-                "strategy `{s}` does not run on the MPI runtime (available: {})",
-                SUPPORTED_STRATEGIES.map(Strategy::name).join(", ")
-            ),
+            Error::Spec(e) => e.fmt(f),
             Error::AlreadyInitialized => f.write_str("MPI is initialized once per process and already was"),
             Error::ThreadSupport { required, provided } => write!(
                 f,
@@ -172,13 +158,7 @@ impl Config {
         if self.threads == 0 {
             return Err(Error::NoThreads);
         }
-        if self.budget == 0 {
-            return Err(Error::ZeroBudget);
-        }
-        if !SUPPORTED_STRATEGIES.contains(&self.strategy) {
-            return Err(Error::UnsupportedStrategy(self.strategy));
-        }
-        Ok(())
+        self.spec.validate().map_err(Error::Spec)
     }
 }
 

@@ -78,9 +78,9 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::Work;
+use treelb::RunSpec;
 use treelb::incumbent::{Incumbent, Sense};
-use treelb::init::{Share, selective_shares};
+use treelb::init::Share;
 
 use crate::wire::{Codec, DecodeError, from_bytes};
 
@@ -168,28 +168,31 @@ where
     }
 }
 
-/// The initial shares of the `threads` PEs of rank `rank` of `ranks` under
-/// selective initialization, in thread order: share `g = rank · threads +
-/// t` of `treelb::init::selective` for thread `t`.
+/// The initial pieces of the `threads` PEs of rank `rank` of `ranks`, in
+/// thread order (PE `g = rank · threads + t` for thread `t`), each a list
+/// of shares: under selective initialization one share each
+/// (`treelb::init::selective`), under static assignment the PE's parts
+/// ([`RunSpec::initial_shares`]).
 ///
 /// Call it before any PE of the rank works and before any message is
 /// received: see the module documentation for why every rank then cuts the
 /// same tree. With shared state (`codec.shared()`), the whole splitting
 /// tree is descended on every rank; otherwise only the paths to this rank's
-/// shares.
+/// shares (static parts: always the whole tree).
 ///
 /// ```
 /// use treelb::search::SplitPolicy;
-/// use treelb::{seq, Reduce};
+/// use treelb::{seq, Init, Reduce, RunSpec};
 /// use treelb_apps::nqueens::NQueens;
 /// use treelb_mpi::shared::rank_shares;
 /// use treelb_mpi::wire::DfsCodec;
 ///
 /// let queens = NQueens::new(8).unwrap();
 /// let codec = DfsCodec::new(&queens, SplitPolicy::OldestHalf);
+/// let spec = RunSpec { init: Init::Selective, ..RunSpec::default() };
 /// let mut total = treelb_apps::nqueens::NQueensResult::default();
 /// for rank in 0..3 {
-///     for share in rank_shares(&codec, &codec.root(), rank, 2, 3) {
+///     for share in rank_shares(&codec, &spec, &codec.root(), rank, 2, 3).into_iter().flatten() {
 ///         total.merge(share.output);
 ///         if let Some(piece) = share.piece {
 ///             total.merge(seq::run_work(piece).0);
@@ -200,34 +203,18 @@ where
 /// ```
 pub fn rank_shares<C>(
     codec: &C,
+    spec: &RunSpec,
     root: &C::Work,
     rank: usize,
     threads: usize,
     ranks: usize,
-) -> Vec<Share<C::Work>>
+) -> Vec<Vec<Share<C::Work>>>
 where
     C: Codec,
     C::Work: Clone,
 {
-    let p = ranks * threads;
-    let mine = rank * threads..(rank + 1) * threads;
-    let wanted: Vec<usize> = if codec.shared().is_some() { (0..p).collect() } else { mine.clone().collect() };
-    let mut by_index: Vec<Option<Share<C::Work>>> = (0..threads).map(|_| None).collect();
-    for (index, share) in selective_shares(root, &wanted, p) {
-        if mine.contains(&index) {
-            by_index[index - mine.start] = Some(share);
-        }
-    }
-    by_index
-        .into_iter()
-        .map(|s| {
-            s.unwrap_or(Share {
-                piece: None,
-                output: <<C::Work as Work>::Output as Default>::default(),
-                units: 0,
-            })
-        })
-        .collect()
+    let mine: Vec<usize> = (rank * threads..(rank + 1) * threads).collect();
+    spec.initial_shares(root, ranks * threads, &mine, codec.shared().is_some())
 }
 
 #[cfg(test)]
@@ -284,6 +271,10 @@ mod tests {
         assert!(!codec.should_stop());
     }
 
+    fn selective() -> RunSpec {
+        RunSpec { init: treelb::Init::Selective, ..RunSpec::default() }
+    }
+
     /// A graph whose maximum clique the unseeded search improves many times.
     fn graph() -> Graph {
         Graph::random(60, 0.7, 5)
@@ -306,7 +297,7 @@ mod tests {
             let one_codec = DfsCodec::new(&one, SplitPolicy::OldestHalf).with_shared(&one.incumbent);
             let all: Vec<usize> = (0..p).collect();
             let mut expected = vec![Vec::new(); p];
-            for (index, share) in selective_shares(&one_codec.root(), &all, p) {
+            for (index, share) in treelb::init::selective_shares(&one_codec.root(), &all, p) {
                 if let Some(piece) = share.piece {
                     one_codec.encode(piece, &mut expected[index]);
                 }
@@ -315,9 +306,9 @@ mod tests {
             for rank in 0..ranks {
                 let search = CliqueSearch::max_clique_unseeded(&g);
                 let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf).with_shared(&search.incumbent);
-                let shares = rank_shares(&codec, &codec.root(), rank, threads, ranks);
+                let shares = rank_shares(&codec, &selective(), &codec.root(), rank, threads, ranks);
                 assert_eq!(shares.len(), threads);
-                for (t, share) in shares.into_iter().enumerate() {
+                for (t, share) in shares.into_iter().map(|mut list| list.remove(0)).enumerate() {
                     let mut bytes = Vec::new();
                     if let Some(piece) = share.piece {
                         codec.encode(piece, &mut bytes);
@@ -342,7 +333,9 @@ mod tests {
             for rank in 0..ranks {
                 let search = Knapsack::new(&instance);
                 let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf).with_shared(&search.incumbent);
-                for share in rank_shares(&codec, &codec.root(), rank, 1, ranks) {
+                for share in
+                    rank_shares(&codec, &selective(), &codec.root(), rank, 1, ranks).into_iter().flatten()
+                {
                     if let Some(piece) = share.piece {
                         let mut bytes = Vec::new();
                         codec.encode(piece, &mut bytes);

@@ -40,7 +40,6 @@ where
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let c = &cfg.spec;
     let slow = match std::env::var(SLOW_VAR) {
         Ok(v) => Some(
             Slow::parse(&v)
@@ -48,14 +47,7 @@ where
         ),
         Err(_) => None,
     };
-    let config = treelb_mpi::Config {
-        threads: c.threads,
-        budget: c.budget,
-        init: c.init,
-        strategy: c.strategy,
-        seed: c.seed,
-        slow,
-    };
+    let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow };
     config.validate()?;
     let mpi = Mpi::init(config.threads)?;
     let support = mpi.thread_support();

@@ -103,6 +103,7 @@ pub struct Hub<T> {
     counter: u64,
     heap: Option<LoadHeap>,
     master: Option<Master<T>>,
+    closed: bool,
     tally: Tally,
 }
 
@@ -114,6 +115,7 @@ impl<T> Hub<T> {
             counter: 0,
             heap: (strategy == Strategy::MaxLoad).then(|| LoadHeap::new(p)),
             master: (strategy == Strategy::MasterWorker).then(|| Master::new(p, busy)),
+            closed: false,
             tally: Tally::default(),
         }
     }
@@ -133,6 +135,7 @@ impl<T> Hub<T> {
                 self.tally.messages += 1;
                 out.push(HubAction::MostLoaded { to: from, pe });
             }
+            HubEvent::Ask { .. } if self.closed => {}
             HubEvent::Ask { from } => {
                 let mut orders = Vec::new();
                 self.master().ask(from, &mut orders);
@@ -168,6 +171,29 @@ impl<T> Hub<T> {
     /// hub holds work while this is positive.
     pub fn pooled(&self) -> usize {
         self.master.as_ref().map_or(0, Master::pooled)
+    }
+
+    /// Demands of the central pool sent and not answered yet: replies the
+    /// hub is owed (master–worker; 0 otherwise).
+    pub fn demands_out(&self) -> usize {
+        self.master.as_ref().map_or(0, Master::demands_out)
+    }
+
+    /// Drops every piece of the central pool (a decision search is decided:
+    /// the rest of the work is not needed); returns how many.
+    pub fn discard_pooled(&mut self) -> usize {
+        self.master.as_mut().map_or(0, Master::discard_pooled)
+    }
+
+    /// The run is over (termination was detected): from now on the hub
+    /// answers look-ups and takes answers to its demands, but sends no
+    /// demand and hands nothing out, so that the drivers' drains see no new
+    /// message appear. A request for a piece is dropped.
+    pub fn close(&mut self) {
+        self.closed = true;
+        if let Some(m) = &mut self.master {
+            m.close();
+        }
     }
 
     /// Operations on the load heap so far (max-load).

@@ -200,6 +200,25 @@ impl<T> Master<T> {
         self.pool.len()
     }
 
+    /// Demands sent and not answered yet.
+    pub fn demands_out(&self) -> usize {
+        self.out
+    }
+
+    /// Drops every piece of the central pool (the computation is decided:
+    /// the rest of the work is not needed); returns how many.
+    pub fn discard_pooled(&mut self) -> usize {
+        let n = self.pool.len();
+        self.pool.clear();
+        n
+    }
+
+    /// The run is over: forget the waiting workers, so that no demand
+    /// follows (answers to the demands already out are still taken).
+    pub fn close(&mut self) {
+        self.waiting.clear();
+    }
+
     fn hand(&mut self, to: usize, piece: T, out: &mut Vec<Order<T>>) {
         self.busy[to] = true;
         out.push(Order::Hand { to, piece });

@@ -1,0 +1,675 @@
+//! One PE across MPI ranks: Figure 1 of `003_…`, driving the run's strategy
+//! machine (`treelb::strategy`) — the same machines the threads runtime and
+//! the simulator drive.
+//!
+//! ```text
+//! loop
+//!     while I ≠ ∅:  work(I, Δt); [tell the machine: a slice with load L];
+//!                   probe: every message that arrived goes to the machine
+//!                   (requests, load queries, demands, answers, pushes) or,
+//!                   at PE 0, to the hub
+//!     take the oldest piece of the pool as I, if any
+//!     while I = ∅:  probe; tell the machine "idle"; run the detector
+//! until the detector announces termination; then drain
+//! ```
+//!
+//! Every action of the machine becomes a non-blocking send (or, for PE 0's
+//! own messages to the hub, a call). Pieces — answers with work, pushes,
+//! parts for the central pool and pieces it hands out — are the messages
+//! the four-counter detector counts; a PE is idle for it when it holds no
+//! piece, its pool is empty and (PE 0) the central pool is empty.
+//!
+//! ## The drain
+//! When the detector announces termination no work is left anywhere, but
+//! other messages may be: requests of PEs that have not heard yet, load
+//! queries and their answers, the hub's demands and their answers, and the
+//! one-way messages — improvements of the incumbent, load reports,
+//! requests to the central pool. MPI must find none of them in flight at
+//! `MPI_Finalize`. So after termination a PE starts nothing and answers
+//! everything (requests with "no work", load queries with 0, demands with
+//! "no part"), in two stages:
+//!
+//! 1. Every PE waits for every answer it is owed (PE 0 also for the answers
+//!    to the hub's demands). A request, query or demand is owed by its
+//!    sender until answered, so once *every* PE has its answers, none of
+//!    these nor their answers is in flight.
+//! 2. Thread 0 of each rank, once all its threads are through stage 1,
+//!    joins a non-blocking all-to-all of the one-way messages each rank
+//!    sent to each (they all go to thread 0 of a rank); it completes only
+//!    when every rank has joined, that is when stage 1 is over everywhere,
+//!    and nobody sends a one-way message after stage 1 (no work, no new
+//!    attempts). Thread 0 then receives until it has every one-way message
+//!    sent to its rank, answering requests meanwhile, and releases its
+//!    threads.
+//!
+//! Termination signals need no counting: a PE reaches stage 1 only after
+//! it received the detector's final signal and forwarded it.
+
+use std::mem::ManuallyDrop;
+use std::sync::atomic::Ordering;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mpi::point_to_point::{MatchedReceiveVec, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::CommunicatorCollectives;
+use treelb::strategy::{
+    Action, Actions, Balance, Event, Hub, HubAction, HubEvent, Machine, Pool, pieces_held,
+};
+use treelb::termination::{FourCounter, Signal};
+use treelb::{PeStats, Work};
+
+use crate::backoff::Backoff;
+use crate::driver::kind::*;
+use crate::driver::{Ctx, Out, PeResult, Start};
+use crate::outbox::Outbox;
+use crate::wire::{self, Codec};
+use treelb::backoff::Patience;
+
+/// The body of PE thread `t` of this rank.
+pub(crate) fn pe_main<C>(
+    ctx: &Ctx<'_, C>,
+    t: usize,
+    (pieces, output, units): Start<C::Work>,
+    world: Option<&SimpleCommunicator>,
+) -> PeResult<Out<C>>
+where
+    C: Codec,
+    C::Work: Clone,
+{
+    let g = ctx.rank * ctx.threads + t;
+    let p = ctx.ranks * ctx.threads;
+    let spec = &ctx.config.spec;
+    let machine = spec.grouped_machine(g, p, ctx.threads);
+    let mut pool = Pool::new();
+    for piece in pieces {
+        pool.push(piece, g);
+    }
+    // The hub of max-load and master–worker lives at PE 0 (global round
+    // robin's counter is an MPI window instead).
+    let hub = (g == 0 && matches!(spec.strategy, treelb::Strategy::MaxLoad | treelb::Strategy::MasterWorker))
+        .then(|| {
+            // Who starts with a piece: PE 0 with the root, everyone after a
+            // cut (a demand to a PE whose share was empty is answered
+            // "no part").
+            let root_only = spec.init == treelb::Init::Root && !spec.strategy.is_static();
+            spec.hub(p, move |pe| !root_only || pe == 0)
+        });
+    let mut pe = Pe {
+        ctx,
+        t,
+        g,
+        comms: ctx.comms(),
+        fc: FourCounter::new(g, p),
+        outbox: Outbox::new(),
+        wants_slices: machine.wants_slices(),
+        machine,
+        pool,
+        hub,
+        acc: output,
+        stats: PeStats { pe: g, work_units: units, ..PeStats::default() },
+        probes: 0,
+        owed: 0,
+        since: Instant::now(),
+        scratch: Vec::new(),
+        seen: 0,
+        one_way_received: 0,
+        improvements: 0,
+        terminated: false,
+    };
+    pe.run(world);
+    let mut stats = pe.stats;
+    stats.add_tally(&pe.machine.tally());
+    if let Some(hub) = &pe.hub {
+        stats.add_tally(&hub.tally());
+    }
+    PeResult { output: pe.acc, stats, probes: pe.probes, waves: pe.fc.wave(), improvements: pe.improvements }
+}
+
+/// One PE: its machine, pool, detector, sends in flight, counters, output.
+struct Pe<'a, C: Codec> {
+    ctx: &'a Ctx<'a, C>,
+    t: usize,
+    g: usize,
+    comms: Vec<ManuallyDrop<SimpleCommunicator>>,
+    fc: FourCounter,
+    outbox: Outbox,
+    machine: Machine,
+    /// Whether the machine wants [`Event::Slice`] (read once).
+    wants_slices: bool,
+    /// Waiting pieces: initial ones, pushed ones, answers.
+    pool: Pool<C::Work>,
+    /// PE 0: the hub of max-load or master–worker.
+    hub: Option<Hub<Vec<u8>>>,
+    acc: Out<C>,
+    stats: PeStats,
+    probes: u64,
+    /// Answers this PE is owed: to its request, its load queries, its
+    /// look-up at the hub.
+    owed: usize,
+    since: Instant,
+    scratch: Vec<u8>,
+    /// The version of the shared state this PE last looked at.
+    seen: u64,
+    /// One-way messages received (thread 0 only).
+    one_way_received: u64,
+    /// Improvement messages sent.
+    improvements: u64,
+    /// The detector announced termination: start nothing, answer everything.
+    terminated: bool,
+}
+
+impl<C> Pe<'_, C>
+where
+    C: Codec,
+{
+    /// Figure 1: work while there is work, look for work while there is
+    /// none, until the detector announces termination; then drain.
+    fn run(&mut self, world: Option<&SimpleCommunicator>) {
+        self.since = Instant::now();
+        // Cutting the initial shares may have improved the incumbent.
+        self.share();
+        loop {
+            if let Some((piece, from)) = self.pool.take() {
+                if from != self.g {
+                    self.stats.pieces_received += 1;
+                }
+                self.work_on(piece);
+                let lap = self.lap();
+                self.stats.busy += lap;
+                continue;
+            }
+            let found = self.find_work();
+            let lap = self.lap();
+            self.stats.idle += lap;
+            if !found {
+                break;
+            }
+        }
+        self.drain(world);
+        let lap = self.lap();
+        self.stats.idle += lap;
+    }
+
+    fn lap(&mut self) -> Duration {
+        let now = Instant::now();
+        let d = now - self.since;
+        self.since = now;
+        d
+    }
+
+    /// Whether the computation is decided (a decision search holds its
+    /// witness): nothing is given away or started any more.
+    fn stopped(&self) -> bool {
+        self.ctx.codec.should_stop()
+    }
+
+    /// Busy phase: slices of Δt units, a probe after each.
+    fn work_on(&mut self, mut work: C::Work) {
+        let budget = self.ctx.config.spec.budget;
+        let slow = self.ctx.config.slow.filter(|s| s.rank == self.ctx.rank).map(|s| s.pause);
+        self.ctx.shared.busy.fetch_add(1, Ordering::Relaxed);
+        loop {
+            let progress = work.work(budget, &mut self.acc);
+            self.stats.work_units += progress.used(budget);
+            self.share();
+            if progress.is_exhausted() || work.should_stop() {
+                // Exhausted, or the computation is decided: the rest of the
+                // piece is dropped, requests get "no work" from now on.
+                break;
+            }
+            if let Some(pause) = slow {
+                thread::sleep(pause);
+            }
+            if self.wants_slices {
+                let load = work.load();
+                self.feed(Event::Slice { load }, Some(&mut work));
+            }
+            self.poll(Some(&mut work));
+            self.outbox.progress();
+        }
+        self.ctx.shared.busy.fetch_sub(1, Ordering::Relaxed);
+        self.feed(Event::Exhausted, None);
+    }
+
+    /// Idle phase: probes, tells the machine it is idle, runs the detector,
+    /// until a piece is in the pool (`true`) or the run is over (`false`).
+    fn find_work(&mut self) -> bool {
+        // Between attempts: escalates over the whole idle phase, so a PE
+        // that keeps hearing "no work" ends up sleeping. Waiting for an
+        // answer it is owed: yields rather than sleeps.
+        let mut between = Backoff::new(Patience::RETRY);
+        let mut answer = Backoff::new(Patience::REPLY);
+        loop {
+            let activity = self.poll(None);
+            if self.stopped() {
+                // Decided: what arrived (and was counted) is dropped, the
+                // central pool's pieces too.
+                while self.pool.take().is_some() {}
+                if let Some(hub) = &mut self.hub {
+                    hub.discard_pooled();
+                }
+            } else if !self.pool.is_empty() {
+                return true;
+            }
+            if self.hub.as_ref().is_none_or(|h| h.pooled() == 0) {
+                self.detect();
+                if self.fc.is_terminated() {
+                    self.terminated = true;
+                    if let Some(hub) = &mut self.hub {
+                        hub.close();
+                    }
+                    return false;
+                }
+            }
+            if !self.stopped() {
+                let local_work = self.ctx.threads > 1 && self.ctx.shared.busy.load(Ordering::Relaxed) > 0;
+                self.feed(Event::Idle { local_work }, None);
+                if !self.pool.is_empty() {
+                    continue; // the hub at PE 0 handed it a piece at once
+                }
+            }
+            if !activity {
+                if self.owed > 0 {
+                    answer.wait();
+                } else {
+                    between.wait();
+                }
+            }
+            self.outbox.progress();
+        }
+    }
+
+    /// Sends an improvement of the shared state, if there is one the other
+    /// ranks may not have: a relaxed load when nothing changed.
+    fn share(&mut self) {
+        let Some(shared) = self.ctx.state else { return };
+        let version = shared.version();
+        if version == self.seen {
+            return;
+        }
+        let mut bytes = Vec::new();
+        let Some(key) = shared.encode(&mut bytes) else {
+            return; // a witness is being stored: look again after the next slice
+        };
+        self.seen = version;
+        let known = &self.ctx.shared.known;
+        if known.fetch_max(key, Ordering::AcqRel) >= key {
+            return;
+        }
+        let threads = self.ctx.threads;
+        for rank in (0..self.ctx.ranks).filter(|&r| r != self.ctx.rank) {
+            self.improvements += 1;
+            self.send_one_way(rank * threads, IMPROVE, bytes.clone());
+        }
+    }
+
+    /// Receives every message that is there and hands it to the machine
+    /// (or the hub); `work` is the piece, while busy. Returns whether
+    /// anything arrived.
+    fn poll(&mut self, mut work: Option<&mut C::Work>) -> bool {
+        let threads = self.ctx.threads;
+        let mut activity = false;
+        loop {
+            self.probes += 1;
+            let Some(probed) = self.comms[self.t].any_process().immediate_matched_probe() else {
+                return activity;
+            };
+            activity = true;
+            let (bytes, status) = probed.matched_receive_vec::<u8>();
+            let tag = status.tag();
+            let from = status.source_rank() as usize * threads + (tag / KINDS) as usize;
+            let busy = work.is_some() && !self.stopped() && !self.terminated;
+            // Events that only concern this PE's own attempts are not told
+            // after termination: they could start new ones.
+            let live = !self.terminated;
+            match tag % KINDS {
+                REQUEST => self.feed(Event::Request { from, busy }, work.as_deref_mut()),
+                WORK => {
+                    self.owed -= 1;
+                    self.fc.work_received();
+                    self.stats.pieces_received += 1;
+                    let piece = self.decode(&bytes, from);
+                    self.pool.push(piece, self.g);
+                    self.feed(Event::Answer { from, work: true }, None);
+                }
+                NO_WORK => {
+                    self.owed -= 1;
+                    if live {
+                        self.feed(Event::Answer { from, work: false }, None);
+                    }
+                }
+                LOAD_QUERY => self.feed(Event::LoadQuery { from }, None),
+                LOAD => {
+                    self.owed -= 1;
+                    let load: u64 = self.decode_value(&bytes, from);
+                    if live {
+                        // The offer may follow at once: it splits this piece.
+                        self.feed(Event::Load { from, load }, work.as_deref_mut());
+                    }
+                }
+                PUSH => {
+                    self.fc.work_received();
+                    let piece = self.decode(&bytes, from);
+                    self.pool.push(piece, from);
+                    self.feed(Event::Pushed { from }, None);
+                }
+                DEMAND => self.feed(Event::Demand { busy }, work.as_deref_mut()),
+                MOST_LOADED => {
+                    self.owed -= 1;
+                    let pe: Option<u64> = self.decode_value(&bytes, from);
+                    if live {
+                        self.feed(Event::MostLoaded(pe.map(|pe| pe as usize)), None);
+                    }
+                }
+                HAND => {
+                    self.fc.work_received();
+                    self.stats.pieces_received += 1;
+                    let piece = self.decode(&bytes, from);
+                    self.pool.push(piece, self.g);
+                    self.feed(Event::Answer { from, work: true }, None);
+                }
+                HUB_REPORT => {
+                    self.one_way_received += 1;
+                    let load: u64 = self.decode_value(&bytes, from);
+                    self.to_hub(HubEvent::Report { from, load }, work.as_deref_mut());
+                }
+                HUB_QUERY => self.to_hub(HubEvent::QueryMostLoaded { from }, work.as_deref_mut()),
+                HUB_ASK => {
+                    self.one_way_received += 1;
+                    self.to_hub(HubEvent::Ask { from }, work.as_deref_mut());
+                }
+                HUB_DEPOSIT => {
+                    self.fc.work_received();
+                    let (load, piece): (u64, Vec<u8>) = self.decode_value(&bytes, from);
+                    self.to_hub(HubEvent::Deposit { from, part: Some((piece, load)) }, work.as_deref_mut());
+                }
+                HUB_NO_PART => self.to_hub(HubEvent::Deposit { from, part: None }, work.as_deref_mut()),
+                SIGNAL => {
+                    let signal: Signal = self.decode_value(&bytes, from);
+                    let (outbox, comms, t) = (&mut self.outbox, &self.comms, self.t);
+                    self.fc.on_signal(from, signal, &mut |to, s| {
+                        send_to(outbox, comms, threads, t, to, SIGNAL, wire::to_bytes(&s));
+                    });
+                }
+                IMPROVE => {
+                    self.one_way_received += 1;
+                    let shared = self
+                        .ctx
+                        .state
+                        .unwrap_or_else(|| panic!("PE {}: an improvement without shared state", self.g));
+                    let key = shared
+                        .apply(&bytes)
+                        .unwrap_or_else(|e| panic!("PE {}: improvement from PE {from}: {e}", self.g));
+                    // Its sender sent it to every rank.
+                    self.ctx.shared.known.fetch_max(key, Ordering::AcqRel);
+                }
+                other => panic!("PE {}: message of unknown kind {other} from PE {from}", self.g),
+            }
+        }
+    }
+
+    fn decode(&self, bytes: &[u8], from: usize) -> C::Work {
+        self.ctx.codec.decode(bytes).unwrap_or_else(|e| panic!("PE {}: a piece from PE {from}: {e}", self.g))
+    }
+
+    fn decode_value<T: serde::de::DeserializeOwned>(&self, bytes: &[u8], from: usize) -> T {
+        wire::from_bytes(bytes).unwrap_or_else(|e| panic!("PE {}: a message from PE {from}: {e}", self.g))
+    }
+
+    /// Feeds an event to the machine and carries out its actions; `work` is
+    /// the piece, if the PE holds one.
+    fn feed(&mut self, event: Event, mut work: Option<&mut C::Work>) {
+        let mut out = Actions::new();
+        self.machine.on(event, &mut out);
+        for action in out.iter() {
+            self.act(action, work.as_deref_mut());
+        }
+    }
+
+    /// Splits `work` for another PE (nothing once decided or over); counts
+    /// the part as sent work before it can arrive (see
+    /// `treelb::termination`).
+    fn split_off(&mut self, work: Option<&mut C::Work>) -> (Option<C::Work>, u64) {
+        if self.stopped() || self.terminated {
+            return (None, 0);
+        }
+        let Some(work) = work else { return (None, 0) };
+        let part = work.split();
+        if part.is_some() {
+            self.stats.splits += 1;
+            self.stats.pieces_sent += 1;
+        }
+        (part, work.load())
+    }
+
+    fn encode(&mut self, piece: C::Work) -> Vec<u8> {
+        let mut buf = std::mem::take(&mut self.scratch);
+        buf.clear();
+        self.ctx.codec.encode(piece, &mut buf);
+        buf
+    }
+
+    /// Carries out one action of the machine.
+    fn act(&mut self, action: Action, work: Option<&mut C::Work>) {
+        match action {
+            Action::Request { to } => {
+                self.owed += 1;
+                self.send(to, REQUEST, Vec::new());
+            }
+            Action::Give { to } => {
+                let (part, load) = self.split_off(work);
+                let given = part.is_some();
+                match part {
+                    Some(part) => {
+                        self.fc.work_sent();
+                        let bytes = self.encode(part);
+                        self.send(to, WORK, bytes);
+                    }
+                    None => self.send(to, NO_WORK, Vec::new()),
+                }
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::Refuse { to } => self.send(to, NO_WORK, Vec::new()),
+            Action::Push { to } => {
+                let (part, load) = self.split_off(work);
+                let given = part.is_some();
+                if let Some(part) = part {
+                    self.fc.work_sent();
+                    let bytes = self.encode(part);
+                    self.send(to, PUSH, bytes);
+                }
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::QueryLoad { to } => {
+                self.owed += 1;
+                self.send(to, LOAD_QUERY, Vec::new());
+            }
+            Action::ReplyLoad { to } => {
+                let held = pieces_held(work.is_some(), self.pool.len());
+                self.send(to, LOAD, wire::to_bytes(&held));
+            }
+            Action::TakeTicket => {
+                let counter = self.ctx.counter.as_ref().expect("global round robin has its counter");
+                let ticket = counter.next_ticket();
+                self.feed(Event::Ticket(ticket), None);
+            }
+            Action::QueryMostLoaded => {
+                if self.g == 0 {
+                    self.to_hub(HubEvent::QueryMostLoaded { from: 0 }, work);
+                } else {
+                    self.owed += 1;
+                    self.send(0, HUB_QUERY, Vec::new());
+                }
+            }
+            Action::Report { load } => {
+                if self.g == 0 {
+                    self.to_hub(HubEvent::Report { from: 0, load }, work);
+                } else {
+                    self.send_one_way(0, HUB_REPORT, wire::to_bytes(&load));
+                }
+            }
+            Action::AskMaster => {
+                if self.g == 0 {
+                    self.to_hub(HubEvent::Ask { from: 0 }, work);
+                } else {
+                    self.send_one_way(0, HUB_ASK, Vec::new());
+                }
+            }
+            Action::Deposit => {
+                let (part, load) = self.split_off(work);
+                let given = part.is_some();
+                if let Some(part) = part {
+                    let part_load = part.load();
+                    let bytes = self.encode(part);
+                    if self.g == 0 {
+                        self.to_hub(HubEvent::Deposit { from: 0, part: Some((bytes, part_load)) }, None);
+                    } else {
+                        self.fc.work_sent();
+                        self.send(0, HUB_DEPOSIT, wire::to_bytes(&(part_load, bytes)));
+                    }
+                }
+                self.feed(Event::Served { given, load }, None);
+            }
+            Action::NoPart => {
+                if self.g == 0 {
+                    self.to_hub(HubEvent::Deposit { from: 0, part: None }, work);
+                } else {
+                    self.send(0, HUB_NO_PART, Vec::new());
+                }
+            }
+        }
+    }
+
+    /// A message to the hub (this is PE 0): runs it, sends or carries out
+    /// what it answers. `work` is PE 0's piece, if it holds one (a demand
+    /// to itself splits it).
+    fn to_hub(&mut self, event: HubEvent<Vec<u8>>, mut work: Option<&mut C::Work>) {
+        let hub = self.hub.as_mut().unwrap_or_else(|| panic!("PE {}: a hub message without a hub", self.g));
+        let mut answers = Vec::new();
+        hub.on(event, &mut answers);
+        for answer in answers {
+            match answer {
+                HubAction::MostLoaded { to: 0, pe } => self.feed(Event::MostLoaded(pe), None),
+                HubAction::MostLoaded { to, pe } => {
+                    self.send(to, MOST_LOADED, wire::to_bytes(&pe.map(|pe| pe as u64)));
+                }
+                HubAction::Hand { to: 0, piece } => {
+                    // From the central pool to PE 0 itself: no message.
+                    self.stats.pieces_received += 1;
+                    let piece = self.decode(&piece, 0);
+                    self.pool.push(piece, self.g);
+                    self.feed(Event::Answer { from: 0, work: true }, None);
+                }
+                HubAction::Hand { to, piece } => {
+                    self.fc.work_sent();
+                    self.send(to, HAND, piece);
+                }
+                HubAction::Demand { to: 0 } => {
+                    let busy = work.is_some() && !self.stopped() && !self.terminated;
+                    self.feed(Event::Demand { busy }, work.as_deref_mut());
+                }
+                HubAction::Demand { to } => self.send(to, DEMAND, Vec::new()),
+                HubAction::Ticket { .. } => unreachable!("global round robin's counter is an MPI window"),
+            }
+        }
+    }
+
+    fn send(&mut self, to: usize, kind: i32, bytes: Vec<u8>) {
+        send_to(&mut self.outbox, &self.comms, self.ctx.threads, self.t, to, kind, bytes);
+    }
+
+    /// A message nobody answers: counted per destination rank, so that the
+    /// drain can wait for every one.
+    fn send_one_way(&mut self, to: usize, kind: i32, bytes: Vec<u8>) {
+        self.ctx.shared.one_way_sent[to / self.ctx.threads].fetch_add(1, Ordering::Relaxed);
+        self.send(to, kind, bytes);
+    }
+
+    /// Runs the detector (the PE is idle).
+    fn detect(&mut self) {
+        let (outbox, comms, t, threads) = (&mut self.outbox, &self.comms, self.t, self.ctx.threads);
+        self.fc.idle(&mut |to, s| send_to(outbox, comms, threads, t, to, SIGNAL, wire::to_bytes(&s)));
+    }
+
+    /// After termination: the two stages of the module documentation; then
+    /// let every send complete.
+    fn drain(&mut self, world: Option<&SimpleCommunicator>) {
+        let mut backoff = Backoff::new(Patience::RETRY);
+        // Stage 1: every answer this PE (and the hub) is owed.
+        while self.owed > 0 || self.hub.as_ref().is_some_and(|h| h.demands_out() > 0) {
+            if !self.poll(None) {
+                self.outbox.progress();
+                backoff.wait();
+            }
+        }
+        let shared = &self.ctx.shared;
+        shared.replied.fetch_add(1, Ordering::AcqRel);
+        if let Some(world) = world {
+            // Thread 0: once every thread of this rank is through stage 1,
+            // stage 2.
+            while shared.replied.load(Ordering::Acquire) < self.ctx.threads {
+                if !self.poll(None) {
+                    self.outbox.progress();
+                    backoff.wait();
+                }
+            }
+            self.drain_one_way(world, &mut backoff);
+            shared.drained.store(true, Ordering::Release);
+        } else {
+            while !shared.drained.load(Ordering::Acquire) {
+                if !self.poll(None) {
+                    self.outbox.progress();
+                    backoff.wait();
+                }
+            }
+        }
+        while !self.outbox.is_empty() {
+            self.outbox.progress();
+            backoff.wait();
+        }
+    }
+
+    /// Thread 0, stage 2: a non-blocking all-to-all of the numbers of
+    /// one-way messages each rank sent to each other one (it completes only
+    /// once every rank has entered it); then receive until every one-way
+    /// message sent to this rank is in, answering requests meanwhile.
+    fn drain_one_way(&mut self, world: &SimpleCommunicator, backoff: &mut Backoff) {
+        let sent: Vec<u64> = self.ctx.shared.one_way_sent.iter().map(|n| n.load(Ordering::Acquire)).collect();
+        let mut incoming = vec![0u64; self.ctx.ranks];
+        mpi::request::scope(|scope| {
+            let mut exchange = world.immediate_all_to_all_into(scope, &sent[..], &mut incoming[..]);
+            loop {
+                match exchange.test() {
+                    Ok(_) => break,
+                    Err(pending) => exchange = pending,
+                }
+                if !self.poll(None) {
+                    self.outbox.progress();
+                    backoff.wait();
+                }
+            }
+        });
+        let expected: u64 = incoming.iter().sum();
+        while self.one_way_received < expected {
+            if !self.poll(None) {
+                self.outbox.progress();
+                backoff.wait();
+            }
+        }
+    }
+}
+
+/// Starts a non-blocking send from thread `me_t` to PE `to` (global index).
+fn send_to(
+    outbox: &mut Outbox,
+    comms: &[ManuallyDrop<SimpleCommunicator>],
+    threads: usize,
+    me_t: usize,
+    to: usize,
+    kind: i32,
+    bytes: Vec<u8>,
+) {
+    let tag = kind + KINDS * me_t as i32;
+    outbox.send(&comms[to % threads], to / threads, tag, bytes);
+}
