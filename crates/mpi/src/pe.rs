@@ -372,19 +372,22 @@ where
                 HUB_REPORT => {
                     self.one_way_received += 1;
                     let load: u64 = self.decode_value(&bytes, from);
-                    self.to_hub(HubEvent::Report { from, load }, work.as_deref_mut());
+                    self.hub_message(HubEvent::Report { from, load }, work.as_deref_mut());
                 }
-                HUB_QUERY => self.to_hub(HubEvent::QueryMostLoaded { from }, work.as_deref_mut()),
+                HUB_QUERY => self.hub_message(HubEvent::QueryMostLoaded { from }, work.as_deref_mut()),
                 HUB_ASK => {
                     self.one_way_received += 1;
-                    self.to_hub(HubEvent::Ask { from }, work.as_deref_mut());
+                    self.hub_message(HubEvent::Ask { from }, work.as_deref_mut());
                 }
                 HUB_DEPOSIT => {
                     self.fc.work_received();
                     let (load, piece): (u64, Vec<u8>) = self.decode_value(&bytes, from);
-                    self.to_hub(HubEvent::Deposit { from, part: Some((piece, load)) }, work.as_deref_mut());
+                    self.hub_message(
+                        HubEvent::Deposit { from, part: Some((piece, load)) },
+                        work.as_deref_mut(),
+                    );
                 }
-                HUB_NO_PART => self.to_hub(HubEvent::Deposit { from, part: None }, work.as_deref_mut()),
+                HUB_NO_PART => self.hub_message(HubEvent::Deposit { from, part: None }, work.as_deref_mut()),
                 SIGNAL => {
                     let signal: Signal = self.decode_value(&bytes, from);
                     let (outbox, comms, t) = (&mut self.outbox, &self.comms, self.t);
@@ -496,7 +499,7 @@ where
             }
             Action::QueryMostLoaded => {
                 if self.g == 0 {
-                    self.to_hub(HubEvent::QueryMostLoaded { from: 0 }, work);
+                    self.hub_message(HubEvent::QueryMostLoaded { from: 0 }, work);
                 } else {
                     self.owed += 1;
                     self.send(0, HUB_QUERY, Vec::new());
@@ -504,14 +507,14 @@ where
             }
             Action::Report { load } => {
                 if self.g == 0 {
-                    self.to_hub(HubEvent::Report { from: 0, load }, work);
+                    self.hub_message(HubEvent::Report { from: 0, load }, work);
                 } else {
                     self.send_one_way(0, HUB_REPORT, wire::to_bytes(&load));
                 }
             }
             Action::AskMaster => {
                 if self.g == 0 {
-                    self.to_hub(HubEvent::Ask { from: 0 }, work);
+                    self.hub_message(HubEvent::Ask { from: 0 }, work);
                 } else {
                     self.send_one_way(0, HUB_ASK, Vec::new());
                 }
@@ -523,7 +526,7 @@ where
                     let part_load = part.load();
                     let bytes = self.encode(part);
                     if self.g == 0 {
-                        self.to_hub(HubEvent::Deposit { from: 0, part: Some((bytes, part_load)) }, None);
+                        self.hub_message(HubEvent::Deposit { from: 0, part: Some((bytes, part_load)) }, None);
                     } else {
                         self.fc.work_sent();
                         self.send(0, HUB_DEPOSIT, wire::to_bytes(&(part_load, bytes)));
@@ -533,7 +536,7 @@ where
             }
             Action::NoPart => {
                 if self.g == 0 {
-                    self.to_hub(HubEvent::Deposit { from: 0, part: None }, work);
+                    self.hub_message(HubEvent::Deposit { from: 0, part: None }, work);
                 } else {
                     self.send(0, HUB_NO_PART, Vec::new());
                 }
@@ -544,7 +547,7 @@ where
     /// A message to the hub (this is PE 0): runs it, sends or carries out
     /// what it answers. `work` is PE 0's piece, if it holds one (a demand
     /// to itself splits it).
-    fn to_hub(&mut self, event: HubEvent<Vec<u8>>, mut work: Option<&mut C::Work>) {
+    fn hub_message(&mut self, event: HubEvent<Vec<u8>>, mut work: Option<&mut C::Work>) {
         let hub = self.hub.as_mut().unwrap_or_else(|| panic!("PE {}: a hub message without a hub", self.g));
         let mut answers = Vec::new();
         hub.on(event, &mut answers);
