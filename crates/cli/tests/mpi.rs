@@ -1,8 +1,10 @@
-//! The MPI runtime under `mpirun`: exact counts for every strategy, both
-//! initializations and 1 to 4 ranks (oversubscribed), hybrid ranks × threads,
-//! a slowed-down rank, and more ranks than work; branch and bound (maximum
-//! clique, k-clique decisions, knapsack, TSP) with the published or the
-//! dynamic program's optimum and an independently checked witness.
+//! The MPI runtime under `mpirun`: exact answers for every one of the 13
+//! strategies — UTS, N-Queens, maximum clique and TSP at 1 to 4 ranks
+//! (oversubscribed) and in hybrid mode (2 ranks × 2 threads) — both
+//! initializations, a slowed-down rank, and more ranks than work; branch and
+//! bound (maximum clique, k-clique decisions, knapsack, TSP) with the
+//! published or the dynamic program's optimum and an independently checked
+//! witness.
 //!
 //! Needs the `mpi` feature and `mpirun` on the PATH; without either every
 //! test says so on stderr and passes. Every `mpirun` runs under a hard time
@@ -93,8 +95,17 @@ fn value(report: &str, label: &str) -> u64 {
     )
 }
 
-const STRATEGIES: [&str; 3] = ["random-polling", "async-round-robin", "global-round-robin"];
+/// Every strategy, by name.
+fn strategies() -> impl Iterator<Item = &'static str> {
+    treelb::Strategy::ALL.into_iter().map(treelb::Strategy::name)
+}
+
 const INITS: [&str; 2] = ["root", "selective"];
+
+/// The initialization of the `i`-th run of a sweep: both, in turn.
+fn init(i: usize) -> &'static str {
+    INITS[i % 2]
+}
 
 #[test]
 fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
@@ -102,7 +113,7 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
         return;
     }
     for np in 1..=4 {
-        for strategy in STRATEGIES {
+        for strategy in strategies() {
             for init in INITS {
                 let out = mpirun(np, &["uts", "--tree", "T1", "--strategy", strategy, "--init", init], &[]);
                 assert_eq!(value(&out, "nodes"), 4_130_071, "np {np}, {strategy}, {init}:\n{out}");
@@ -113,51 +124,54 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
 }
 
 #[test]
-fn uts_t3_exact_for_every_strategy_init_and_rank_count() {
+fn uts_t3_exact_for_every_strategy_and_rank_count() {
     if !mpirun_available() {
         return;
     }
-    for np in 1..=4 {
-        for strategy in STRATEGIES {
-            for init in INITS {
-                let out = mpirun(np, &["uts", "--tree", "T3", "--strategy", strategy, "--init", init], &[]);
-                assert_eq!(value(&out, "nodes"), 4_112_897, "np {np}, {strategy}, {init}:\n{out}");
-            }
+    for np in [2, 4] {
+        for (i, strategy) in strategies().enumerate() {
+            let init = init(i + np);
+            let out = mpirun(np, &["uts", "--tree", "T3", "--strategy", strategy, "--init", init], &[]);
+            assert_eq!(value(&out, "nodes"), 4_112_897, "np {np}, {strategy}, {init}:\n{out}");
         }
     }
 }
 
 #[test]
-fn nqueens_12_exact_for_every_strategy_init_and_rank_count() {
+fn nqueens_12_exact_for_every_strategy_and_rank_count() {
     if !mpirun_available() {
         return;
     }
     for np in 1..=4 {
-        for strategy in STRATEGIES {
-            for init in INITS {
-                let out = mpirun(np, &["nqueens", "12", "--strategy", strategy, "--init", init], &[]);
-                assert_eq!(value(&out, "solutions"), 14_200, "np {np}, {strategy}, {init}:\n{out}");
-            }
+        for (i, strategy) in strategies().enumerate() {
+            let init = init(i + np);
+            let out = mpirun(np, &["nqueens", "12", "--strategy", strategy, "--init", init], &[]);
+            assert_eq!(value(&out, "solutions"), 14_200, "np {np}, {strategy}, {init}:\n{out}");
         }
     }
 }
 
 #[test]
-fn hybrid_two_ranks_of_two_threads() {
+fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
     if !mpirun_available() {
         return;
     }
-    for strategy in STRATEGIES {
-        for init in INITS {
-            let common = ["--threads", "2", "--strategy", strategy, "--init", init];
-            let out = mpirun(2, &[&["uts", "--tree", "T1"][..], &common].concat(), &[]);
-            assert_eq!(value(&out, "nodes"), 4_130_071, "{strategy}, {init}:\n{out}");
-            assert!(out.contains("4 MPI PEs"), "{out}");
-            let out = mpirun(2, &[&["uts", "--tree", "T3"][..], &common].concat(), &[]);
-            assert_eq!(value(&out, "nodes"), 4_112_897, "{strategy}, {init}:\n{out}");
-            let out = mpirun(2, &[&["nqueens", "12"][..], &common].concat(), &[]);
-            assert_eq!(value(&out, "solutions"), 14_200, "{strategy}, {init}:\n{out}");
-        }
+    let clique = shared_instance("clique/brock200_4.clq");
+    let tsp = shared_instance("tsp/bays29.tsp");
+    for (i, strategy) in strategies().enumerate() {
+        let init = init(i);
+        let common = ["--threads", "2", "--strategy", strategy, "--init", init];
+        let out = mpirun(2, &[&["uts", "--tree", "T1"][..], &common].concat(), &[]);
+        assert_eq!(value(&out, "nodes"), 4_130_071, "{strategy}, {init}:\n{out}");
+        assert!(out.contains("4 MPI PEs"), "{out}");
+        let out = mpirun(2, &[&["uts", "--tree", "T3"][..], &common].concat(), &[]);
+        assert_eq!(value(&out, "nodes"), 4_112_897, "{strategy}, {init}:\n{out}");
+        let out = mpirun(2, &[&["nqueens", "12"][..], &common].concat(), &[]);
+        assert_eq!(value(&out, "solutions"), 14_200, "{strategy}, {init}:\n{out}");
+        let out = mpirun(2, &[&["clique", &clique][..], &common].concat(), &[]);
+        assert_eq!(value(&out, "ω"), 17, "{strategy}, {init}:\n{out}");
+        let out = mpirun(2, &[&["tsp", &tsp, "--expect", "2020"][..], &common].concat(), &[]);
+        assert!(out.contains("(expected: 2020 ✓)"), "{strategy}, {init}:\n{out}");
     }
 }
 
@@ -234,17 +248,16 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
-    for np in 1..=3 {
-        for strategy in STRATEGIES {
-            for init in INITS {
-                let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
-                let (out, err) = mpirun_with_stderr(np, &args, &[]);
-                let context = format!("np {np}, {strategy}, {init}:\n{out}");
-                assert_eq!(value(&out, "ω"), 17, "{context}");
-                assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &context);
-                if np > 1 {
-                    assert!(improvement_messages(&err) > 0, "no improvement was broadcast: {context}\n{err}");
-                }
+    for np in 1..=4 {
+        for (i, strategy) in strategies().enumerate() {
+            let init = init(i + np);
+            let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
+            let (out, err) = mpirun_with_stderr(np, &args, &[]);
+            let context = format!("np {np}, {strategy}, {init}:\n{out}");
+            assert_eq!(value(&out, "ω"), 17, "{context}");
+            assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &context);
+            if np > 1 {
+                assert!(improvement_messages(&err) > 0, "no improvement was broadcast: {context}\n{err}");
             }
         }
     }
@@ -267,10 +280,38 @@ fn k_clique_decisions_stop_on_every_rank() {
         assert!(out.contains("there is no clique of 12 vertices"), "np {np}, {init}, k 12:\n{out}");
         assert!(!out.contains("witness"), "{out}");
     }
+    // Every strategy stops at the witness, and says "no" when there is none.
+    for (i, strategy) in strategies().enumerate() {
+        let init = init(i);
+        let out = mpirun(2, &["clique", &file, "--k", "11", "--strategy", strategy, "--init", init], &[]);
+        assert!(out.contains("there is a clique of 11 vertices"), "{strategy}, {init}:\n{out}");
+        assert_clique(&edges, &numbers_on_line(&out, "witness"), 11, &out);
+        let out = mpirun(3, &["clique", &file, "--k", "12", "--strategy", strategy, "--init", init], &[]);
+        assert!(out.contains("there is no clique of 12 vertices"), "{strategy}, {init}:\n{out}");
+    }
     // A decision in hybrid mode: the witness stops the other threads too.
     let out = mpirun(2, &["clique", &file, "--k", "11", "--threads", "2", "--init", "selective"], &[]);
     assert!(out.contains("there is a clique of 11 vertices"), "{out}");
     assert_clique(&edges, &numbers_on_line(&out, "witness"), 11, &out);
+}
+
+#[test]
+fn tsp_optimum_for_every_strategy_and_rank_count() {
+    if !mpirun_available() {
+        return;
+    }
+    let file = shared_instance("tsp/bays29.tsp");
+    for np in 1..=4 {
+        for (i, strategy) in strategies().enumerate() {
+            let init = init(i + np);
+            let out =
+                mpirun(np, &["tsp", &file, "--expect", "2020", "--strategy", strategy, "--init", init], &[]);
+            assert!(
+                out.contains("length        2020  (expected: 2020 ✓)"),
+                "np {np}, {strategy}, {init}:\n{out}"
+            );
+        }
+    }
 }
 
 #[test]
