@@ -206,6 +206,21 @@ impl RunSpec {
         Hub::new(self.strategy, p, busy)
     }
 
+    /// Whether the root is cut before the run (selective initialization,
+    /// static assignment): then every PE's initial pieces come from one
+    /// descent of the splitting tree, and a distributed driver broadcasts
+    /// the root so that every process cuts its own copy.
+    pub fn cuts_root(&self) -> bool {
+        self.init == Init::Selective || self.strategy.is_static()
+    }
+
+    /// Whether PE `pe` may start with a piece: PE 0 alone when the root is
+    /// not cut, any PE otherwise (a share may still come out empty). The
+    /// master of master–worker demands parts from these first.
+    pub fn may_start_busy(&self, pe: usize) -> bool {
+        self.cuts_root() || pe == 0
+    }
+
     /// The static assignment of a run on `p` PEs (static strategies only).
     pub fn static_assignment(&self, p: usize) -> Option<StaticAssignment> {
         self.strategy

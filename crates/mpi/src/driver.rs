@@ -51,7 +51,7 @@ use mpi::traits::{CommunicatorCollectives, Root};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::spec::unpack;
-use treelb::{PeStats, Reduce, RunStats, Strategy, Work};
+use treelb::{PeStats, Reduce, RunStats, Work};
 
 use crate::counter::SharedCounter;
 use crate::shared::{Shared, rank_shares};
@@ -272,8 +272,7 @@ where
     // initialization and static assignment (every rank then cuts its own
     // copy the same way).
     let shared = codec.shared().filter(|_| ranks > 1);
-    let cut = spec.init == treelb::Init::Selective || spec.strategy.is_static();
-    let (first_piece, broadcast) = if cut {
+    let (first_piece, broadcast) = if spec.cuts_root() {
         let mut bytes = Vec::new();
         if rank == 0 {
             codec.encode(root, &mut bytes);
@@ -295,8 +294,7 @@ where
     let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
 
     let comms: Vec<SimpleCommunicator> = (0..threads).map(|_| world.duplicate()).collect();
-    let counter =
-        (spec.strategy == Strategy::GlobalRoundRobin && ranks > 1).then(|| SharedCounter::new(&world));
+    let counter = (spec.strategy.takes_tickets() && ranks > 1).then(|| SharedCounter::new(&world));
     let ctx = Ctx {
         codec,
         state: shared,

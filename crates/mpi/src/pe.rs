@@ -85,16 +85,11 @@ where
     for piece in pieces {
         pool.push(piece, g);
     }
-    // The hub of max-load and master–worker lives at PE 0 (global round
-    // robin's counter is an MPI window instead).
-    let hub = (g == 0 && matches!(spec.strategy, treelb::Strategy::MaxLoad | treelb::Strategy::MasterWorker))
-        .then(|| {
-            // Who starts with a piece: PE 0 with the root, everyone after a
-            // cut (a demand to a PE whose share was empty is answered
-            // "no part").
-            let root_only = spec.init == treelb::Init::Root && !spec.strategy.is_static();
-            spec.hub(p, move |pe| !root_only || pe == 0)
-        });
+    // The hub lives at PE 0 (global round robin takes its tickets from an
+    // MPI window instead). Which PEs start with a piece is not known here
+    // beyond `may_start_busy`: a demand to a PE whose share came out empty
+    // is answered "no part".
+    let hub = (g == 0 && spec.strategy.uses_hub()).then(|| spec.hub(p, |pe| spec.may_start_busy(pe)));
     let mut pe = Pe {
         ctx,
         t,

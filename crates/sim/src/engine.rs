@@ -273,7 +273,7 @@ pub fn simulate_with<W: SimWork>(
     // shares (selective initialization, static parts): one T_split per
     // split on its paths, plus the units of work done on pieces too small
     // to split, which every PE that descends does.
-    let cut = spec.strategy.is_static() || spec.init == Init::Selective;
+    let cut = spec.cuts_root();
     let start = if cut { m.broadcast_delay() } else { 0 };
     let redundant = if cut { shares.iter().flatten().map(|s| s.units).max().unwrap_or(0) * unit } else { 0 };
     let assignment = spec.static_assignment(p);

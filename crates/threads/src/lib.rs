@@ -257,7 +257,7 @@ where
     CURRENT_PE.with(|c| c.set(None));
     drop(root);
     let initial: Vec<(Vec<W>, W::Output, u64)> = shares.into_iter().map(unpack).collect();
-    let cut = spec.strategy.is_static() || spec.init == Init::Selective;
+    let cut = spec.cuts_root();
     let mut tracers = tracers(config, start, cut);
     let live = initial.iter().map(|(pieces, ..)| pieces.len()).sum();
     let pools: Vec<PoolSlot<W>> = (0..p).map(|_| PoolSlot::new()).collect();

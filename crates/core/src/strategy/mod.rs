@@ -181,6 +181,13 @@ impl Strategy {
         matches!(self, Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom)
     }
 
+    /// Whether idle PEs draw tickets from the hub's shared counter (global
+    /// round robin): a driver may keep that counter apart from the hub, as
+    /// one atomic or a one-sided MPI window, which give the same tickets.
+    pub fn takes_tickets(self) -> bool {
+        self == Strategy::GlobalRoundRobin
+    }
+
     /// Whether the run needs a [`Hub`]: the shared counter of global round
     /// robin, the load heap of max-load, the central pool of master–worker.
     pub fn uses_hub(self) -> bool {
