@@ -169,6 +169,11 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["compare", "mandelbrot:9"], "`9` is neither a method"),
         (&["compare", "mandelbrot:0x10"], "at least one pixel"),
         (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),
+        (&["compare", "T1", "--runtime", "cluster"], "unknown runtime `cluster`"),
+        (
+            &["compare", "mandelbrot", "--runtime", "mpi"],
+            if cfg!(feature = "mpi") { "not the Mandelbrot set" } else { "built without MPI" },
+        ),
         (&["frobnicate"], "unrecognized subcommand"),
     ];
     for (args, message) in cases {

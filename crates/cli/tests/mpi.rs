@@ -44,16 +44,23 @@ fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> String {
 
 /// [`mpirun`], returning stdout and stderr.
 fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let (o, e) = mpirun_exact(np, &[args, &["--runtime", "mpi", "--no-progress"]].concat(), env);
+    assert!(e.contains("treelb: mpi: "), "rank 0 did not report the runtime\nstderr:\n{e}");
+    (o, e)
+}
+
+/// Runs `treelb ARGS` (exactly these) on `np` ranks under the time limit;
+/// returns rank 0's stdout and stderr.
+fn mpirun_exact(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", &np.to_string()])
         .arg(env!("CARGO_BIN_EXE_treelb"))
         .args(args)
-        .args(["--runtime", "mpi", "--no-progress"])
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let shown = format!("mpirun -np {np} treelb {} --runtime mpi", args.join(" "));
+    let shown = format!("mpirun -np {np} treelb {}", args.join(" "));
     let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{shown}: cannot start mpirun: {e}"));
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
@@ -78,7 +85,6 @@ fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String
     };
     let (o, e) = reader.join().expect("reader thread");
     assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
-    assert!(e.contains("treelb: mpi: "), "`{shown}`: rank 0 did not report the runtime\nstderr:\n{e}");
     (o, e)
 }
 
@@ -173,6 +179,43 @@ fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
         let out = mpirun(2, &[&["tsp", &tsp, "--expect", "2020"][..], &common].concat(), &[]);
         assert!(out.contains("(expected: 2020 ✓)"), "{strategy}, {init}:\n{out}");
     }
+}
+
+#[test]
+fn compare_runs_every_strategy_across_ranks() {
+    if !mpirun_available() {
+        return;
+    }
+    let (out, _) =
+        mpirun_exact(2, &["compare", "nqueens:10", "--runtime", "mpi", "--repeat", "1", "--json"], &[]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(report["runtime"], "mpi", "{out}");
+    assert_eq!(report["threads"], 2, "{out}");
+    let rows = report["rows"].as_array().expect("rows");
+    let names: Vec<&str> = rows.iter().map(|r| r["strategy"].as_str().unwrap()).collect();
+    assert_eq!(names, strategies().collect::<Vec<_>>());
+    for r in rows {
+        let e = r["efficiency"].as_f64().unwrap();
+        assert!(e > 0.0 && e < 2.0, "{r}");
+    }
+    // Hybrid: 2 ranks of 2 threads, two strategies.
+    let (out, _) = mpirun_exact(
+        2,
+        &[
+            "compare",
+            "T3",
+            "--runtime",
+            "mpi",
+            "--threads",
+            "2",
+            "--strategies",
+            "random-polling,max-load",
+            "--repeat",
+            "1",
+        ],
+        &[],
+    );
+    assert!(out.contains("4 MPI PEs") && out.contains("max-load"), "{out}");
 }
 
 #[test]

@@ -171,6 +171,22 @@ impl Mpi {
     pub fn thread_support(&self) -> &'static str {
         threading_name(self.threading)
     }
+
+    /// Waits until every rank has called it, sleeping meanwhile (a
+    /// non-blocking barrier tested every millisecond): ranks that wait for
+    /// rank 0 to finish a sequential run leave it the cores, where a plain
+    /// `MPI_Barrier` would spin.
+    pub fn barrier(&self) {
+        let world = self.universe.world();
+        let mut barrier = world.immediate_barrier();
+        loop {
+            match barrier.test() {
+                Ok(_) => return,
+                Err(pending) => barrier = pending,
+            }
+            thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
 }
 
 /// Raw handles of the per-thread communicators, shareable between threads.

@@ -10,6 +10,10 @@
 //! (`mandelbrot[:pixels|subdivide][:WxH]`, the standard view at 1000
 //! iterations, subdivision from 8×8 tiles), the lecture's case for static
 //! against dynamic assignment.
+//!
+//! With `--runtime mpi` (under `mpirun`) the searches run across the ranks:
+//! every rank takes part in every run, rank 0 runs the sequential baseline
+//! while the others sleep, and rank 0 prints the comparison.
 
 use std::fmt::Debug;
 use std::io::Write;
@@ -41,9 +45,14 @@ pub(crate) struct CompareArgs {
     /// Runs per strategy; the median is reported
     #[arg(long, value_name = "N", default_value = "3")]
     pub(crate) repeat: String,
-    /// Number of PEs [default: all cores]
+    /// Number of PEs [default: all cores]; with --runtime mpi, threads per
+    /// rank [default: 1]
     #[arg(short = 'p', long, value_name = "P")]
     pub(crate) threads: Option<String>,
+    /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
+    /// started; needs the `mpi` feature)
+    #[arg(long, value_name = "RUNTIME", default_value = "threads")]
+    pub(crate) runtime: String,
     /// Δt: units of work between two checks for requests
     #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
     pub(crate) budget: String,
@@ -68,6 +77,9 @@ struct Row {
     requests_sent: u64,
     requests_failed: u64,
     pieces_transferred: u64,
+    /// Messages sent (requests, answers, queries, pushes, reports, the
+    /// hub's).
+    messages: u64,
     /// Operations on the shared load heap (max-load).
     heap_ops: u64,
     /// Σ idle / Σ (busy + idle) over the PEs.
@@ -78,6 +90,8 @@ struct Row {
 struct CompareReport {
     workload: String,
     machine: String,
+    runtime: &'static str,
+    /// PEs in all.
     threads: usize,
     budget: u64,
     init: Init,
@@ -99,7 +113,7 @@ fn strategies(list: &str) -> Result<Vec<Strategy>, Error> {
             if SUPPORTED_STRATEGIES.contains(&strategy) {
                 Ok(strategy)
             } else {
-                Err(err!("--strategies: `{strategy}` does not run on the threads runtime yet"))
+                Err(err!("--strategies: `{strategy}` does not run on this runtime"))
             }
         })
         .collect()
@@ -130,27 +144,77 @@ where
             same(&expected, outcome.output).map_err(|e| err!("{strategy}: {e}"))?;
             runs.push(outcome.stats);
         }
-        runs.sort_by_key(|r| r.wall);
-        let median = &runs[runs.len() / 2];
-        let total = median.total();
-        let pe_time: Duration = total.busy + total.idle;
-        let wall = median.wall.as_secs_f64();
-        rows.push(Row {
-            strategy,
-            wall_secs: wall,
-            efficiency: seq_secs / (config.threads as f64 * wall),
-            requests_sent: total.requests_sent,
-            requests_failed: total.requests_failed,
-            pieces_transferred: total.pieces_sent,
-            heap_ops: total.heap_ops,
-            idle_fraction: if pe_time.is_zero() {
-                0.0
-            } else {
-                total.idle.as_secs_f64() / pe_time.as_secs_f64()
-            },
-        });
+        rows.push(row(strategy, runs, seq_secs));
     }
     Ok((seq_secs, rows))
+}
+
+/// A strategy's row: its median run against the sequential time.
+fn row(strategy: Strategy, mut runs: Vec<RunStats>, seq_secs: f64) -> Row {
+    runs.sort_by_key(|r| r.wall);
+    let median = &runs[runs.len() / 2];
+    let total = median.total();
+    let pe_time: Duration = total.busy + total.idle;
+    let wall = median.wall.as_secs_f64();
+    Row {
+        strategy,
+        wall_secs: wall,
+        efficiency: seq_secs / (median.pes.len() as f64 * wall),
+        requests_sent: total.requests_sent,
+        requests_failed: total.requests_failed,
+        pieces_transferred: total.pieces_sent,
+        messages: total.messages,
+        heap_ops: total.heap_ops,
+        idle_fraction: if pe_time.is_zero() { 0.0 } else { total.idle.as_secs_f64() / pe_time.as_secs_f64() },
+    }
+}
+
+/// [`compare_search`] across the ranks `mpirun` started: `Some` on rank 0,
+/// `None` on the others.
+#[cfg(feature = "mpi")]
+fn compare_search_mpi<S>(
+    search: &S,
+    threads: usize,
+    spec: &RunSpec,
+    strategies: &[Strategy],
+    repeat: usize,
+) -> Result<Option<(f64, usize, Vec<Row>)>, Error>
+where
+    S: Search,
+    S::Node: Clone + Serialize + serde::de::DeserializeOwned,
+    S::Output: PartialEq + Debug + Serialize + serde::de::DeserializeOwned,
+{
+    use treelb_mpi::wire::DfsCodec;
+    let mpi = treelb_mpi::Mpi::init(threads)?;
+    let root = mpi.rank() == 0;
+    // The baseline on rank 0 alone; the others sleep until it is done.
+    let baseline = root.then(|| time(repeat, || seq::run_search(search).0));
+    mpi.barrier();
+    let codec = DfsCodec::new(search, SplitPolicy::default());
+    let mut rows = Vec::new();
+    let mut pes = 0;
+    for &strategy in strategies {
+        let config = treelb_mpi::Config { threads, spec: RunSpec { strategy, ..spec.clone() }, slow: None };
+        let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            if let Some(outcome) = treelb_mpi::run(&mpi, &codec, codec.root(), &config)? {
+                let expected = &baseline.as_ref().expect("rank 0 ran the baseline").1;
+                if outcome.output != *expected {
+                    return Err(err!(
+                        "{strategy}: gave {:?}, the sequential run {expected:?}",
+                        outcome.output
+                    ));
+                }
+                pes = outcome.stats.pes.len();
+                runs.push(outcome.stats);
+            }
+        }
+        if root {
+            let seq_secs = baseline.as_ref().expect("rank 0 ran the baseline").0.as_secs_f64();
+            rows.push(row(strategy, runs, seq_secs));
+        }
+    }
+    Ok(baseline.map(|(t, _)| (t.as_secs_f64(), pes, rows)))
 }
 
 /// [`compare`] for a search, on the DFS-stack adapter.
@@ -220,6 +284,52 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         usize::try_from(positive("--repeat", &args.repeat)?).map_err(|_| err!("--repeat is too large"))?;
     let init: Init = args.init.parse().map_err(|e| err!("--init: {e}"))?;
     let spec = RunSpec { budget: positive("--budget", &args.budget)?, init, ..RunSpec::default() };
+    let runtime = match args.runtime.as_str() {
+        "threads" => "threads",
+        "mpi" if cfg!(feature = "mpi") => "mpi",
+        "mpi" => {
+            return Err(err!(
+                "--runtime mpi: this treelb was built without MPI (build with `--features mpi`)"
+            ));
+        }
+        other => return Err(err!("--runtime: unknown runtime `{other}` (expected one of: threads, mpi)")),
+    };
+    if runtime == "mpi" {
+        if fractal.is_some() {
+            return Err(err!(
+                "--runtime mpi: compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
+            ));
+        }
+        let per_rank = match args.threads.as_deref() {
+            Some(t) => threads(Some(t))?,
+            None => 1,
+        };
+        #[cfg(feature = "mpi")]
+        {
+            let result = match &workload {
+                Some(Workload::Uts(_, uts)) => compare_search_mpi(uts, per_rank, &spec, &strategies, repeat)?,
+                Some(Workload::NQueens(_, problem)) => {
+                    compare_search_mpi(problem, per_rank, &spec, &strategies, repeat)?
+                }
+                None => unreachable!("the Mandelbrot set was refused above"),
+            };
+            let Some((seq_secs, pes, rows)) = result else { return Ok(true) };
+            let report = CompareReport {
+                workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
+                machine: cpu_model(),
+                runtime,
+                threads: pes,
+                budget: spec.budget,
+                init,
+                repeat,
+                seq_secs,
+                rows,
+            };
+            return print(&report, args, out);
+        }
+        #[cfg(not(feature = "mpi"))]
+        unreachable!("--runtime mpi is refused without the feature ({per_rank})");
+    }
     let config = Config::with_spec(threads(args.threads.as_deref())?, spec);
     let (seq_secs, rows) = match (&workload, &fractal) {
         (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
@@ -245,6 +355,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     let report = CompareReport {
         workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
         machine: cpu_model(),
+        runtime,
         threads: config.threads,
         budget: config.spec.budget,
         init,
@@ -252,13 +363,20 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         seq_secs,
         rows,
     };
+    print(&report, args, out)
+}
+
+/// Prints the comparison: JSON, markdown or a table.
+fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
+    let (init, repeat, seq_secs) = (report.init, report.repeat, report.seq_secs);
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
+        serde_json::to_writer_pretty(&mut *out, report)?;
         writeln!(out)?;
         return Ok(true);
     }
+    let pes = if report.runtime == "mpi" { "MPI PEs" } else { "threads" };
     let heading = format!(
-        "{} · {} threads · Δt {} · init {} · median of {} · sequential {:.3} s ({})",
+        "{} · {} {pes} · Δt {} · init {} · median of {} · sequential {:.3} s ({})",
         report.workload, report.threads, report.budget, init, repeat, seq_secs, report.machine
     );
     if args.markdown {
@@ -266,19 +384,20 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         writeln!(out, "`treelb {}`\n\n{heading}\n", command.join(" "))?;
         writeln!(
             out,
-            "| strategy | wall s | efficiency | req sent | req failed | transfers | heap ops | idle % |"
+            "| strategy | wall s | efficiency | req sent | req failed | transfers | messages | heap ops | idle % |"
         )?;
-        writeln!(out, "|---|---|---|---|---|---|---|---|")?;
+        writeln!(out, "|---|---|---|---|---|---|---|---|---|")?;
         for r in &report.rows {
             writeln!(
                 out,
-                "| {} | {:.3} | {:.3} | {} | {} | {} | {} | {:.1} |",
+                "| {} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {:.1} |",
                 r.strategy,
                 r.wall_secs,
                 r.efficiency,
                 r.requests_sent,
                 r.requests_failed,
                 r.pieces_transferred,
+                r.messages,
                 r.heap_ops,
                 100.0 * r.idle_fraction
             )?;
@@ -295,6 +414,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         "req sent",
         "req failed",
         "transfers",
+        "messages",
         "heap ops",
         "idle %",
     ]);
@@ -307,6 +427,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
                 r.requests_sent.to_string(),
                 r.requests_failed.to_string(),
                 r.pieces_transferred.to_string(),
+                r.messages.to_string(),
                 r.heap_ops.to_string(),
                 format!("{:.1}", 100.0 * r.idle_fraction),
             ]
