@@ -176,6 +176,7 @@ impl RunConfig {
             spec: self.spec.clone(),
             pin: self.pin,
             trace: self.trace.is_some(),
+            record_decisions: false,
         }
     }
 }

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use treelb::spec::SpecError;
-use treelb::strategy::{Action, Actions, Balance, Event, Hub, HubAction, HubEvent, Pool, pieces_held};
+use treelb::strategy::{Action, Balance, Event, Hub, HubAction, HubEvent, Pool, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
 use crate::machine::Machine;
@@ -59,6 +59,10 @@ pub struct SimConfig {
     pub unit_ticks: Time,
     /// Stop after this many events (the report then says `complete: false`).
     pub max_events: u64,
+    /// Record every decision of every PE's machine in
+    /// [`SimReport::decisions`] (for conformance tests).
+    #[serde(default)]
+    pub record_decisions: bool,
 }
 
 /// The Δt of the machine model's reference runs (the reproductions, the
@@ -69,7 +73,7 @@ pub const REFERENCE_BUDGET: u64 = 100;
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
     pub fn new(machine: Machine, spec: RunSpec) -> Self {
-        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX }
+        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX, record_decisions: false }
     }
 
     /// A reference run: `strategy` from `init` with the run seed `seed`,
@@ -136,6 +140,10 @@ pub struct SimReport {
     /// first (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub levels: Vec<crate::multilevel::Level>,
+    /// Every decision of every PE's machine, if
+    /// [`SimConfig::record_decisions`] asked for them.
+    #[serde(skip)]
+    pub decisions: Vec<Vec<treelb::strategy::Decision>>,
 }
 
 impl SimReport {
@@ -191,6 +199,8 @@ struct Sim<W: SimWork> {
     hot: Vec<Hot>,
     pes: Vec<Pe<W>>,
     machines: Vec<treelb::strategy::Machine>,
+    /// Every PE's decisions, if recorded.
+    logs: Option<Vec<Vec<treelb::strategy::Decision>>>,
     /// Messages that arrived while a PE was busy, for its next probe.
     inbox: Vec<VecDeque<Msg>>,
     /// Pieces in flight (in messages, or in the hub's central pool), by
@@ -252,6 +262,7 @@ pub fn simulate_with<W: SimWork>(
             })
             .collect(),
         machines: (0..p).map(|me| spec.machine(me, p)).collect(),
+        logs: cfg.record_decisions.then(|| vec![Vec::new(); p]),
         inbox: (0..p).map(|_| VecDeque::new()).collect(),
         flight: Vec::new(),
         free: Vec::new(),
@@ -388,6 +399,7 @@ pub fn simulate_with<W: SimWork>(
         utilization: sim.util.finish(t_par, m.p),
         per_pe: per,
         levels: Vec::new(),
+        decisions: sim.logs.take().unwrap_or_default(),
     };
     Ok((report, sim.output))
 }
@@ -587,9 +599,10 @@ impl<W: SimWork> Sim<W> {
     /// Feeds an event to PE `pe`'s machine at time `*t` and carries out its
     /// actions.
     fn feed(&mut self, pe: u32, event: Event, t: &mut Time) {
-        let mut out = Actions::new();
-        self.machines[pe as usize].on(event, &mut out);
-        for action in out.iter() {
+        let i = pe as usize;
+        let log = self.logs.as_mut().map(|logs| &mut logs[i]);
+        let actions = decide(&mut self.machines[i], event, log);
+        for action in actions.iter() {
             self.act(pe, action, t);
         }
     }

@@ -360,6 +360,7 @@ impl Multilevel {
             levels: (0..self.levels())
                 .map(|i| Level { fanout: self.fanout[i], grain: self.grain[i], pieces: run.pieces[i] })
                 .collect(),
+            decisions: Vec::new(),
         }
     }
 

@@ -98,6 +98,10 @@ pub struct Config {
     /// [`Outcome::trace`] (see [`trace`]). Off: the PEs
     /// record nothing.
     pub trace: bool,
+    /// Record every decision of every PE's strategy machine and return them
+    /// in [`Outcome::decisions`] (for conformance tests; the logs grow by
+    /// one entry per event).
+    pub record_decisions: bool,
 }
 
 impl Default for Config {
@@ -107,6 +111,7 @@ impl Default for Config {
             spec: RunSpec::default(),
             pin: false,
             trace: false,
+            record_decisions: false,
         }
     }
 }
@@ -167,6 +172,9 @@ pub struct Outcome<O> {
     pub stats: RunStats,
     /// When each PE did what, if [`Config::trace`] asked for it.
     pub trace: Option<Trace>,
+    /// Every decision of every PE's machine, in PE order, if
+    /// [`Config::record_decisions`] asked for them.
+    pub decisions: Option<Vec<Vec<treelb::strategy::Decision>>>,
 }
 
 /// A view of a run in progress, for progress indicators.
@@ -274,7 +282,7 @@ where
     };
     let mut initial = initial.into_iter();
     let cores = if config.pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
-    let results: Vec<(W::Output, treelb::PeStats, Option<Tracer>)> = thread::scope(|scope| {
+    let results: Vec<PeEnd<W::Output>> = thread::scope(|scope| {
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
@@ -313,10 +321,12 @@ where
     let mut pes = Vec::with_capacity(p);
     let wall_ns = wall.as_nanos() as u64;
     let mut traced = Vec::new();
-    for (out, stats, tracer) in results {
+    let mut decisions = Vec::new();
+    for (out, stats, tracer, log) in results {
         output.merge(out);
         pes.push(stats);
         traced.extend(tracer.map(|t| t.finish(wall_ns)));
+        decisions.extend(log);
     }
     // The hub's own messages count at PE 0, where MPI and the simulator
     // keep it.
@@ -324,8 +334,12 @@ where
         pes[0].add_tally(&hub.into_inner().unwrap_or_else(|e| e.into_inner()).tally());
     }
     let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
-    Ok(Outcome { output, stats: RunStats { wall, pes }, trace })
+    let decisions = config.record_decisions.then_some(decisions);
+    Ok(Outcome { output, stats: RunStats { wall, pes }, trace, decisions })
 }
+
+/// What a PE thread hands back: its output, counters, trace and decisions.
+type PeEnd<O> = (O, treelb::PeStats, Option<Tracer>, Option<Vec<treelb::strategy::Decision>>);
 
 /// One recorder per PE if the run is traced. PE 0's starts with the
 /// cutting of the root that ran before the PEs, as splitting, when there
@@ -368,11 +382,12 @@ fn pe_main<W: Work + Clone>(
     config: &Config,
     (pieces, output, units): (Vec<W>, W::Output, u64),
     tracer: Option<Tracer>,
-) -> (W::Output, treelb::PeStats, Option<Tracer>) {
+) -> PeEnd<W::Output> {
     CURRENT_PE.with(|c| c.set(Some(me)));
     let machine = config.spec.machine(me, config.threads);
     let mut pe = Pe::new(me, shared, config.spec.budget, machine);
     pe.tracer = tracer;
+    pe.decisions = config.record_decisions.then(Vec::new);
     pe.add_initial(output, units);
     for piece in pieces {
         // Already counted as live by the caller.
@@ -390,7 +405,7 @@ fn pe_main<W: Work + Clone>(
     }
     pe.mark(State::Idle);
     pe.finish_stats();
-    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer)
+    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer, pe.decisions)
 }
 
 // The runtime tests need real threads: under `cfg(loom)` the mailboxes and

@@ -27,7 +27,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use treelb::strategy::{Action, Actions, Balance, Event, HubAction, HubEvent, Machine, pieces_held};
+use treelb::strategy::{Action, Balance, Decision, Event, HubAction, HubEvent, Machine, decide, pieces_held};
 use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
@@ -67,6 +67,8 @@ pub(crate) struct Pe<'a, W: Work> {
     pub(crate) stats: PeStats,
     /// The recorder of state changes, if the run is traced.
     pub(crate) tracer: Option<Tracer>,
+    /// Every decision of the machine, if the run records them.
+    pub(crate) decisions: Option<Vec<Decision>>,
 }
 
 impl<'a, W: Work> Pe<'a, W> {
@@ -81,6 +83,7 @@ impl<'a, W: Work> Pe<'a, W> {
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
             tracer: None,
+            decisions: None,
         }
     }
 
@@ -247,9 +250,8 @@ impl<'a, W: Work> Pe<'a, W> {
     /// Feeds an event to the machine and carries out its actions; `work`
     /// is the piece, if the PE holds one.
     fn feed(&mut self, event: Event, mut work: Option<&mut W>) {
-        let mut out = Actions::new();
-        self.machine.on(event, &mut out);
-        for action in out.iter() {
+        let actions = decide(&mut self.machine, event, self.decisions.as_mut());
+        for action in actions.iter() {
             self.act(action, work.as_deref_mut());
         }
     }

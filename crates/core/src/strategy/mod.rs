@@ -565,6 +565,53 @@ pub(crate) fn answer_request(from: usize, busy: bool, out: &mut Actions, tally: 
     emit(out, tally, if busy { Action::Give { to: from } } else { Action::Refuse { to: from } });
 }
 
+/// One decision of a PE's machine: the event a driver fed it and the
+/// actions it returned. Drivers can record every decision of every PE
+/// (`record_decisions` in their configurations), so that tests can replay
+/// a run's decisions through fresh machines ([`replay`]) and compare what
+/// two drivers decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// What the machine was told.
+    pub event: Event,
+    /// What it answered.
+    pub actions: Actions,
+}
+
+/// Feeds an event to a machine, carries its actions out with `act`, and
+/// records the decision in `log` if there is one: the one way every driver
+/// talks to its machines.
+#[inline]
+pub fn decide(machine: &mut Machine, event: Event, log: Option<&mut Vec<Decision>>) -> Actions {
+    let mut actions = Actions::new();
+    machine.on(event, &mut actions);
+    if let Some(log) = log {
+        log.push(Decision { event, actions });
+    }
+    actions
+}
+
+/// Replays one PE's recorded decisions through a fresh machine built like
+/// the original (`machine`): `Ok` if it decides exactly the same, the first
+/// difference otherwise. Machines hold no clock and no randomness of their
+/// own beyond their seeded stream, so a driver that talks to its machines
+/// only through [`decide`] always passes.
+pub fn replay(mut machine: Machine, log: &[Decision]) -> Result<(), String> {
+    for (i, d) in log.iter().enumerate() {
+        let mut actions = Actions::new();
+        machine.on(d.event, &mut actions);
+        if actions != d.actions {
+            return Err(format!(
+                "decision {i}: {:?} gave {:?}, recorded {:?}",
+                d.event,
+                actions.to_vec(),
+                d.actions.to_vec()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One PE's strategy machine: the family of its run's strategy.
 ///
 /// Built by [`RunSpec::machine`](crate::RunSpec::machine).

@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 use crate::spec::unpack;
 use crate::{PeStats, Reduce, RunSpec, Work};
 
-use super::{Action, Actions, Balance, Event, Hub, HubAction, HubEvent, Machine, Pool, pieces_held};
+use super::{Action, Balance, Decision, Event, Hub, HubAction, HubEvent, Machine, Pool, decide, pieces_held};
 
 /// A message between PEs (or from the hub).
 #[derive(Debug)]
@@ -60,7 +60,7 @@ struct StepPe<W: Work> {
     inbox: VecDeque<Msg<W>>,
     acc: W::Output,
     stats: PeStats,
-    decisions: Vec<Action>,
+    decisions: Vec<Decision>,
 }
 
 /// What a stepped run produced.
@@ -70,8 +70,8 @@ pub struct Stepped<O> {
     pub output: O,
     /// Per-PE counters (times are zero: the stepper has no clock).
     pub pes: Vec<PeStats>,
-    /// Every action each PE's machine returned, in order.
-    pub decisions: Vec<Vec<Action>>,
+    /// Every decision of each PE's machine, in order.
+    pub decisions: Vec<Vec<Decision>>,
     /// Steps taken (one per PE per round).
     pub steps: u64,
 }
@@ -217,10 +217,9 @@ fn step<W: Work>(pes: &mut [StepPe<W>], hub: &mut Hub<W>, live: &mut usize, me: 
 
 /// Feeds an event to PE `me`'s machine and carries out its actions.
 fn feed<W: Work>(pes: &mut [StepPe<W>], hub: &mut Hub<W>, live: &mut usize, me: usize, event: Event) {
-    let mut out = Actions::new();
-    pes[me].machine.on(event, &mut out);
-    for action in out.iter() {
-        pes[me].decisions.push(action);
+    let pe = &mut pes[me];
+    let actions = decide(&mut pe.machine, event, Some(&mut pe.decisions));
+    for action in actions.iter() {
         act(pes, hub, live, me, action);
     }
 }

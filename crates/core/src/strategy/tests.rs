@@ -373,14 +373,32 @@ fn dynamic_strategies_move_work_to_idle_pes() {
     }
 }
 
+fn spec_for(strategy: Strategy) -> RunSpec {
+    RunSpec { budget: 8, seed: 4, ..RunSpec::with_strategy(strategy) }
+}
+
+#[test]
+fn a_tampered_log_does_not_replay() {
+    let run = Stepper::new(spec_for(Strategy::RandomPolling), 3)
+        .run(DfsWork::new(&Irregular(2), SplitPolicy::OldestHalf));
+    let mut log = run.decisions[1].clone();
+    let i = log.iter().position(|d| !d.actions.is_empty()).expect("PE 1 decided something");
+    log[i].actions.clear();
+    assert!(replay(spec_for(Strategy::RandomPolling).machine(1, 3), &log).is_err());
+}
+
 #[test]
 fn stepped_runs_are_reproducible() {
     let tree = Irregular(2);
     for strategy in Strategy::ALL {
-        let spec = RunSpec { budget: 8, seed: 4, ..RunSpec::with_strategy(strategy) };
+        let spec = spec_for(strategy);
         let a = Stepper::new(spec.clone(), 5).run(DfsWork::new(&tree, SplitPolicy::OldestHalf));
         let b = Stepper::new(spec, 5).run(DfsWork::new(&tree, SplitPolicy::OldestHalf));
         assert_eq!(a.decisions, b.decisions, "{strategy}");
         assert_eq!(a.steps, b.steps);
+        for (me, log) in a.decisions.iter().enumerate() {
+            replay(spec_for(strategy).machine(me, 5), log)
+                .unwrap_or_else(|e| panic!("{strategy} PE {me}: {e}"));
+        }
     }
 }
