@@ -42,9 +42,13 @@ fn spec(strategy: Strategy) -> RunSpec {
     RunSpec { strategy, budget: 16, seed: 2026, ..RunSpec::default() }
 }
 
+/// One driver's run: its name, every PE's decisions, the pieces each PE
+/// gave away.
+type Run = (&'static str, Vec<Vec<Decision>>, Vec<u64>);
+
 /// Every PE's decisions under `strategy` on `p` PEs, by driver, with the
 /// pieces each PE gave away.
-fn runs(strategy: Strategy, p: usize) -> Vec<(&'static str, Vec<Vec<Decision>>, Vec<u64>)> {
+fn runs(strategy: Strategy, p: usize) -> Vec<Run> {
     let uts = tree();
     let (expected, _) = treelb::seq::run_search(&uts);
     let root = || DfsWork::new(&uts, SplitPolicy::OldestHalf);
