@@ -272,6 +272,7 @@ fn loom_mailbox_request_gets_the_answer() {
                             boxes[j].answer(answer.map(Piece::new));
                         }
                         Some(Request::Abort) => panic!("nobody aborts"),
+                        Some(Request::Demand) => panic!("nobody demands"),
                         None => break,
                     }
                 }
@@ -335,6 +336,7 @@ fn loom_mailbox_two_requesters_one_slot() {
             match wait_request(&boxes[0], &mut waiter) {
                 Some(Request::From(j)) => boxes[j].answer(Some(100 + j)),
                 Some(Request::Abort) => panic!("nobody aborts"),
+                Some(Request::Demand) => panic!("nobody demands"),
                 None => {}
             }
         }
@@ -387,6 +389,7 @@ fn loom_mailbox_every_accepted_request_is_answered_once() {
                     boxes[j].answer(Some(100 + j));
                 }
                 Some(Request::Abort) => panic!("nobody aborts"),
+                Some(Request::Demand) => panic!("nobody demands"),
                 None => {
                     if !waiter.turn() {
                         break;
@@ -438,6 +441,7 @@ fn loom_mailbox_abort_reaches_the_owner() {
                             boxes[j].answer(None);
                         }
                         Some(Request::Abort) => break true,
+                        Some(Request::Demand) => panic!("nobody demands"),
                         None => break false,
                     }
                 };
@@ -479,6 +483,46 @@ fn loom_mailbox_abort_reaches_the_owner() {
             assert!(saw_abort, "the owner sees the abort");
         }
         sched.fair()
+    });
+}
+
+/// Master–worker: the hub's demand and an abort race for a busy owner's
+/// slot. Whichever comes first, the owner finds the abort in the end (a
+/// demand never hides it), and a demand it takes is taken once.
+#[test]
+fn loom_mailbox_a_demand_never_hides_an_abort() {
+    check(Explore::Exhaustive, || {
+        let boxes = mailboxes::<Piece>(1);
+        let master = {
+            let boxes = boxes.clone();
+            thread::spawn(move || boxes[0].post_demand())
+        };
+        let aborter = {
+            let boxes = boxes.clone();
+            thread::spawn(move || boxes[0].abort())
+        };
+        // The owner polls while the two race.
+        let mut demands = 0;
+        let mut aborted = false;
+        for _ in 0..2 {
+            match boxes[0].take_request() {
+                Some(Request::Demand) => demands += 1,
+                Some(Request::Abort) => aborted = true,
+                Some(Request::From(j)) => panic!("nobody asks, yet PE {j} did"),
+                None => {}
+            }
+        }
+        let posted = master.join().unwrap();
+        aborter.join().unwrap();
+        while !aborted {
+            match boxes[0].take_request() {
+                Some(Request::Abort) => aborted = true,
+                Some(Request::Demand) => demands += 1,
+                other => panic!("the abort is lost: {}", other.is_some()),
+            }
+        }
+        assert!(demands <= usize::from(posted), "a demand taken twice, or one never posted");
+        true
     });
 }
 
