@@ -73,5 +73,5 @@ where
         100.0 * probe_share,
         o.waves
     );
-    Ok(Some(Outcome { output: o.output, stats: o.stats, trace: None }))
+    Ok(Some(Outcome { output: o.output, stats: o.stats, trace: None, decisions: None }))
 }
