@@ -15,9 +15,9 @@
 //!
 //! No simulator is needed: the placement is the whole process.
 
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
+use treelb::rng::SplitMix64;
+use treelb::strategy::pushing::least_loaded;
 
 /// A placement rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,53 +53,43 @@ impl Placement {
 /// ```
 pub fn max_load(p: usize, rule: Placement, seed: u64) -> u32 {
     assert!(p >= 1);
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED_0000_0000_0000 ^ p as u64);
-    let mut load = vec![0u32; p];
+    let mut rng = SplitMix64::new(seed ^ 0x5EED_0000_0000_0000 ^ p as u64);
+    let mut load = vec![0u64; p];
     let mut max = 0;
+    let mut candidates = Vec::new();
     for _ in 0..p {
-        let target = match rule {
-            Placement::Random => rng.random_range(0..p),
+        // The candidates, then the runtime's own rule among them
+        // (`treelb::strategy::pushing::least_loaded`): ties at random for
+        // uniform allocation, to the left for always-go-left.
+        candidates.clear();
+        let tie = match rule {
+            Placement::Random => {
+                candidates.push(rng.below(p as u64) as usize);
+                None
+            }
             Placement::Uniform(d) => {
-                let mut best = rng.random_range(0..p);
-                let mut ties = 1u32;
-                for _ in 1..d {
-                    let c = rng.random_range(0..p);
-                    if load[c] < load[best] {
-                        best = c;
-                        ties = 1;
-                    } else if load[c] == load[best] {
-                        // Reservoir choice among equally loaded candidates.
-                        ties += 1;
-                        if rng.random_range(0..ties) == 0 {
-                            best = c;
-                        }
-                    }
-                }
-                best
+                candidates.extend((0..d.max(1)).map(|_| rng.below(p as u64) as usize));
+                Some(rng.next_u64())
             }
             Placement::AlwaysGoLeft(d) => {
                 let d = d.max(1) as usize;
                 let group = p.div_ceil(d);
-                let mut best = usize::MAX;
                 for g in 0..d {
-                    let lo = g * group;
-                    let hi = ((g + 1) * group).min(p);
+                    let (lo, hi) = (g * group, ((g + 1) * group).min(p));
                     if lo >= hi {
                         break;
                     }
-                    let c = rng.random_range(lo..hi);
-                    // Strictly less: ties stay with the leftmost group.
-                    if best == usize::MAX || load[c] < load[best] {
-                        best = c;
-                    }
+                    candidates.push(lo + rng.below((hi - lo) as u64) as usize);
                 }
-                best
+                None
             }
         };
+        let loads: Vec<u64> = candidates.iter().map(|&c| load[c]).collect();
+        let target = candidates[least_loaded(&loads, tie)];
         load[target] += 1;
         max = max.max(load[target]);
     }
-    max
+    max as u32
 }
 
 /// The mean maximum load over `trials` seeds.

@@ -17,6 +17,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use treelb::rng::mix;
 use treelb::search::{DfsWork, Search};
 use treelb::{Progress, Work};
 
@@ -150,15 +151,6 @@ impl AlphaPiece<'_> {
     pub fn left(&self) -> u64 {
         self.left
     }
-}
-
-/// SplitMix64's finalizer: a well-mixed 64-bit function of its input.
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl Work for AlphaPiece<'_> {

@@ -62,9 +62,10 @@ impl Placement {
 
 /// The index among `loads` of the candidate to place work on: the least
 /// loaded; among equal loads the leftmost (`tie = None`, always-go-left) or
-/// the `tie`-th of them modulo their number (two-choice: the caller draws
-/// `tie` at random, every time, so that a PE's random stream does not depend
-/// on the loads it saw).
+/// the `tie`-th of them modulo their number (uniform allocation, two-choice:
+/// the caller draws `tie` as 64 random bits, every time, so that a PE's
+/// random stream does not depend on the loads it saw; the modulo's bias is
+/// below 2⁻⁶⁰ for any number of candidates).
 ///
 /// ```
 /// use treelb::strategy::pushing::least_loaded;
@@ -73,10 +74,10 @@ impl Placement {
 /// assert_eq!(least_loaded(&[1, 4, 1], Some(1)), 2);
 /// assert_eq!(least_loaded(&[1, 4, 2], Some(1)), 0);
 /// ```
-pub fn least_loaded(loads: &[u64], tie: Option<usize>) -> usize {
+pub fn least_loaded(loads: &[u64], tie: Option<u64>) -> usize {
     let min = loads.iter().copied().min().expect("at least one candidate");
     let ties = loads.iter().filter(|&&l| l == min).count();
-    let pick = tie.map_or(0, |t| t % ties);
+    let pick = tie.map_or(0, |t| (t % ties as u64) as usize);
     loads.iter().enumerate().filter(|&(_, &l)| l == min).nth(pick).map(|(i, _)| i).expect("pick < ties")
 }
 
@@ -206,7 +207,7 @@ impl Pushing {
         let loads: Vec<u64> = round.loads[..round.n].iter().map(|l| l.expect("all answered")).collect();
         let tie = match self.placement {
             // Drawn every time: the stream does not depend on the loads.
-            Placement::TwoChoice => Some(self.rng.below(2)),
+            Placement::TwoChoice => Some(self.rng.bits()),
             _ => None,
         };
         let i = least_loaded(&loads, tie);

@@ -178,10 +178,16 @@ impl VictimSelector {
         Some(if v >= self.me() { v + 1 } else { v })
     }
 
-    /// A uniform integer in `0..n`, from the same stream (ties, candidates).
+    /// A uniform integer in `0..n`, from the same stream (candidates).
     #[inline]
     pub fn below(&mut self, n: usize) -> usize {
         self.rng.below(n as u64) as usize
+    }
+
+    /// 64 random bits from the same stream (ties).
+    #[inline]
+    pub fn bits(&mut self) -> u64 {
+        self.rng.next_u64()
     }
 
     /// Global round robin: the PE that a ticket of the shared counter names
