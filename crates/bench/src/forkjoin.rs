@@ -9,7 +9,7 @@
 //!
 //! * [`Cutoff::None`] — a `join` for every node with two or more children: the
 //!   plain program. It pays one child list (a `Vec`) per inner node, because
-//!   [`Children`](treelb::search::Children) can only be built by `treelb`
+//!   [`treelb::search::Children`] can only be built by `treelb`
 //!   itself; leaves allocate nothing.
 //! * [`Cutoff::Depth`] — `join` only above a depth; below it, each subtree runs
 //!   as the sequential baseline ([`seq::run_search`] on the subtree): no

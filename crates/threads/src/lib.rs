@@ -4,7 +4,7 @@
 //! the random polling algorithm of Sanders (`003_…`, Figure 1) on them:
 //!
 //! * every PE holds at most one piece of [`Work`];
-//! * a busy PE works its piece in slices of Δt units ([`Config::budget`]) and
+//! * a busy PE works its piece in slices of Δt units (`RunSpec::budget`) and
 //!   after each slice checks its request slot — one relaxed load; if a request
 //!   is there it splits its piece and hands one part to the requester;
 //! * an idle PE sends a request to a PE chosen by the [`Strategy`] (uniformly at

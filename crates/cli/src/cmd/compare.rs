@@ -35,7 +35,7 @@ use crate::config::{Error, err, number, positive, threads};
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
     /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N, or
-    /// mandelbrot[:pixels|subdivide][:WxH] (default subdivide, 1024x768)
+    /// `mandelbrot[:pixels|subdivide][:WxH]` (default subdivide, 1024x768)
     #[arg(value_name = "WORKLOAD")]
     pub(crate) workload: String,
     /// Strategies, comma-separated, or `all` (every strategy the threads
