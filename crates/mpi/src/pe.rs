@@ -54,7 +54,7 @@ use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use treelb::strategy::{
-    Action, Actions, Balance, Event, Hub, HubAction, HubEvent, Machine, Pool, pieces_held,
+    Action, Balance, Event, Hub, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
 };
 use treelb::termination::{FourCounter, Signal};
 use treelb::{PeStats, Work};
@@ -254,6 +254,17 @@ where
                     if let Some(hub) = &mut self.hub {
                         hub.close();
                     }
+                    // Answer what the machine holds (a producer's held
+                    // requests): the drain waits for every answer.
+                    loop {
+                        let actions = decide(&mut self.machine, Event::Over, None);
+                        if actions.is_empty() {
+                            break;
+                        }
+                        for action in actions.iter() {
+                            self.act(action, None);
+                        }
+                    }
                     return false;
                 }
             }
@@ -418,9 +429,8 @@ where
     /// Feeds an event to the machine and carries out its actions; `work` is
     /// the piece, if the PE holds one.
     fn feed(&mut self, event: Event, mut work: Option<&mut C::Work>) {
-        let mut out = Actions::new();
-        self.machine.on(event, &mut out);
-        for action in out.iter() {
+        let actions = decide(&mut self.machine, event, None);
+        for action in actions.iter() {
             self.act(action, work.as_deref_mut());
         }
     }

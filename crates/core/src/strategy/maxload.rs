@@ -58,6 +58,7 @@ pub const DEFAULT_RHO: f64 = 1.4;
 #[derive(Clone, Debug)]
 pub struct LazyReporter {
     rho: f64,
+    ln_rho: f64,
     /// The largest load that needs no report: `⌊ρ^⌈log_ρ r⌉⌋` for the last
     /// report `r ≥ 1`, 0 for `r = 0`.
     threshold: u64,
@@ -70,7 +71,7 @@ impl LazyReporter {
     /// If `rho` is not greater than 1 and finite.
     pub fn new(rho: f64) -> Self {
         assert!(rho.is_finite() && rho > 1.0, "ρ must be a finite number above 1, not {rho}");
-        LazyReporter { rho, threshold: 0 }
+        LazyReporter { rho, ln_rho: rho.ln(), threshold: 0 }
     }
 
     /// Whether a PE whose load is now `load` must report it.
@@ -82,17 +83,22 @@ impl LazyReporter {
     /// Records that `load` was reported (a growth, or a decrease after a
     /// visit or at the end of a piece).
     pub fn reported(&mut self, load: u64) {
-        self.threshold = if load == 0 {
-            0
-        } else {
-            // ρ^⌈log_ρ L⌉, computed by repeated multiplication so that the
-            // rounding is the same for every L of one level.
-            let mut t = 1.0f64;
-            while t < load as f64 {
-                t *= self.rho;
-            }
-            (t.floor() as u64).max(load)
-        };
+        self.threshold = if load == 0 { 0 } else { (self.level_top(load).floor() as u64).max(load) };
+    }
+
+    /// ρ^⌈log_ρ L⌉ for `load` = L ≥ 1: the least power of ρ that is at least
+    /// L. The logarithm gives the exponent in O(1) (ρ may be close to 1, where
+    /// a level holds few loads); the two loops only correct its rounding.
+    fn level_top(&self, load: u64) -> f64 {
+        let l = load as f64;
+        let mut k = (l.ln() / self.ln_rho).ceil().max(0.0);
+        while self.rho.powf(k) < l {
+            k += 1.0;
+        }
+        while k > 0.0 && self.rho.powf(k - 1.0) >= l {
+            k -= 1.0;
+        }
+        self.rho.powf(k)
     }
 }
 

@@ -289,6 +289,12 @@ pub enum Event {
         /// This PE holds a piece.
         busy: bool,
     },
+    /// The run is over (termination was detected): answer whatever this PE
+    /// still holds (a producer of `multilevel` holds its children's requests
+    /// while it has nothing to give). A machine releases a few at a time:
+    /// drivers repeat the event until it returns no action. Only drivers
+    /// that wait for every answer before they stop need it (MPI's drain).
+    Over,
 }
 
 /// What a PE's machine asks its driver to do.

@@ -216,6 +216,30 @@ fn multilevel_asks_only_its_producer() {
             );
         }
     }
+    // An idle producer holds its children's requests, serves them one per
+    // slice once it works, and releases the rest with "no work" at the end.
+    let mut m = spec.machine(1, 7);
+    assert_eq!(
+        script(
+            &mut m,
+            &[
+                Event::Request { from: 3, busy: false },
+                Event::Request { from: 4, busy: false },
+                Event::Slice { load: 5 },
+                Event::Request { from: 3, busy: true },
+                Event::Over,
+                Event::Over,
+            ]
+        ),
+        [
+            vec![],
+            vec![],
+            vec![Action::Give { to: 3 }],
+            vec![Action::Give { to: 3 }],
+            vec![Action::Refuse { to: 4 }],
+            vec![]
+        ]
+    );
 }
 
 #[test]
