@@ -95,7 +95,7 @@ fn err(e: impl std::fmt::Display) -> PlotError {
     PlotError(e.to_string())
 }
 
-const PALETTE: [RGBColor; 8] = [
+const PALETTE: [RGBColor; 13] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -104,6 +104,11 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(255, 187, 120),
+    RGBColor(152, 223, 138),
 ];
 
 /// The size of every chart, in pixels.
