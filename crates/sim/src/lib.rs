@@ -82,9 +82,11 @@ pub mod engine;
 pub mod machine;
 pub mod maxload;
 pub mod multilevel;
+#[cfg(feature = "report")]
 pub mod plot;
 pub mod producer;
 pub mod queue;
+#[cfg(feature = "report")]
 pub mod reproduce;
 pub mod sweep;
 pub mod utilization;

@@ -86,7 +86,9 @@ fn report_writes_markdown_and_plots() {
         let len = std::fs::metadata(dir.join(plot)).unwrap().len();
         assert!(len > 5_000 && len < 500_000, "{plot}: {len} bytes");
     }
-    assert!(md.contains("**Verdict.** Reproduced."));
+    // Every section carries a computed verdict, and the summary lists them.
+    assert_eq!(md.matches("**Verdict: ").count(), all.verdicts().len());
+    assert!(md.contains("| reproduction | verdict | checks passed |"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -157,4 +159,54 @@ fn multilevel_root_fanout_beats_the_uniform_tree() {
         assert!(best.fanout[0] > uniform.fanout[0], "p = {}: best {:?}", row.p, best.fanout);
         assert!(best.work.unwrap() < uniform.work.unwrap(), "p = {}", row.p);
     }
+}
+
+/// The verdicts are computed: at the test scale each reproduction's checks
+/// pass (the same criteria as the full report, on smaller sweeps), and a
+/// deliberately wrong paper constant makes the verdict fail.
+#[test]
+fn verdicts_pass_and_a_wrong_constant_fails_them() {
+    let show = |v: &reproduce::Verdict| v.markdown();
+    let f = reproduce::fig2(Scale::Tiny);
+    assert!(f.verdict().passed(), "{}", show(&f.verdict()));
+
+    // The round robins' growth shows from P = 256 on: the quick sweep (to
+    // P = 1024, about two seconds).
+    let iso = reproduce::iso(Scale::Quick, &mut Quiet);
+    assert!(iso.verdict().passed(), "{}", show(&iso.verdict()));
+    // Global round robin's work grows like P², not P³.
+    let wrong = reproduce::IsoClaims { grr_exponent: 3.0, ..Default::default() };
+    assert!(!iso.verdict_against(&wrong).passed());
+    // Random polling's work does not grow like P².
+    let wrong = reproduce::IsoClaims { crossbar: |p| p * p, ..Default::default() };
+    assert!(!iso.verdict_against(&wrong).passed());
+
+    let b = reproduce::bound(Scale::Tiny, &mut Quiet);
+    assert!(b.verdict().passed(), "{}", show(&b.verdict()));
+    assert!(!b.verdict_against(0.1).passed());
+
+    let k = reproduce::kimura(Scale::Tiny, &mut Quiet);
+    assert!(k.verdict().passed(), "{}", show(&k.verdict()));
+    assert!(!k.verdict_against(1.0, 3.0).passed());
+    assert!(!k.verdict_against(2.0, 1.0).passed());
+
+    // Theorem 3's exponents need p ≥ 2^8 on every power of two: the quick
+    // sweep (about four seconds).
+    let m = reproduce::multilevel(Scale::Quick, &mut Quiet);
+    assert!(m.verdict().passed(), "{}", show(&m.verdict()));
+    // Theorem 3 with ℓ/(ℓ+1)… instead of (ℓ+1)/ℓ.
+    assert!(!m.verdict_against(&|l| l as f64 / (l as f64 + 1.0)).passed());
+    assert!(m.fanout_verdict().passed(), "{}", show(&m.fanout_verdict()));
+
+    let a = reproduce::allocation(Scale::Tiny, &mut Quiet);
+    assert!(a.verdict().passed(), "{}", show(&a.verdict()));
+    // Two choices with log 2 in the numerator instead of the denominator.
+    assert!(!a.verdict_against(&[(Placement::Uniform(2), 2f64.ln() * 4.0)]).passed());
+
+    let ml = reproduce::maxload(Scale::Tiny, &mut Quiet);
+    assert!(ml.verdict().passed(), "{}", show(&ml.verdict()));
+    assert!(!ml.verdict_against(0.01).passed());
+
+    let sh = reproduce::sharing(Scale::Tiny, &mut Quiet);
+    assert!(sh.verdict().outcome() != reproduce::Outcome::NotReproduced, "{}", show(&sh.verdict()));
 }

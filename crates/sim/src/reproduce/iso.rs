@@ -1,0 +1,347 @@
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use treelb::{Init, Strategy};
+
+use super::*;
+use crate::machine::{Costs, Network};
+use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
+use crate::sweep::{IsoPoint, IsoSetup, Observer, fit_line, isoefficiency};
+use crate::workload::AlphaDist;
+
+/// Reproduction 2: isoefficiency of the work-stealing schemes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Iso {
+    /// The efficiency held.
+    pub target: f64,
+    /// The first P of the growth fits (256; smaller at the test scale).
+    pub from: u32,
+    /// One curve per (strategy, network).
+    pub curves: Vec<IsoCurve>,
+}
+
+/// W(P) for one scheme on one network.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct IsoCurve {
+    /// The setup.
+    pub setup: IsoSetup,
+    /// The points found.
+    pub points: Vec<IsoPoint>,
+}
+
+impl IsoCurve {
+    /// (P, W) of the points found.
+    pub fn found(&self) -> Vec<(f64, f64)> {
+        self.points.iter().filter_map(|pt| pt.work.map(|w| (f64::from(pt.p), w as f64))).collect()
+    }
+
+    /// The slope of log W against log P over the points with P ≥ `from`.
+    pub fn slope_from(&self, from: u32) -> f64 {
+        let pts: Vec<_> = self
+            .found()
+            .into_iter()
+            .filter(|&(p, _)| p >= f64::from(from))
+            .map(|(p, w)| (p.ln(), w.ln()))
+            .collect();
+        fit_line(&pts).0
+    }
+
+    /// A legend label.
+    pub fn label(&self) -> String {
+        if self.setup.network == Network::Crossbar {
+            self.setup.strategy.name().to_owned()
+        } else {
+            format!("{} ({})", self.setup.strategy, self.setup.network)
+        }
+    }
+
+    /// W at P, if found.
+    pub fn work_at(&self, p: u32) -> Option<u64> {
+        self.points.iter().find(|pt| pt.p == p).and_then(|pt| pt.work)
+    }
+}
+
+impl IsoCurve {
+    /// W/f(P) at the largest P found, divided by W/f(P) at `from`: 1 if W
+    /// grows exactly like `f` between them.
+    pub fn shape_ratio(&self, from: u32, f: &dyn Fn(f64) -> f64) -> Option<f64> {
+        let found = self.found();
+        let p0 = f64::from(from);
+        let w0 = found.iter().find(|&&(p, _)| p == p0)?.1;
+        let &(p1, w1) = found.last()?;
+        (p1 > p0).then(|| (w1 / f(p1)) / (w0 / f(p0)))
+    }
+}
+
+/// The claims of reproduction 2 and their tolerances; [`Default`] holds the
+/// papers' (a test feeds wrong ones and watches the verdict fail).
+#[derive(Clone, Copy, Debug)]
+pub struct IsoClaims {
+    /// Random polling on a crossbar: W ∝ this (Sanders: P log P).
+    pub crossbar: fn(f64) -> f64,
+    /// Random polling on a 2D torus: W ∝ this (Sanders: P^1.5 log P).
+    pub torus: fn(f64) -> f64,
+    /// Global round robin: W = Ω(P^this) (the lecture: 2).
+    pub grr_exponent: f64,
+    /// W / shape may change by at most this factor either way from
+    /// P = 256 to the largest P.
+    pub band: f64,
+    /// Tolerance on a fitted exponent.
+    pub tolerance: f64,
+}
+
+impl Default for IsoClaims {
+    fn default() -> Self {
+        IsoClaims {
+            crossbar: p_log_p,
+            torus: p15_log_p,
+            grr_exponent: 2.0,
+            band: std::f64::consts::SQRT_2,
+            tolerance: 0.1,
+        }
+    }
+}
+
+impl Iso {
+    /// Random polling on the crossbar.
+    pub fn random_polling(&self) -> Option<&IsoCurve> {
+        self.curves
+            .iter()
+            .find(|c| c.setup.strategy == Strategy::RandomPolling && c.setup.network == Network::Crossbar)
+    }
+
+    /// The verdict against the papers' claims.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict_against(&IsoClaims::default())
+    }
+
+    /// The verdict against `claims`.
+    pub fn verdict_against(&self, claims: &IsoClaims) -> Verdict {
+        let from = self.from;
+        let mut v = Verdict::default();
+        let (lo, hi) = (1.0 / claims.band, claims.band);
+        let nan = f64::NAN;
+        let rp = self.random_polling();
+        v.push(Check::band(
+            "random polling on a crossbar: W ∝ P log P (`000_…` Fig. 3)",
+            &format!("W/shape at the largest P ÷ at P = {from}"),
+            rp.and_then(|c| c.shape_ratio(from, &claims.crossbar)).unwrap_or(nan),
+            lo,
+            hi,
+        ));
+        if let Some(t) = self.curves.iter().find(|c| c.setup.network == Network::Torus2d) {
+            v.push(Check::band(
+                "random polling on a 2D torus: W ∝ P^1.5 log P (`000_…` Fig. 3)",
+                &format!("W/shape at the largest P ÷ at P = {from}"),
+                t.shape_ratio(from, &claims.torus).unwrap_or(nan),
+                lo,
+                hi,
+            ));
+        }
+        let slope = |s: Strategy| {
+            self.curves
+                .iter()
+                .find(|c| c.setup.strategy == s && c.setup.network == Network::Crossbar)
+                .map_or(nan, |c| c.slope_from(from))
+        };
+        v.push(Check::at_least(
+            "global round robin: W = Ω(P²) (`002_…`)",
+            &format!("fitted exponent, P ≥ {from}"),
+            slope(Strategy::GlobalRoundRobin),
+            claims.grr_exponent - claims.tolerance,
+        ));
+        v.push(Check::band(
+            "asynchronous round robin: between P log P and P² (`002_…`)",
+            &format!("fitted exponent, P ≥ {from}"),
+            slope(Strategy::AsyncRoundRobin),
+            1.0,
+            2.0 + claims.tolerance,
+        ));
+        let beats = rp.is_some_and(|rp| {
+            self.curves.iter().filter(|c| c.setup.network == Network::Crossbar).all(|c| {
+                c.points.iter().filter(|pt| pt.p >= from).all(|pt| match (pt.work, rp.work_at(pt.p)) {
+                    (Some(w), Some(r)) => r <= w,
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                })
+            })
+        });
+        v.push(Check::holds(
+            "random polling needs the least work (`002_…`)",
+            format!("least at every P ≥ {from}: {}", if beats { "yes" } else { "no" }),
+            "least at every P",
+            beats,
+        ));
+        v
+    }
+}
+
+fn p_log_p(p: f64) -> f64 {
+    p * p.log2()
+}
+
+fn p_log2_p(p: f64) -> f64 {
+    p * p.log2().powi(2)
+}
+
+fn p15_log_p(p: f64) -> f64 {
+    p.powf(1.5) * p.log2()
+}
+
+fn p_squared(p: f64) -> f64 {
+    p * p
+}
+
+/// The setup of reproduction 2 for a strategy and network.
+pub fn iso_setup(strategy: Strategy, network: Network, scale: Scale) -> IsoSetup {
+    IsoSetup {
+        strategy,
+        init: Init::Root,
+        network,
+        costs: Costs::default(),
+        dist: AlphaDist::Uniform { min: 0.1 },
+        atomic: 100,
+        target: 0.8,
+        seeds: if scale == Scale::Full { 2 } else { 1 },
+        steps: if scale == Scale::Tiny { 3 } else { 5 },
+        max_work: 1 << 42,
+    }
+}
+
+/// Runs reproduction 2.
+pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
+    // Asynchronous round robin needs ~P^1.8 work, so events grow fastest:
+    // its sweep stops two doublings earlier at full scale (about 4 minutes
+    // more per doubling on one core).
+    let (top, arr_top, torus_top): (u32, u32, u32) = match scale {
+        Scale::Full => (14, 12, 12),
+        Scale::Quick => (10, 10, 10),
+        Scale::Tiny => (8, 8, 6),
+    };
+    let mut plan = vec![
+        (Strategy::RandomPolling, Network::Crossbar, top),
+        (Strategy::AsyncRoundRobin, Network::Crossbar, arr_top),
+        (Strategy::GlobalRoundRobin, Network::Crossbar, top),
+    ];
+    if scale != Scale::Tiny {
+        plan.push((Strategy::RandomPolling, Network::Torus2d, torus_top));
+    }
+    let total: u64 = plan.iter().map(|&(_, _, t)| u64::from(t - 3)).sum();
+    obs.phase("isoefficiency", total);
+    let mut curves = Vec::new();
+    for (strategy, network, top) in plan {
+        let setup = iso_setup(strategy, network, scale);
+        let mut points = Vec::new();
+        let mut guess = 1u64 << 16;
+        for k in 4..=top {
+            let p = 1u32 << k;
+            let pt = isoefficiency(&setup, p, guess);
+            // The next P needs at least twice the work: start there.
+            if let Some(w) = pt.work {
+                guess = w * 2;
+            }
+            points.push(pt);
+            obs.step();
+        }
+        curves.push(IsoCurve { setup, points });
+    }
+    Iso { target: 0.8, from: if scale == Scale::Tiny { 32 } else { 1 << 8 }, curves }
+}
+
+pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotError> {
+    let _ = writeln!(w, "## 2. Isoefficiency of random polling, global and asynchronous round robin\n");
+    let _ = writeln!(w, "{}", include_str!("text/iso.md"));
+    let _ = writeln!(
+        w,
+        "**Simulated.** The work W at which the mean efficiency reaches {:.0} % \
+         (bracketed by doubling, then bisection on log W), α uniform in [0.1, 0.5], \
+         T_atomic = 100, PE 0 starts with the root. Global round robin's counter lives \
+         at PE 0 and serves one ticket per T_counter = 10 ticks.\n",
+        100.0 * iso.target
+    );
+    let ps: Vec<u32> =
+        iso.curves.iter().flat_map(|c| c.points.iter().map(|p| p.p)).fold(Vec::new(), |mut v, p| {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+            v
+        });
+    let _ = write!(w, "| P |");
+    for c in &iso.curves {
+        let _ = write!(w, " {} |", c.label());
+    }
+    let _ = write!(w, "\n|---|");
+    for _ in &iso.curves {
+        let _ = write!(w, "---|");
+    }
+    let _ = writeln!(w);
+    for &p in &ps {
+        let _ = write!(w, "| {p} |");
+        for c in &iso.curves {
+            let cell = match c.points.iter().find(|pt| pt.p == p) {
+                Some(IsoPoint { work: Some(x), .. }) => short(*x as f64),
+                Some(_) => "> max".into(),
+                None => "".into(),
+            };
+            let _ = write!(w, " {cell} |");
+        }
+        let _ = writeln!(w);
+    }
+    let from = iso.from;
+    let _ = writeln!(
+        w,
+        "\nGrowth: slope of log W against log P for P ≥ {from}, and W divided by the predicted shape at the largest P, relative to the same ratio at P = {from} (1.0 = the shape fits; growing = W grows faster):\n"
+    );
+    let _ = writeln!(
+        w,
+        "| scheme | slope | W/(P log P) | W/(P log² P) | W/(P^1.5 log P) | W/P² |\n|---|---|---|---|---|---|"
+    );
+    let cell = |r: Option<f64>| r.map_or("–".to_owned(), |r| format!("{r:.2}"));
+    for c in &iso.curves {
+        let _ = writeln!(
+            w,
+            "| {} | {:.2} | {} | {} | {} | {} |",
+            c.label(),
+            c.slope_from(from),
+            cell(c.shape_ratio(from, &p_log_p)),
+            cell(c.shape_ratio(from, &p_log2_p)),
+            cell(c.shape_ratio(from, &p15_log_p)),
+            cell(c.shape_ratio(from, &p_squared)),
+        );
+    }
+    let rp = iso.random_polling();
+    let _ = writeln!(w, "\n{}", iso.verdict().markdown());
+    let mut series = Vec::new();
+    for (i, c) in iso.curves.iter().enumerate() {
+        series.push(Series::new(c.label(), c.found(), Style::Points, i));
+    }
+    if let Some(rp) = rp
+        && let Some(w0) = rp.work_at(16)
+    {
+        let p0 = 16.0;
+        let top = ps.iter().copied().max().unwrap_or(16);
+        let curve = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+            (4..=top.trailing_zeros())
+                .map(|k| 2f64.powi(k as i32))
+                .map(|p| (p, w0 as f64 * f(p) / f(p0)))
+                .collect()
+        };
+        series.push(Series::new("∝ P log P", curve(&|p: f64| p * p.log2()), Style::Dashed, 7));
+        series.push(Series::new("∝ P log² P", curve(&|p: f64| p * p.log2().powi(2)), Style::Dashed, 5));
+        series.push(Series::new("∝ P²", curve(&|p: f64| p * p), Style::Dashed, 6));
+    }
+    let chart = Chart {
+        title: format!("Work for efficiency {:.1}", iso.target),
+        x_label: "P".into(),
+        y_label: "W (ticks)".into(),
+        log_x: true,
+        log_y: true,
+        y_range: None,
+        series,
+        legend: Legend::LowerRight,
+    };
+    chart.draw(&dir.join("isoefficiency.png"))?;
+    let _ = writeln!(w, "![isoefficiency](isoefficiency.png)\n");
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! Reproductions of the seeds' results: each runs simulations (or the
+//! allocation process), compares the measurements with the paper's
+//! prediction by a [`Verdict`] computed from the numbers, and writes a
+//! section of `docs/reproductions/README.md` with its plot.
+//!
+//! One file per reproduction: its data (a function of a [`Scale`], so the
+//! tests run the same code at [`Scale::Tiny`] and `treelb sim reproduce` at
+//! [`Scale::Full`]), its verdict (a pure function of the data and the
+//! paper's constants, so a test can feed a wrong constant and watch it
+//! fail) and its section. The prose that does not depend on the data lives
+//! beside them in `text/`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{SimReport, thread_cpu_seconds};
+use crate::plot::{PlotError, short};
+use crate::queue::Time;
+use crate::sweep::Observer;
+
+mod allocation;
+mod bound;
+mod fig2;
+mod iso;
+mod kimura;
+mod maxload;
+mod multilevel;
+mod sharing;
+mod speed;
+mod verdict;
+
+pub use allocation::*;
+pub use bound::*;
+pub use fig2::*;
+pub use iso::*;
+pub use kimura::*;
+pub use maxload::*;
+pub use multilevel::*;
+pub use sharing::*;
+pub use speed::*;
+pub use verdict::{Check, Outcome, Verdict};
+
+/// How large the reproductions are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Scale {
+    /// The sizes of the papers (minutes).
+    Full,
+    /// Smaller sweeps, same conclusions (about a minute).
+    Quick,
+    /// For tests (seconds).
+    Tiny,
+}
+
+/// Messages of a run, as the simulator counted them: requests and their
+/// answers, load queries and their answers, pushes, the hub's messages.
+pub fn messages(r: &SimReport) -> u64 {
+    r.messages
+}
+
+/// The time one reproduction took.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Timing {
+    /// The reproduction.
+    pub name: String,
+    /// Wall-clock seconds.
+    pub wall: f64,
+    /// CPU seconds of this thread, if known.
+    pub cpu: Option<f64>,
+}
+
+/// Everything `treelb sim reproduce` measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct All {
+    /// The scale.
+    pub scale: Scale,
+    /// Reproduction 1.
+    pub fig2: Fig2,
+    /// Reproduction 2.
+    pub iso: Iso,
+    /// Reproduction 3.
+    pub bound: Bound,
+    /// Reproduction 4, single level.
+    pub kimura: Kimura,
+    /// Reproduction 4, multi-level.
+    pub multilevel: Multi,
+    /// Reproduction 5.
+    pub allocation: Allocation,
+    /// Reproduction 6.
+    pub maxload: MaxLoad,
+    /// Reproduction 7.
+    pub sharing: Sharing,
+    /// The simulator's speed.
+    pub speed: Speed,
+    /// The time each reproduction took.
+    pub seconds: Vec<Timing>,
+}
+
+impl All {
+    /// Every verdict, with the reproduction it belongs to.
+    pub fn verdicts(&self) -> Vec<(&'static str, Verdict)> {
+        vec![
+            ("1. utilization over time (`000_…` Figure 2)", self.fig2.verdict()),
+            ("2. isoefficiency (`000_…` Figure 3, `002_…`)", self.iso.verdict()),
+            ("3. the T_par bound (`003_…` Theorem 1)", self.bound.verdict()),
+            (
+                "4a. single-level producer/consumer (`001_…` Proposition 1, Theorems 1–2)",
+                self.kimura.verdict(),
+            ),
+            ("4b. multi-level isoefficiency (`001_…` Theorem 3)", self.multilevel.verdict()),
+            ("4c. root fan-out (`001_…` Theorem 4)", self.multilevel.fanout_verdict()),
+            ("5. allocation (`002_…`)", self.allocation.verdict()),
+            ("6. max-load visiting (`004_…` Theorem 2)", self.maxload.verdict()),
+            ("7. stealing against sharing (`002_…`)", self.sharing.verdict()),
+        ]
+    }
+}
+
+/// Runs every reproduction.
+pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
+    let mut seconds = Vec::new();
+    let mut timed = |name: &str, (wall, cpu): (Instant, Option<f64>)| {
+        let cpu = cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
+        seconds.push(Timing { name: name.to_owned(), wall: wall.elapsed().as_secs_f64(), cpu });
+    };
+    let now = || (Instant::now(), thread_cpu_seconds());
+    let t = now();
+    obs.phase("Figure 2", 1);
+    let fig2 = fig2(scale);
+    obs.step();
+    timed("1. utilization (000_… Figure 2)", t);
+    let t = now();
+    let iso = iso(scale, obs);
+    timed("2. isoefficiency", t);
+    let t = now();
+    let bound = bound(scale, obs);
+    timed("3. T_par bound (003_…)", t);
+    let t = now();
+    let kimura = kimura(scale, obs);
+    timed("4a. single-level producer/consumer (001_…)", t);
+    let t = now();
+    let multilevel = multilevel(scale, obs);
+    timed("4b. multi-level producer/consumer (001_…)", t);
+    let t = now();
+    let allocation = allocation(scale, obs);
+    timed("5. allocation (002_…)", t);
+    let t = now();
+    let maxload = maxload(scale, obs);
+    timed("6. max-load visiting (004_…)", t);
+    let t = now();
+    let sharing = sharing(scale, obs);
+    timed("7. stealing vs sharing (002_…)", t);
+    let t = now();
+    let speed = speed(scale, obs);
+    timed("simulator speed", t);
+    All { scale, fig2, iso, bound, kimura, multilevel, allocation, maxload, sharing, speed, seconds }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+fn opt_time(t: Option<Time>, unit: Time) -> String {
+    t.map_or("never".into(), |t| format!("{:.0}", t as f64 / unit as f64))
+}
+
+/// Writes the plots into `dir` and returns the markdown report.
+pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, PlotError> {
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# Reproductions of the seeds' results\n");
+    let _ = writeln!(
+        w,
+        "Generated by `{command}` with the discrete-event simulator of `crates/sim` \
+         (scale {:?}). Every figure of the message-passing machine below is a simulation \
+         of the scheduler that runs: each PE's decisions come from its \
+         `treelb::strategy` machine — the one the threads and MPI runtimes drive — the \
+         hub of a strategy sits at PE 0, pieces are `treelb::Work` values split by their \
+         own `split`, and the initial pieces are `treelb::RunSpec::initial_shares`. What \
+         changed when the strategies were unified, and why: [CHANGES.md](CHANGES.md). \
+         Time is in ticks; unless said otherwise a message \
+         costs `T_rout` = 100 ticks, a split `T_split` = 10, a probe `T_poll` = 1 every \
+         Δt = 100 ticks of work, and termination detection `2⌈log₂ P⌉·T_rout` (on a crossbar; a binomial reduction tree whose messages travel the network).\n",
+        all.scale
+    );
+    let f = &all.fig2;
+    let sp = &all.speed;
+    let cpu = sp.runs.iter().all(|r| r.cpu);
+    let _ = writeln!(
+        w,
+        "**Simulator speed** (one core of a shared machine, million events per {} second, \
+         median of {} runs; `cargo run --release -p treelb-sim --example throughput` runs \
+         the same): P = {}, W = {} ticks, 1:2 splitting.\n",
+        if cpu { "CPU" } else { "wall-clock" },
+        sp.runs.first().map_or(0, |r| r.rates.len()),
+        sp.p,
+        short(sp.work as f64)
+    );
+    let _ =
+        writeln!(w, "| strategy | initialization | events | M events/s | all runs |\n|---|---|---|---|---|");
+    for r in &sp.runs {
+        let all_rates: Vec<String> = r.rates.iter().map(|x| format!("{x:.1}")).collect();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {:.1} | {} |",
+            r.strategy,
+            r.init,
+            r.events,
+            r.median(),
+            all_rates.join(", ")
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nFigure 2's two runs below (P = {}) took {:.2} s and {:.2} s of wall-clock time.\n",
+        f.p, f.root.wall_seconds, f.selective.wall_seconds
+    );
+    let _ = writeln!(w, "| reproduction | wall time | CPU time |\n|---|---|---|");
+    for t in &all.seconds {
+        let cpu = t.cpu.map_or("–".to_owned(), |c| format!("{c:.1} s"));
+        let _ = writeln!(w, "| {} | {:.1} s | {cpu} |", t.name, t.wall);
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(
+        w,
+        "**Verdicts**, computed from the numbers below (each section lists its checks, \
+         their criteria and tolerances):\n\n| reproduction | verdict | checks passed |\n|---|---|---|"
+    );
+    for (name, v) in all.verdicts() {
+        let passed = v.checks.iter().filter(|c| c.pass).count();
+        let _ = writeln!(w, "| {name} | {} | {passed} of {} |", v.outcome(), v.checks.len());
+    }
+    let _ = writeln!(w);
+    fig2::section(w, &all.fig2, dir)?;
+    iso::section(w, &all.iso, dir)?;
+    bound::section(w, &all.bound, dir)?;
+    kimura::section(w, &all.kimura, dir)?;
+    multilevel::section(w, &all.multilevel, dir)?;
+    allocation::section(w, &all.allocation, dir)?;
+    maxload::section(w, &all.maxload, dir)?;
+    sharing::section(w, &all.sharing, dir)?;
+    Ok(md)
+}
