@@ -471,17 +471,24 @@ impl<W: SimWork> Sim<W> {
         self.flight[slot as usize].take().expect("a piece in flight")
     }
 
+    /// PE `from` sends `msg` at `*t`: it spends the sending cost, then the
+    /// message travels.
     #[inline]
-    fn send(&mut self, from: u32, to: u32, t: Time, msg: Msg) {
+    fn send(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg) {
+        *t += self.m.costs.end_cost();
         let at = if to == HUB { self.m.delay(from, 0) } else { self.m.delay(from, to) };
-        self.q.push(t + at, Kind::Arrive { to, msg });
+        self.q.push(*t + at, Kind::Arrive { to, msg });
     }
 
     /// A message reaches the hub: it serves messages one at a time, each
     /// taking `T_counter`, and answers from PE 0's place.
     fn at_hub(&mut self, now: Time, msg: Msg) {
+        // The hub takes the message in (the receiving cost), spends
+        // `T_counter` on it, and sends each answer (the sending cost), one
+        // message after the other.
+        let end = self.m.costs.end_cost();
         let start = now.max(self.hub_free);
-        self.hub_free = start + self.m.costs.t_counter;
+        let mut t = start + end + self.m.costs.t_counter;
         self.hub_ops += 1;
         let from = msg.from() as usize;
         let event = match msg.tag() {
@@ -500,7 +507,6 @@ impl<W: SimWork> Sim<W> {
         };
         let mut answers = Vec::new();
         self.hub.on(event, &mut answers);
-        let t = self.hub_free;
         let p = u64::from(self.m.p);
         for answer in answers {
             let (to, msg) = match answer {
@@ -511,8 +517,10 @@ impl<W: SimWork> Sim<W> {
                 HubAction::Hand { to, piece } => (to, Msg::new(Tag::Answer, 0, piece)),
                 HubAction::Demand { to } => (to, Msg::new(Tag::Demand, 0, 0)),
             };
+            t += end;
             self.q.push(t + self.m.delay(0, to as u32), Kind::Arrive { to: to as u32, msg });
         }
+        self.hub_free = t;
     }
 
     /// A message reaches PE `to`: an idle PE handles it at once, a busy one
@@ -561,6 +569,11 @@ impl<W: SimWork> Sim<W> {
     /// PE `pe` handles one message at time `*t` (a split advances it).
     fn receive(&mut self, pe: u32, msg: Msg, t: &mut Time) {
         let i = pe as usize;
+        // Taking a message in costs the receiver (the initial broadcast's
+        // cost is the broadcast delay).
+        if msg.tag() != Tag::Init {
+            *t += self.m.costs.end_cost();
+        }
         let busy = self.hot[i].busy;
         let from = msg.from() as usize;
         let event = match msg.tag() {
@@ -626,40 +639,38 @@ impl<W: SimWork> Sim<W> {
 
     fn act(&mut self, pe: u32, action: Action, t: &mut Time) {
         match action {
-            Action::Request { to } => self.send(pe, to as u32, *t, Msg::new(Tag::Request, pe, 0)),
-            Action::Refuse { to } => self.send(pe, to as u32, *t, Msg::new(Tag::Answer, pe, NONE)),
+            Action::Request { to } => self.send(pe, to as u32, t, Msg::new(Tag::Request, pe, 0)),
+            Action::Refuse { to } => self.send(pe, to as u32, t, Msg::new(Tag::Answer, pe, NONE)),
             Action::Give { to } => {
                 let (slot, load) = self.split_off(pe, t);
-                self.send(pe, to as u32, *t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)));
+                self.send(pe, to as u32, t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)));
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }
             Action::Push { to } => {
                 let (slot, load) = self.split_off(pe, t);
                 if let Some(slot) = slot {
-                    self.send(pe, to as u32, *t, Msg::new(Tag::Push, pe, slot));
+                    self.send(pe, to as u32, t, Msg::new(Tag::Push, pe, slot));
                 }
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }
             Action::Deposit => {
                 let (slot, load) = self.split_off(pe, t);
                 if let Some(slot) = slot {
-                    self.send(pe, HUB, *t, Msg::new(Tag::HubDeposit, pe, slot));
+                    self.send(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, slot));
                 }
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }
-            Action::NoPart => self.send(pe, HUB, *t, Msg::new(Tag::HubDeposit, pe, NONE)),
-            Action::QueryLoad { to } => self.send(pe, to as u32, *t, Msg::new(Tag::LoadQuery, pe, 0)),
+            Action::NoPart => self.send(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, NONE)),
+            Action::QueryLoad { to } => self.send(pe, to as u32, t, Msg::new(Tag::LoadQuery, pe, 0)),
             Action::ReplyLoad { to } => {
                 let p = &self.pes[pe as usize];
                 let load = pieces_held(p.piece.is_some(), p.pool.len());
-                self.send(pe, to as u32, *t, Msg::new(Tag::Load, pe, encode_load(load)));
+                self.send(pe, to as u32, t, Msg::new(Tag::Load, pe, encode_load(load)));
             }
-            Action::TakeTicket => self.send(pe, HUB, *t, Msg::new(Tag::HubTicket, pe, 0)),
-            Action::QueryMostLoaded => self.send(pe, HUB, *t, Msg::new(Tag::HubQuery, pe, 0)),
-            Action::Report { load } => {
-                self.send(pe, HUB, *t, Msg::new(Tag::HubReport, pe, encode_load(load)))
-            }
-            Action::AskMaster => self.send(pe, HUB, *t, Msg::new(Tag::HubAsk, pe, 0)),
+            Action::TakeTicket => self.send(pe, HUB, t, Msg::new(Tag::HubTicket, pe, 0)),
+            Action::QueryMostLoaded => self.send(pe, HUB, t, Msg::new(Tag::HubQuery, pe, 0)),
+            Action::Report { load } => self.send(pe, HUB, t, Msg::new(Tag::HubReport, pe, encode_load(load))),
+            Action::AskMaster => self.send(pe, HUB, t, Msg::new(Tag::HubAsk, pe, 0)),
         }
     }
 

@@ -12,11 +12,14 @@
 //! ## The model
 //!
 //! * [`machine`] — Sanders' conservative LogP (`003_…` §1.1): a message
-//!   costs `T_rout` per hop of the network (crossbar, fat tree, 3D/2D torus,
-//!   ring); a busy PE probes for messages every Δt of work (the spec's Δt
-//!   in units, times the ticks of a unit) at `T_poll` a probe; a split
-//!   costs `T_split`; termination detection is a tree reduction,
-//!   `2⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar (the
+//!   travels `T_rout` per hop of the network (crossbar, fat tree, 3D/2D
+//!   torus, ring) and costs its sender and its receiver `T_rout` each
+//!   ([`machine::Overhead::SendReceive`]; [`machine::Overhead::Latency`] is
+//!   the optimistic model in which it only travels); a busy PE probes for
+//!   messages every Δt of work (the spec's Δt in units, times the ticks of
+//!   a unit) at `T_poll` a probe; a split costs `T_split`; termination
+//!   detection is a tree reduction, two waves up and the verdict down,
+//!   `3⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar (the
 //!   reduction tree's messages travel the network too).
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
 //!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
@@ -27,7 +30,8 @@
 //! * [`engine`] — `003_…` Figure 1 as events, for all 13 strategies: each
 //!   PE's machine decides, the engine delivers its messages; the hub (the
 //!   counter of global round robin, max-load's heap, the central pool of
-//!   master–worker) serves one message per `T_counter` at PE 0.
+//!   master–worker) takes each message in, spends `T_counter` on it and
+//!   sends its answers, one message at a time, at PE 0.
 //! * [`utilization`] — busy PEs over time, binned without knowing the run's
 //!   length in advance.
 //!

@@ -1,15 +1,23 @@
 //! The machine: P PEs on a network, and what communication, splitting and
 //! polling cost.
 //!
-//! The model is Sanders' (`003_…` §1.1), a conservative LogP: a message sent
-//! at time t from PE i arrives at PE j at `t + T_rout · max(1, d(i, j))`,
-//! where `d` is the number of hops on the [`Network`] (1 on a crossbar, so
-//! `T_rout` = L + o + g there). A busy PE probes its message queue every Δt
-//! of work, and each probe costs `T_poll`; serving a request costs `T_split`
-//! on top. Termination detection is a tree reduction: the run ends a wave
-//! up a binomial reduction tree and the verdict back down after the last
-//! piece is exhausted, `2 ⌈log₂ P⌉ · T_rout` on a crossbar (more on
-//! networks whose tree edges span several hops).
+//! The model is Sanders' (`003_…` §1.1), a conservative LogP: "sending and
+//! receiving messages always costs T_rout := L + o + g". A message sent at
+//! time t from PE i arrives at PE j at `t + T_rout · max(1, d(i, j))`,
+//! where `d` is the number of hops on the [`Network`] (1 on a crossbar);
+//! under the seeds' [`Overhead::SendReceive`] (the default) the sender
+//! spends `T_rout` before the message leaves and the receiver `T_rout` when
+//! it takes it in, time in which neither works; the optimistic
+//! [`Overhead::Latency`] charges the PEs nothing (the message only
+//! travels). A busy PE probes its message queue every Δt of work, and each
+//! probe costs `T_poll`; serving a request costs `T_split` on top.
+//! Termination detection is a tree reduction: after the last piece is
+//! exhausted, the four-counter protocol needs up to two waves up a
+//! binomial reduction tree (the wave under way may have passed the last PE
+//! already; the next one must confirm what it counted) and the verdict back
+//! down, `3 ⌈log₂ P⌉ · T_rout` on a crossbar (more on networks whose tree
+//! edges span several hops); the optimistic model charges one wave up and
+//! the verdict down.
 
 use std::fmt;
 use std::str::FromStr;
@@ -71,6 +79,49 @@ impl FromStr for Network {
     }
 }
 
+/// What a message costs the PEs at its two ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Overhead {
+    /// `003_…` §1.1: sending and receiving each cost `T_rout` of the PE's
+    /// time, and termination detection needs up to two waves.
+    #[default]
+    SendReceive,
+    /// Optimistic: a message costs its ends nothing (it only travels for
+    /// `T_rout` per hop), and termination one wave.
+    Latency,
+}
+
+impl Overhead {
+    /// Both, the seeds' first.
+    pub const ALL: [Overhead; 2] = [Overhead::SendReceive, Overhead::Latency];
+
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Overhead::SendReceive => "send-receive",
+            Overhead::Latency => "latency",
+        }
+    }
+}
+
+impl fmt::Display for Overhead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Overhead {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Overhead::ALL
+            .into_iter()
+            .find(|n| n.name() == s)
+            .ok_or_else(|| format!("unknown message overhead `{s}` (expected one of: send-receive, latency)"))
+    }
+}
+
 /// The cost parameters of the machine, in ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Costs {
@@ -86,13 +137,38 @@ pub struct Costs {
     /// master–worker). Messages queue at the hub, so at most one leaves it
     /// per `t_counter`.
     pub t_counter: Time,
+    /// What a message costs the PEs at its ends.
+    #[serde(default)]
+    pub overhead: Overhead,
+}
+
+impl Costs {
+    /// The time a PE spends sending or receiving one message: `T_rout`
+    /// under [`Overhead::SendReceive`], 0 under [`Overhead::Latency`].
+    #[inline]
+    pub fn end_cost(&self) -> Time {
+        match self.overhead {
+            Overhead::SendReceive => self.t_rout,
+            Overhead::Latency => 0,
+        }
+    }
+
+    /// The waves up the reduction tree that termination detection needs
+    /// after the last piece is exhausted: 2 for the four-counter protocol
+    /// (`003_…`), 1 in the optimistic model.
+    pub fn termination_waves(&self) -> u64 {
+        match self.overhead {
+            Overhead::SendReceive => 2,
+            Overhead::Latency => 1,
+        }
+    }
 }
 
 impl Default for Costs {
     /// One message costs as much as 100 ticks of work; a split a tenth of
     /// that; a probe 1 tick (every Δt of work: 1 % at Δt = 100 ticks).
     fn default() -> Self {
-        Costs { t_rout: 100, t_split: 10, t_poll: 1, t_counter: 10 }
+        Costs { t_rout: 100, t_split: 10, t_poll: 1, t_counter: 10, overhead: Overhead::SendReceive }
     }
 }
 
@@ -192,20 +268,23 @@ impl Machine {
     }
 
     /// The delay of termination detection after the last piece is exhausted:
-    /// a reduction up a binomial tree rooted at PE 0 and the verdict back
-    /// down, twice [`broadcast_delay`](Self::broadcast_delay) — on a
-    /// crossbar `2 ⌈log₂ P⌉ · T_rout` (`003_…`: O(T_rout log P)). Zero for
-    /// one PE.
+    /// [`Costs::termination_waves`] reductions up a binomial tree rooted at
+    /// PE 0 and the verdict back down, each a
+    /// [`broadcast_delay`](Self::broadcast_delay) — on a crossbar
+    /// `3 ⌈log₂ P⌉ · T_rout` under the seeds' model, `2 ⌈log₂ P⌉ · T_rout`
+    /// in the optimistic one (`003_…`: O(T_rout log P)). Zero for one PE.
     ///
     /// ```
-    /// use treelb_sim::machine::{Costs, Machine, Network};
+    /// use treelb_sim::machine::{Costs, Machine, Network, Overhead};
     /// let m = |n| Machine::new(1024, n, Costs::default());
-    /// assert_eq!(m(Network::Crossbar).termination_delay(), 2 * 10 * 100);
+    /// assert_eq!(m(Network::Crossbar).termination_delay(), 3 * 10 * 100);
     /// // A ring: the tree's messages travel 1 + 2 + 4 + … + 512 hops.
-    /// assert_eq!(m(Network::Ring).termination_delay(), 2 * 1023 * 100);
+    /// assert_eq!(m(Network::Ring).termination_delay(), 3 * 1023 * 100);
+    /// let optimistic = Costs { overhead: Overhead::Latency, ..Costs::default() };
+    /// assert_eq!(Machine::new(1024, Network::Crossbar, optimistic).termination_delay(), 2 * 10 * 100);
     /// ```
     pub fn termination_delay(&self) -> Time {
-        2 * self.broadcast_delay()
+        (self.costs.termination_waves() + 1) * self.broadcast_delay()
     }
 
     /// The time a broadcast from PE 0 takes to reach every PE along a
@@ -245,6 +324,6 @@ mod tests {
     fn termination_is_free_on_one_pe() {
         let m = Machine::new(1, Network::Crossbar, Costs::default());
         assert_eq!(m.termination_delay(), 0);
-        assert_eq!(Machine::new(1024, Network::Crossbar, Costs::default()).termination_delay(), 2000);
+        assert_eq!(Machine::new(1024, Network::Crossbar, Costs::default()).termination_delay(), 3000);
     }
 }

@@ -699,15 +699,16 @@ pub fn even_fanout(p: u32, levels: usize) -> Vec<u32> {
 
 /// The default tree of `levels` levels over `p` consumers, as the threads
 /// runtime builds it: the root's degree after Kimura and Ichiyoshi's
-/// Theorem 4, `p^(1/ℓ) · (ln p)^((ℓ−1)/2)` ([`treelb::strategy::multilevel::default_fanout`]),
-/// rounded to the nearest divisor of `p` (on a log scale), and the levels
-/// below as even as the rest allows ([`even_fanout`]).
+/// Theorem 4, `c · p^(1/ℓ) · (ln p)^((ℓ−1)/2)` ([`treelb::strategy::multilevel::default_fanout`]),
+/// rounded to the nearest divisor of `p` (on a log scale) that leaves every
+/// level below a fan-out of at least 2, and the levels below as even as the
+/// rest allows ([`even_fanout`]).
 ///
 /// ```
 /// use treelb_sim::multilevel::theorem4_fanout;
 /// assert_eq!(theorem4_fanout(1024, 1), [1024]);
-/// assert_eq!(theorem4_fanout(1024, 2), [64, 16]); // 32 · √(ln 1024) ≈ 84
-/// assert_eq!(theorem4_fanout(4096, 3), [128, 8, 4]); // 16 · ln 4096 ≈ 133
+/// assert_eq!(theorem4_fanout(1024, 2), [256, 4]); // 2.28 · 32 · √(ln 1024) ≈ 192
+/// assert_eq!(theorem4_fanout(4096, 3), [256, 4, 4]); // 2.28 · 16 · ln 4096 ≈ 303
 /// ```
 pub fn theorem4_fanout(p: u32, levels: usize) -> Vec<u32> {
     let p = p.max(1);
@@ -715,8 +716,11 @@ pub fn theorem4_fanout(p: u32, levels: usize) -> Vec<u32> {
         return vec![p];
     }
     let target = treelb::strategy::multilevel::default_fanout(p as usize, levels as u32)[0] as f64;
+    // Every level below the root keeps a fan-out of at least 2 where p
+    // allows it.
+    let below = 1u32 << (levels - 1).min(31);
     let root = (1..=p)
-        .filter(|&d| p.is_multiple_of(d))
+        .filter(|&d| p.is_multiple_of(d) && (p / d >= below || d == 1))
         .min_by(|&a, &b| {
             let dist = |d: u32| (f64::from(d) / target).ln().abs();
             dist(a).total_cmp(&dist(b))

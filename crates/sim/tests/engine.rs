@@ -11,6 +11,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, Uts};
 use treelb_sim::engine::{SimConfig, simulate, simulate_with};
+use treelb_sim::machine::Overhead;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network};
 
 fn model(total: u64, dist: AlphaDist) -> AlphaModel {
@@ -84,8 +85,14 @@ fn hand_computed_one_pe() {
     }
 }
 
+/// The optimistic cost model: messages cost their ends nothing.
+fn optimistic(p: u32, strategy: Strategy, init: Init) -> SimConfig {
+    let costs = Costs { overhead: Overhead::Latency, ..Costs::default() };
+    SimConfig::model(Machine::new(p, Network::Crossbar, costs), strategy, init, 5)
+}
+
 /// Two PEs, even splits (α = 1/2), costs T_rout = 100, T_split = 10,
-/// T_poll = 1, Δt = 100:
+/// T_poll = 1, Δt = 100, the optimistic model (a message only travels):
 ///
 /// * t = 0: PE 1 asks PE 0; the request arrives at 100.
 /// * t = 100: PE 0 has done 100 units and probes (until 101), splits the
@@ -93,11 +100,12 @@ fn hand_computed_one_pe() {
 /// * PE 0 works its 4950 from 111: 50 stretches and 49 probes, done at 5110.
 /// * PE 1 works its 4950 from 211: done at 5210. PE 0's request of 5110
 ///   arrives at 5210, after PE 1 finished: nothing is left.
-/// * Termination: 2 ⌈log₂ 2⌉ T_rout = 200 later, at 5410.
+/// * Termination: one wave up and the verdict down, 2 ⌈log₂ 2⌉ T_rout = 200
+///   later, at 5410.
 #[test]
 fn hand_computed_two_pes() {
     let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
-    let cfg = config(2, Network::Crossbar, Strategy::RandomPolling, Init::Root);
+    let cfg = optimistic(2, Strategy::RandomPolling, Init::Root);
     let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
     assert_eq!(r.t_last_work, 5210);
     assert_eq!(r.t_par, 5410);
@@ -112,12 +120,41 @@ fn hand_computed_two_pes() {
 #[test]
 fn hand_computed_two_pes_selective() {
     let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
-    let cfg = config(2, Network::Crossbar, Strategy::RandomPolling, Init::Selective);
-    let (r, _) = simulate(m.root(), &cfg).unwrap();
-    // Each half: 5000 units, 49 probes, from 110.
-    assert_eq!(r.t_last_work, 110 + 5000 + 49);
-    assert_eq!(r.t_par, 110 + 5000 + 49 + 200);
-    assert_eq!(r.transfers, 0);
+    for (cfg, waves) in [
+        (optimistic(2, Strategy::RandomPolling, Init::Selective), 1),
+        (config(2, Network::Crossbar, Strategy::RandomPolling, Init::Selective), 2),
+    ] {
+        let (r, _) = simulate(m.root(), &cfg).unwrap();
+        // Each half: 5000 units, 49 probes, from 110.
+        assert_eq!(r.t_last_work, 110 + 5000 + 49);
+        assert_eq!(r.t_par, 110 + 5000 + 49 + (waves + 1) * 100);
+        assert_eq!(r.transfers, 0);
+    }
+}
+
+/// The same two PEs under the seeds' model (`003_…` §1.1: sending and
+/// receiving each cost T_rout):
+///
+/// * t = 0: PE 1 sends a request (until 100); it arrives at 200.
+/// * PE 0 probes at 100 (nothing yet) and at 201 (until 202): it receives
+///   the request (until 302), splits the 9800 left (until 312) and sends
+///   4900 (until 412); they arrive at 512.
+/// * PE 0 works its 4900 from 412: 49 stretches and 48 probes, done at 5360.
+/// * PE 1 receives the piece (until 612) and works it: done at 5560. PE 0's
+///   request, sent at 5360, arrives as PE 1 finishes: nothing is left.
+/// * Termination: two waves up and the verdict down, 3 ⌈log₂ 2⌉ T_rout =
+///   300 later, at 5860.
+#[test]
+fn hand_computed_two_pes_send_receive() {
+    let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
+    let cfg = config(2, Network::Crossbar, Strategy::RandomPolling, Init::Root);
+    let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
+    assert_eq!(r.t_last_work, 5560);
+    assert_eq!(r.t_par, 5860);
+    assert_eq!((r.requests, r.transfers, r.requests_failed), (2, 1, 0));
+    assert_eq!(ticks(r.per_pe[0].busy), 5360);
+    assert_eq!(ticks(r.per_pe[1].busy), 5560 - 612);
+    assert_eq!(r.per_pe[0].work_units, 5100);
 }
 
 #[test]

@@ -107,6 +107,11 @@ struct RunArgs {
     /// T_split: ticks a split costs
     #[arg(long, value_name = "TICKS")]
     t_split: Option<String>,
+    /// What a message costs its two ends: `send-receive` (003_ §1.1: the
+    /// sender and the receiver each spend T_rout; termination needs up to
+    /// two waves) or `latency` (optimistic: the message only travels)
+    #[arg(long, value_name = "MODEL", default_value = "send-receive")]
+    overhead: String,
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
     t_poll: Option<String>,
@@ -147,6 +152,11 @@ struct ReproduceArgs {
     /// Never show a progress bar
     #[arg(long)]
     no_progress: bool,
+    /// Render the report and plots from the `data.json` of an earlier run
+    /// instead of simulating (the report's text and verdicts are recomputed
+    /// from its numbers)
+    #[arg(long, value_name = "FILE", conflicts_with = "quick")]
+    from_data: Option<PathBuf>,
 }
 
 /// Runs `treelb sim`.
@@ -173,6 +183,7 @@ fn costs(a: &RunArgs) -> Result<Costs, Error> {
     set("--t-split", &a.t_split, &mut c.t_split)?;
     set("--t-poll", &a.t_poll, &mut c.t_poll)?;
     set("--t-counter", &a.t_counter, &mut c.t_counter)?;
+    c.overhead = parse("--overhead", &a.overhead)?;
     Ok(c)
 }
 
@@ -389,8 +400,8 @@ fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Err
     writeln!(out, "machine       P = {} on {}, diameter {} hops", m.p, m.network, m.diameter())?;
     writeln!(
         out,
-        "costs         T_rout {} · T_split {} · T_poll {} · T_counter {} (ticks) · Δt {} units",
-        c.t_rout, c.t_split, c.t_poll, c.t_counter, r.budget
+        "costs         T_rout {} ({}) · T_split {} · T_poll {} · T_counter {} (ticks) · Δt {} units",
+        c.t_rout, c.overhead, c.t_split, c.t_poll, c.t_counter, r.budget
     )?;
     writeln!(out, "workload      {workload}")?;
     if !r.levels.is_empty() {
@@ -478,12 +489,28 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
     let scale = if a.quick { Scale::Quick } else { Scale::Full };
     std::fs::create_dir_all(&a.out).map_err(|e| err!("{}: {e}", a.out.display()))?;
     let start = Instant::now();
-    let mut bar = Bar { bar: None, enabled: !a.no_progress && std::io::stderr().is_terminal() };
-    let all = reproduce::all(scale, &mut bar);
-    if let Some(b) = bar.bar.take() {
-        b.finish_and_clear();
-    }
-    let command = format!("treelb sim reproduce{}", if a.quick { " --quick" } else { "" });
+    let all = match &a.from_data {
+        Some(file) => {
+            let text = std::fs::read(file).map_err(|e| err!("{}: {e}", file.display()))?;
+            serde_json::from_slice::<reproduce::All>(&text)
+                .map_err(|e| err!("{}: not the data.json of `treelb sim reproduce`: {e}", file.display()))?
+        }
+        None => {
+            let mut bar = Bar { bar: None, enabled: !a.no_progress && std::io::stderr().is_terminal() };
+            let all = reproduce::all(scale, &mut bar);
+            if let Some(b) = bar.bar.take() {
+                b.finish_and_clear();
+            }
+            all
+        }
+    };
+    let command = format!(
+        "treelb sim reproduce{}",
+        match (a.quick, &all.scale) {
+            (true, _) | (false, Scale::Quick) => " --quick",
+            _ => "",
+        }
+    );
     let md = reproduce::write_report(&all, &a.out, &command).map_err(|e| err!("{e}"))?;
     write_file(&a.out.join("README.md"), md.as_bytes())?;
     let json = serde_json::to_vec_pretty(&all)?;

@@ -118,10 +118,20 @@ impl ProducerTree {
     }
 }
 
+/// The constant of the root's degree, `d₀ = c · p^(1/ℓ) · (ln p)^((ℓ−1)/2)`:
+/// Kimura and Ichiyoshi's Theorem 4 gives the shape, not the constant. It is
+/// fitted to the simulated optima of their model (two levels, exponential
+/// subtasks): the best root fan-out between the grid points is 2.27, 2.42
+/// and 2.15 times √(p ln p) at p = 2^8, 2^10 and 2^12, geometric mean 2.28
+/// (`docs/reproductions/`, section 4, where the default tree is checked
+/// against the best one).
+pub const ROOT_DEGREE_CONSTANT: f64 = 2.28;
+
 /// The fan-out per level of `levels` producer levels for `p` PEs: the root's
 /// degree after Kimura and Ichiyoshi's Theorem 4,
-/// `d₀ ≈ p^(1/ℓ) · (ln p)^((ℓ−1)/2)`, capped at `p − 1`, and the levels below
-/// it uniform, so that the tree holds `p` PEs.
+/// `d₀ = c · p^(1/ℓ) · (ln p)^((ℓ−1)/2)` with `c` =
+/// [`ROOT_DEGREE_CONSTANT`], capped at `p − 1`, and the levels below it
+/// uniform, so that the tree holds `p` PEs.
 ///
 /// ```
 /// use treelb::strategy::multilevel::default_fanout;
@@ -137,7 +147,8 @@ pub fn default_fanout(p: usize, levels: u32) -> Vec<usize> {
     }
     let pf = p as f64;
     let l = f64::from(levels);
-    let root = (pf.powf(1.0 / l) * pf.ln().max(1.0).powf((l - 1.0) / 2.0)).round() as usize;
+    let root =
+        (ROOT_DEGREE_CONSTANT * pf.powf(1.0 / l) * pf.ln().max(1.0).powf((l - 1.0) / 2.0)).round() as usize;
     let root = root.clamp(1, p - 1);
     let mut fanout = vec![root];
     if levels > 1 {

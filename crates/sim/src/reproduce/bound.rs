@@ -119,8 +119,11 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
             );
             let r = simulate(model.root(), &cfg).expect("random polling").0;
             let ideal = (1.0 + epsilon) * r.t_seq as f64 / f64::from(p);
+            // One message, from the start of its sending to the end of its
+            // receipt: T_rout plus what its two ends spend.
+            let t_message = t_rout + 2 * costs.end_cost();
             let predicted = t_atomic as f64
-                + f64::from(h) * (crate::engine::REFERENCE_BUDGET + t_rout + base.t_split) as f64;
+                + f64::from(h) * (crate::engine::REFERENCE_BUDGET + t_message + base.t_split) as f64;
             points.push(BoundPoint {
                 alpha,
                 h,
@@ -147,8 +150,10 @@ pub(super) fn section(w: &mut String, b: &Bound, dir: &Path) -> Result<(), PlotE
         "**Simulated.** P = {}, W = {}, fixed split ratio α (so h = ⌈ln(W/T_atomic) / \
          ln(1/(1−α))⌉ generations make every piece atomic, and pieces stop splitting at \
          h), T_atomic = 1000, ε = T_poll/Δt = {}, and 1/ε counted as Δt = 100 ticks. \
-         Overhead = T_par − (1+ε)T_seq/P; the prediction is T_atomic + h(Δt + T_rout + \
-         T_split) without its constant.\n",
+         Overhead = T_par − (1+ε)T_seq/P; the prediction is T_atomic + h(Δt + T_msg + \
+         T_split) without its constant, T_msg being one message from the start of its \
+         sending to the end of its receipt (T_rout of travel plus T_rout at each end under \
+         the seeds' model: 3 T_rout).\n",
         b.p,
         short(b.work as f64),
         b.epsilon
@@ -204,7 +209,7 @@ pub(super) fn section(w: &mut String, b: &Bound, dir: &Path) -> Result<(), PlotE
     series.push(Series::new("overhead = predicted term", vec![(x0, x0), (x1, x1)], Style::Dashed, 7));
     let chart = Chart {
         title: format!("Random polling overhead, P = {}", b.p),
-        x_label: "T_atomic + h(Δt + T_rout + T_split)  (ticks)".into(),
+        x_label: "T_atomic + h(Δt + T_msg + T_split)  (ticks)".into(),
         y_label: "T_par − (1+ε)T_seq/P  (ticks)".into(),
         log_x: true,
         log_y: true,

@@ -82,6 +82,12 @@ pub struct IsoClaims {
     pub crossbar: fn(f64) -> f64,
     /// Random polling on a 2D torus: W ∝ this (Sanders: P^1.5 log P).
     pub torus: fn(f64) -> f64,
+    /// Random polling on a fat tree: W ∝ this (Sanders: P log² P).
+    pub fat_tree: fn(f64) -> f64,
+    /// Random polling on a 3D torus: W ∝ this (Sanders: P^(4/3) log P).
+    pub torus3d: fn(f64) -> f64,
+    /// Random polling on a ring: W ∝ this (Sanders: P² log P).
+    pub ring: fn(f64) -> f64,
     /// Global round robin: W = Ω(P^this) (the lecture: 2).
     pub grr_exponent: f64,
     /// W / shape may change by at most this factor either way from
@@ -96,6 +102,9 @@ impl Default for IsoClaims {
         IsoClaims {
             crossbar: p_log_p,
             torus: p15_log_p,
+            fat_tree: p_log2_p,
+            torus3d: |p| p.powf(4.0 / 3.0) * p.log2(),
+            ring: |p| p * p * p.log2(),
             grr_exponent: 2.0,
             band: std::f64::consts::SQRT_2,
             tolerance: 0.1,
@@ -130,14 +139,21 @@ impl Iso {
             lo,
             hi,
         ));
-        if let Some(t) = self.curves.iter().find(|c| c.setup.network == Network::Torus2d) {
-            v.push(Check::band(
-                "random polling on a 2D torus: W ∝ P^1.5 log P (`000_…` Fig. 3)",
-                &format!("W/shape at the largest P ÷ at P = {from}"),
-                t.shape_ratio(from, &claims.torus).unwrap_or(nan),
-                lo,
-                hi,
-            ));
+        for (network, shape, name) in [
+            (Network::FatTree, claims.fat_tree, "a fat tree: W ∝ P log² P"),
+            (Network::Torus3d, claims.torus3d, "a 3D torus: W ∝ P^(4/3) log P"),
+            (Network::Torus2d, claims.torus, "a 2D torus: W ∝ P^1.5 log P"),
+            (Network::Ring, claims.ring, "a ring: W ∝ P² log P"),
+        ] {
+            if let Some(t) = self.curves.iter().find(|c| c.setup.network == network) {
+                v.push(Check::band(
+                    &format!("random polling on {name} (`000_…` Fig. 3)"),
+                    &format!("W/shape at the largest P ÷ at P = {from}"),
+                    t.shape_ratio(from, &shape).unwrap_or(nan),
+                    lo,
+                    hi,
+                ));
+            }
         }
         let slope = |s: Strategy| {
             self.curves
@@ -225,7 +241,13 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
         (Strategy::GlobalRoundRobin, Network::Crossbar, top),
     ];
     if scale != Scale::Tiny {
+        // `000_…` Figure 3's other networks (its column h(w) = log w,
+        // constant message size). A ring's W grows like P² log P: its
+        // sweep stops two doublings earlier.
+        plan.push((Strategy::RandomPolling, Network::FatTree, torus_top));
+        plan.push((Strategy::RandomPolling, Network::Torus3d, torus_top));
         plan.push((Strategy::RandomPolling, Network::Torus2d, torus_top));
+        plan.push((Strategy::RandomPolling, Network::Ring, torus_top - 2));
     }
     let total: u64 = plan.iter().map(|&(_, _, t)| u64::from(t - 3)).sum();
     obs.phase("isoefficiency", total);
@@ -295,19 +317,21 @@ pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotE
     );
     let _ = writeln!(
         w,
-        "| scheme | slope | W/(P log P) | W/(P log² P) | W/(P^1.5 log P) | W/P² |\n|---|---|---|---|---|---|"
+        "| scheme | slope | W/(P log P) | W/(P log² P) | W/(P^(4/3) log P) | W/(P^1.5 log P) | W/P² | W/(P² log P) |\n|---|---|---|---|---|---|---|---|"
     );
     let cell = |r: Option<f64>| r.map_or("–".to_owned(), |r| format!("{r:.2}"));
     for c in &iso.curves {
         let _ = writeln!(
             w,
-            "| {} | {:.2} | {} | {} | {} | {} |",
+            "| {} | {:.2} | {} | {} | {} | {} | {} | {} |",
             c.label(),
             c.slope_from(from),
             cell(c.shape_ratio(from, &p_log_p)),
             cell(c.shape_ratio(from, &p_log2_p)),
+            cell(c.shape_ratio(from, &|p: f64| p.powf(4.0 / 3.0) * p.log2())),
             cell(c.shape_ratio(from, &p15_log_p)),
             cell(c.shape_ratio(from, &p_squared)),
+            cell(c.shape_ratio(from, &|p: f64| p * p * p.log2())),
         );
     }
     let rp = iso.random_polling();
@@ -327,9 +351,9 @@ pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotE
                 .map(|p| (p, w0 as f64 * f(p) / f(p0)))
                 .collect()
         };
-        series.push(Series::new("∝ P log P", curve(&|p: f64| p * p.log2()), Style::Dashed, 7));
-        series.push(Series::new("∝ P log² P", curve(&|p: f64| p * p.log2().powi(2)), Style::Dashed, 5));
-        series.push(Series::new("∝ P²", curve(&|p: f64| p * p), Style::Dashed, 6));
+        series.push(Series::new("∝ P log P", curve(&|p: f64| p * p.log2()), Style::Dashed, 10));
+        series.push(Series::new("∝ P log² P", curve(&|p: f64| p * p.log2().powi(2)), Style::Dashed, 11));
+        series.push(Series::new("∝ P²", curve(&|p: f64| p * p), Style::Dashed, 12));
     }
     let chart = Chart {
         title: format!("Work for efficiency {:.1}", iso.target),
@@ -339,7 +363,7 @@ pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotE
         log_y: true,
         y_range: None,
         series,
-        legend: Legend::LowerRight,
+        legend: Legend::UpperLeft,
     };
     chart.draw(&dir.join("isoefficiency.png"))?;
     let _ = writeln!(w, "![isoefficiency](isoefficiency.png)\n");
