@@ -475,9 +475,29 @@ impl<W: SimWork> Sim<W> {
     /// message travels.
     #[inline]
     fn send(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg) {
+        self.send_words(from, to, t, msg, 0);
+    }
+
+    /// As [`send`](Self::send), for a message carrying a piece: its words
+    /// (`s(w)`) add `t_word` each to the travel.
+    #[inline]
+    fn send_piece(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg, slot: Option<u32>) {
+        let costs = &self.m.costs;
+        let extra = match slot {
+            Some(s) if costs.t_word > 0 => {
+                let w = self.flight[s as usize].as_ref().map_or(0, Work::load);
+                costs.size.words(w) * costs.t_word
+            }
+            _ => 0,
+        };
+        self.send_words(from, to, t, msg, extra);
+    }
+
+    #[inline]
+    fn send_words(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg, extra: Time) {
         *t += self.m.costs.end_cost();
         let at = if to == HUB { self.m.delay(from, 0) } else { self.m.delay(from, to) };
-        self.q.push(*t + at, Kind::Arrive { to, msg });
+        self.q.push(*t + at + extra, Kind::Arrive { to, msg });
     }
 
     /// A message reaches the hub: it serves messages one at a time, each
@@ -518,7 +538,15 @@ impl<W: SimWork> Sim<W> {
                 HubAction::Demand { to } => (to, Msg::new(Tag::Demand, 0, 0)),
             };
             t += end;
-            self.q.push(t + self.m.delay(0, to as u32), Kind::Arrive { to: to as u32, msg });
+            // A piece handed out carries its words (`s(w)`).
+            let words = match msg.tag() {
+                Tag::Answer if msg.value != NONE && self.m.costs.t_word > 0 => {
+                    let w = self.flight[msg.value as usize].as_ref().map_or(0, Work::load);
+                    self.m.costs.size.words(w) * self.m.costs.t_word
+                }
+                _ => 0,
+            };
+            self.q.push(t + self.m.delay(0, to as u32) + words, Kind::Arrive { to: to as u32, msg });
         }
         self.hub_free = t;
     }
@@ -643,20 +671,20 @@ impl<W: SimWork> Sim<W> {
             Action::Refuse { to } => self.send(pe, to as u32, t, Msg::new(Tag::Answer, pe, NONE)),
             Action::Give { to } => {
                 let (slot, load) = self.split_off(pe, t);
-                self.send(pe, to as u32, t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)));
+                self.send_piece(pe, to as u32, t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)), slot);
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }
             Action::Push { to } => {
                 let (slot, load) = self.split_off(pe, t);
                 if let Some(slot) = slot {
-                    self.send(pe, to as u32, t, Msg::new(Tag::Push, pe, slot));
+                    self.send_piece(pe, to as u32, t, Msg::new(Tag::Push, pe, slot), Some(slot));
                 }
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }
             Action::Deposit => {
                 let (slot, load) = self.split_off(pe, t);
                 if let Some(slot) = slot {
-                    self.send(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, slot));
+                    self.send_piece(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, slot), Some(slot));
                 }
                 self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
             }

@@ -122,6 +122,77 @@ impl FromStr for Overhead {
     }
 }
 
+/// How many words the message carrying a piece of `w` units of work takes:
+/// `000_…` §5.4's s(w), whose transmission adds `s(w) · t_word` to the
+/// message's travel time (Figure 3's columns s(w) = 1, log^b w, w^b).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageSize {
+    /// One word, whatever the piece.
+    #[default]
+    Constant,
+    /// ⌈log₂ w⌉ words (a path from a root: b = 1).
+    Log,
+    /// ⌈w^b⌉ words, b in thousandths.
+    Power {
+        /// b · 1000.
+        milli: u16,
+    },
+}
+
+impl MessageSize {
+    /// The words of a piece of `w` units.
+    ///
+    /// ```
+    /// use treelb_sim::machine::MessageSize;
+    /// assert_eq!(MessageSize::Constant.words(1 << 20), 1);
+    /// assert_eq!(MessageSize::Log.words(1 << 20), 20);
+    /// assert_eq!(MessageSize::Power { milli: 500 }.words(1 << 20), 1024);
+    /// ```
+    pub fn words(self, w: u64) -> u64 {
+        match self {
+            MessageSize::Constant => 1,
+            MessageSize::Log => u64::from(u64::BITS - w.max(2).saturating_sub(1).leading_zeros()).max(1),
+            MessageSize::Power { milli } => {
+                ((w.max(1) as f64).powf(f64::from(milli) / 1000.0).ceil() as u64).max(1)
+            }
+        }
+    }
+}
+
+impl fmt::Display for MessageSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MessageSize::Constant => f.write_str("constant"),
+            MessageSize::Log => f.write_str("log"),
+            MessageSize::Power { milli } => write!(f, "power:{}", f64::from(*milli) / 1000.0),
+        }
+    }
+}
+
+impl FromStr for MessageSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "constant" => Ok(MessageSize::Constant),
+            "log" => Ok(MessageSize::Log),
+            _ => {
+                let b = s
+                    .strip_prefix("power:")
+                    .and_then(|b| b.parse::<f64>().ok())
+                    .filter(|b| (0.0..1.0).contains(b))
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown message size `{s}` (expected constant, log or power:B with 0 ≤ B < 1)"
+                        )
+                    })?;
+                Ok(MessageSize::Power { milli: (b * 1000.0).round() as u16 })
+            }
+        }
+    }
+}
+
 /// The cost parameters of the machine, in ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Costs {
@@ -140,6 +211,13 @@ pub struct Costs {
     /// What a message costs the PEs at its ends.
     #[serde(default)]
     pub overhead: Overhead,
+    /// The time one word of a piece's message adds to its travel (0: pieces
+    /// cost what any message costs).
+    #[serde(default)]
+    pub t_word: Time,
+    /// How many words a piece's message takes.
+    #[serde(default)]
+    pub size: MessageSize,
 }
 
 impl Costs {
@@ -168,7 +246,15 @@ impl Default for Costs {
     /// One message costs as much as 100 ticks of work; a split a tenth of
     /// that; a probe 1 tick (every Δt of work: 1 % at Δt = 100 ticks).
     fn default() -> Self {
-        Costs { t_rout: 100, t_split: 10, t_poll: 1, t_counter: 10, overhead: Overhead::SendReceive }
+        Costs {
+            t_rout: 100,
+            t_split: 10,
+            t_poll: 1,
+            t_counter: 10,
+            overhead: Overhead::SendReceive,
+            t_word: 0,
+            size: MessageSize::Constant,
+        }
     }
 }
 

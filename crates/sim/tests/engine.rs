@@ -11,7 +11,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, Uts};
 use treelb_sim::engine::{SimConfig, simulate, simulate_with};
-use treelb_sim::machine::Overhead;
+use treelb_sim::machine::{MessageSize, Overhead};
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network};
 
 fn model(total: u64, dist: AlphaDist) -> AlphaModel {
@@ -248,4 +248,18 @@ fn load_queries_are_messages() {
         );
         assert!(r.transfers > 0 && r.requests > r.transfers, "{strategy}");
     }
+}
+
+/// `000_…` §5.4's message size: the piece of 4900 units above takes
+/// ⌈log₂ 4900⌉ = 13 words, each adding `t_word` = 1 tick to its travel, so
+/// PE 1 starts 13 ticks later than in the constant-size run.
+#[test]
+fn hand_computed_two_pes_with_message_size() {
+    let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
+    let costs = Costs { t_word: 1, size: MessageSize::Log, ..Costs::default() };
+    let cfg =
+        SimConfig::model(Machine::new(2, Network::Crossbar, costs), Strategy::RandomPolling, Init::Root, 5);
+    let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
+    assert_eq!(r.t_last_work, 5560 + 13);
+    assert_eq!(ticks(r.per_pe[1].busy), 5560 - 612);
 }

@@ -112,6 +112,14 @@ struct RunArgs {
     /// two waves) or `latency` (optimistic: the message only travels)
     #[arg(long, value_name = "MODEL", default_value = "send-receive")]
     overhead: String,
+    /// Ticks one word of a piece's message adds to its travel (000_'s
+    /// s(w) · t_word)
+    #[arg(long, value_name = "TICKS")]
+    t_word: Option<String>,
+    /// Words of a piece of w units: `constant` (1), `log` (⌈log₂ w⌉) or
+    /// `power:B` (⌈w^B⌉, 0 ≤ B < 1)
+    #[arg(long, value_name = "SIZE", default_value = "constant")]
+    message_size: String,
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
     t_poll: Option<String>,
@@ -183,7 +191,9 @@ fn costs(a: &RunArgs) -> Result<Costs, Error> {
     set("--t-split", &a.t_split, &mut c.t_split)?;
     set("--t-poll", &a.t_poll, &mut c.t_poll)?;
     set("--t-counter", &a.t_counter, &mut c.t_counter)?;
+    set("--t-word", &a.t_word, &mut c.t_word)?;
     c.overhead = parse("--overhead", &a.overhead)?;
+    c.size = parse("--message-size", &a.message_size)?;
     Ok(c)
 }
 
@@ -400,8 +410,8 @@ fn summary(r: &SimReport, workload: &str, out: &mut dyn Write) -> Result<(), Err
     writeln!(out, "machine       P = {} on {}, diameter {} hops", m.p, m.network, m.diameter())?;
     writeln!(
         out,
-        "costs         T_rout {} ({}) · T_split {} · T_poll {} · T_counter {} (ticks) · Δt {} units",
-        c.t_rout, c.overhead, c.t_split, c.t_poll, c.t_counter, r.budget
+        "costs         T_rout {} ({}) · T_split {} · T_poll {} · T_counter {} · t_word {} × s(w) {} (ticks) · Δt {} units",
+        c.t_rout, c.overhead, c.t_split, c.t_poll, c.t_counter, c.t_word, c.size, r.budget
     )?;
     writeln!(out, "workload      {workload}")?;
     if !r.levels.is_empty() {
