@@ -478,6 +478,33 @@ fn integrate_reports_value_error_and_closed_form() {
 }
 
 #[test]
+fn integrate_never_reports_a_numerical_failure_as_success() {
+    // Past 1022 bisections of [0, 1] the width underflows and 1/√0 = ∞
+    // made the value NaN with exit code 0: refused before the run.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "1100", "-p", "2"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--max-depth: 1100 bisections are too deep"), "{err}");
+    assert!(err.contains("at most 1022"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(o.stdout.is_empty());
+    // The deepest allowed depth gives a finite, converged value.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "1022", "-p", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!((json["answer"]["value"].as_f64().unwrap() - 2.0).abs() < 1e-10, "{json}");
+    assert_eq!(json["answer"]["converged"], true);
+    // Too shallow for the singularity: the report says so, and so do the
+    // stderr line and the exit code.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "40", "-p", "2"]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(out.contains("NOT CONVERGED"), "{out}");
+    assert!(err.contains("integrate inv-sqrt: did not converge"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
 fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
     let missing = shared_instance("clique/no-such-graph.clq");
     let tsp_as_graph = shared_instance("tsp/burma14.tsp");

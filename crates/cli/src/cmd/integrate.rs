@@ -59,6 +59,9 @@ struct Answer {
     value: f64,
     /// The sum of the accepted intervals' error estimates |K15 − G7|.
     error_estimate: f64,
+    /// The error estimate is within the tolerance (otherwise the exit code
+    /// is 1).
+    converged: bool,
     /// The integral in closed form.
     exact: f64,
     /// value − exact.
@@ -89,7 +92,11 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
     let tol = tolerance(&args.tol)?;
     let max_depth: u32 = number("--max-depth", &args.max_depth)?;
-    let integral = t.integral(tol).map_err(|e| err!("--tol: {e}"))?.with_max_depth(max_depth);
+    let integral = t
+        .integral(tol)
+        .map_err(|e| err!("--tol: {e}"))?
+        .with_max_depth(max_depth)
+        .map_err(|e| err!("--max-depth: {e}"))?;
 
     let seq = args.compare_seq.then(|| {
         let start = Instant::now();
@@ -100,12 +107,25 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     let e = outcome.output;
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;
+    if !(value.is_finite() && e.error().is_finite()) {
+        // No report: a NaN or infinite value is no answer.
+        eprintln!(
+            "treelb: error: integrate {}: the value is {value} and the error estimate {}: the integrand was not \
+             finite at a point the rule evaluated",
+            t.name,
+            e.error()
+        );
+        return Ok(false);
+    }
 
     let mut ok = true;
     let mut lines = vec![
         Line::new("value", value).note("Σ of the accepted 15-point Kronrod estimates, compensated"),
-        Line::new("error estimate", format!("{:.2e}", e.error()))
-            .note(format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e}")),
+        Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.error() <= tol {
+            format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e} ✓")
+        } else {
+            format!("Σ |K15 − G7| over the accepted intervals; NOT CONVERGED: above the tolerance {tol:e}")
+        }),
         Line::new("closed form", exact).note(t.description),
         Line::new("difference", format!("{difference:.2e}")).note(if difference.abs() <= tol {
             "value − closed form; within the tolerance ✓".to_owned()
@@ -142,6 +162,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     let answer = Answer {
         value,
         error_estimate: e.error(),
+        converged: e.error() <= tol,
         exact,
         difference,
         evaluated: e.evaluated,
@@ -152,7 +173,17 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     };
     Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats)
         .write(cfg.json, out)?;
-    if !ok {
+    if e.error() > tol {
+        ok = false;
+        eprintln!(
+            "treelb: error: integrate {}: did not converge: the error estimate {:.2e} is above the tolerance \
+             {tol:e} ({} intervals accepted above their share at the depth limit {max_depth} or the noise \
+             floor of f; raise --max-depth or --tol)",
+            t.name,
+            e.error(),
+            e.at_depth_limit
+        );
+    } else if !ok {
         eprintln!(
             "treelb: error: the value differs from the sequential run by more than {SEQUENTIAL_AGREEMENT:e} \
              relative"
