@@ -31,7 +31,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::{Progress, Reduce, Work};
 
 /// A sum of floating-point numbers with Neumaier's compensation: the
@@ -46,7 +46,7 @@ use treelb::{Progress, Reduce, Work};
 /// }
 /// assert_eq!(s.value(), 2.0); // a plain sum gives 0
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompensatedSum {
     sum: f64,
     compensation: f64,
@@ -79,7 +79,7 @@ impl Reduce for CompensatedSum {
 }
 
 /// The result of (part of) an integration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// The integral over the accepted intervals.
     pub sum: CompensatedSum,
@@ -275,6 +275,13 @@ impl<F: Fn(f64) -> f64 + Sync> Integral<F> {
         Intervals { problem: self, stack, generation: 0 }
     }
 
+    /// The piece holding `intervals` (the next one last) at `generation`:
+    /// a piece of [`Integral::work`] rebuilt from [`Intervals::into_parts`],
+    /// e.g. after it crossed to another process.
+    pub fn piece(&self, intervals: Vec<Interval>, generation: u32) -> Intervals<'_, F> {
+        Intervals { problem: self, stack: intervals, generation }
+    }
+
     /// Estimates one interval: accepted (into `acc`) or bisected (onto
     /// `stack`).
     #[inline]
@@ -320,7 +327,7 @@ impl<F: Fn(f64) -> f64 + Sync> Integral<F> {
 }
 
 /// One interval of the list.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// The lower end.
     pub a: f64,
@@ -372,6 +379,24 @@ impl<F> Intervals<'_, F> {
     /// The intervals of the piece, the next one last.
     pub fn intervals(&self) -> &[Interval] {
         &self.stack
+    }
+
+    /// The intervals (the next one last) and the generation, which
+    /// [`Integral::piece`] turns back into the same piece.
+    ///
+    /// ```
+    /// use treelb::Work;
+    /// use treelb_apps::integrate::Integral;
+    /// let integral = Integral::new(|x: f64| x.sqrt(), 0.0, 1.0, 1e-12).unwrap();
+    /// let mut piece = integral.work();
+    /// piece.work(5, &mut Default::default());
+    /// let part = piece.split().unwrap();
+    /// let (intervals, generation) = part.into_parts();
+    /// let again = integral.piece(intervals.clone(), generation);
+    /// assert_eq!((again.intervals(), again.generation()), (&intervals[..], 1));
+    /// ```
+    pub fn into_parts(self) -> (Vec<Interval>, u32) {
+        (self.stack, self.generation)
     }
 }
 

@@ -415,3 +415,107 @@ fn threads_only_flags_are_refused_on_mpi() {
         assert!(stderr.contains(flag) && stderr.contains("not with --runtime mpi"), "{flag}: {stderr}");
     }
 }
+
+/// The RGB bytes of a PNG.
+fn png_pixels(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().expect("a PNG");
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).expect("one frame");
+    data.truncate(info.buffer_size());
+    (info.width, info.height, data)
+}
+
+/// Integration runs across the ranks (it ran on threads in every rank and
+/// printed one report per rank): one report, from rank 0, whose PEs are
+/// the ranks, with the sequential run's value, for every strategy.
+#[test]
+fn integrate_runs_across_ranks_for_every_strategy() {
+    if !mpirun_available() {
+        return;
+    }
+    let threads = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"])
+        .output()
+        .expect("treelb runs");
+    assert!(threads.status.success());
+    let threads: serde_json::Value = serde_json::from_slice(&threads.stdout).expect("JSON");
+    let sequential = threads["answer"]["value"].as_f64().unwrap();
+    for (i, strategy) in strategies().enumerate() {
+        let np = 2 + i % 2;
+        let args = ["integrate", "sin-recip", "--tol", "1e-12", "--budget", "4", "--strategy", strategy];
+        let args = [&args[..], &["--init", init(i), "--json"]].concat();
+        let (out, _) = mpirun_with_stderr(np, &args, &[]);
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON report ({e}):\n{out}"));
+        let context = format!("np {np}, {strategy}:\n{out}");
+        assert_eq!(report["setup"]["runtime"], "mpi", "{context}");
+        assert_eq!(report["pes"].as_array().unwrap().len(), np, "{context}");
+        let value = report["answer"]["value"].as_f64().unwrap();
+        assert!((value - sequential).abs() <= 1e-12 * sequential.abs(), "{value} vs {sequential}: {context}");
+        assert_eq!(report["answer"]["evaluated"], threads["answer"]["evaluated"], "{context}");
+        assert_eq!(report["answer"]["converged"], true, "{context}");
+    }
+    // Hybrid: 2 ranks × 2 threads.
+    let (out, _) = mpirun_with_stderr(2, &["integrate", "peak", "--threads", "2", "--budget", "2"], &[]);
+    assert!(out.contains("4 MPI PEs") && out.contains("within the tolerance ✓"), "{out}");
+}
+
+/// The Mandelbrot set runs across the ranks (it was refused): rank 0
+/// gathers every pixel, and the image is the threads runtime's, pixel for
+/// pixel, coloured by the PEs of all ranks.
+#[test]
+fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
+    if !mpirun_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("treelb-mpi-mandelbrot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let view = ["--width", "160", "--height", "120", "--max-iter", "300"];
+    for method in ["pixels", "subdivide"] {
+        let reference = dir.join(format!("threads-{method}.png"));
+        let o = Command::new(env!("CARGO_BIN_EXE_treelb"))
+            .args(["mandelbrot", "--method", method, "-p", "1", "--json", "--out"])
+            .arg(&reference)
+            .args(view)
+            .output()
+            .expect("treelb runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let threads: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        for (i, strategy) in
+            strategies().enumerate().filter(|(i, _)| i % 2 == usize::from(method == "pixels"))
+        {
+            let np = 2 + i % 3;
+            let image = dir.join(format!("mpi-{method}-{strategy}.png"));
+            let pe_image = dir.join(format!("mpi-{method}-{strategy}-pe.png"));
+            let args = [
+                &["mandelbrot", "--method", method, "--budget", "500", "--strategy", strategy][..],
+                &["--init", init(i), "--json", "--out", image.to_str().unwrap()],
+                &["--pe-out", pe_image.to_str().unwrap()],
+                &view,
+            ]
+            .concat();
+            let (out, _) = mpirun_with_stderr(np, &args, &[]);
+            let report: serde_json::Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON report ({e}):\n{out}"));
+            let context = format!("np {np}, {method}, {strategy}:\n{out}");
+            assert_eq!(report["setup"]["runtime"], "mpi", "{context}");
+            assert_eq!(report["answer"]["in_set"], threads["answer"]["in_set"], "{context}");
+            for count in ["computed", "filled", "in_set", "iterations"] {
+                let (got, want) = (&report["answer"]["counts"][count], &threads["answer"]["counts"][count]);
+                assert_eq!(got, want, "{count}: {context}");
+            }
+            let per_pe: Vec<u64> = report["answer"]["pixels_per_pe"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_u64().unwrap())
+                .collect();
+            assert!(per_pe.len() <= np, "{context}");
+            assert_eq!(per_pe.iter().sum::<u64>(), 160 * 120, "every pixel has its PE: {context}");
+            assert_eq!(png_pixels(&image), png_pixels(&reference), "{context}");
+            assert_eq!(png_pixels(&pe_image).0, 160, "{context}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

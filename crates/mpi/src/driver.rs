@@ -301,7 +301,10 @@ where
         // Cut here, before any PE works and before any message is
         // received, so that every rank cuts the same tree (see
         // `crate::shared`).
-        (None, Some(rank_shares(codec, spec, &root, rank, threads, ranks)))
+        crate::pe::set_current_pe(Some(rank * threads));
+        let shares = rank_shares(codec, spec, &root, rank, threads, ranks);
+        crate::pe::set_current_pe(None);
+        (None, Some(shares))
     } else {
         ((rank == 0).then_some(root), None)
     };

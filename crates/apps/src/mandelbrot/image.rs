@@ -1,14 +1,14 @@
 //! The output of the pieces — [`Patches`] of pixels — and the assembled
 //! [`Image`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::Reduce;
 
 use super::Mandelbrot;
 use super::piece::Rect;
 
 /// What the pieces did, summed over all of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Counts {
     /// Pixels computed by iterating.
     pub computed: u64,
@@ -42,7 +42,7 @@ impl Reduce for Counts {
 /// Computed pixels whose indices form an arithmetic progression
 /// `start, start + step, …` (a stretch of a row, or of a column), made by
 /// one PE. Their values are the next `len` entries of [`Patches::values`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Run {
     start: u64,
     step: u64,
@@ -51,7 +51,7 @@ struct Run {
 }
 
 /// A rectangle filled with one value without computing it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Fill {
     rect: Rect,
     value: u32,
@@ -62,7 +62,7 @@ struct Fill {
 /// rectangles, and [`Counts`]. Merging concatenates (the larger absorbs the
 /// smaller), so it is associative and commutative as a set of patches, and
 /// every pixel is stored once, in 4 bytes plus a share of its run.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Patches {
     runs: Vec<Run>,
     /// The values of the runs' pixels, run after run.

@@ -10,7 +10,7 @@ use treelb::SplitPolicy;
 use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
 
 use crate::args::IntegrateArgs;
-use crate::config::{Error, RunConfig, err, number};
+use crate::config::{Error, RunConfig, Runtime, err, number};
 use crate::report::{Line, Report};
 
 /// The relative difference from the sequential run that every P must stay
@@ -103,7 +103,16 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         let (estimate, _) = treelb::seq::run_work(integral.work());
         (start.elapsed().as_secs_f64(), estimate.value())
     });
-    let outcome = super::run_threads(integral.work(), &cfg, None, "intervals")?;
+    let outcome = match cfg.kind {
+        Runtime::Threads => Some(super::run_threads(integral.work(), &cfg, None, "intervals")?),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => super::mpi::run_codec(&super::mpi::IntervalsCodec(&integral), integral.work(), &cfg)?,
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let Some(outcome) = outcome else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let e = outcome.output;
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;

@@ -53,11 +53,6 @@ struct Answer {
 
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
-    if cfg.kind == Runtime::Mpi {
-        return Err(err!(
-            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
-        ));
-    }
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;
     let max_iter = dimension("--max-iter", &args.max_iter)?;
@@ -72,13 +67,21 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         .map_err(|e| err!("{e}"))?
         .with_min_area(min_area)
         .with_tiles(tiles)
-        .with_pe_hook(treelb_threads::current_pe);
+        .with_pe_hook(match cfg.kind {
+            Runtime::Threads => treelb_threads::current_pe,
+            #[cfg(feature = "mpi")]
+            Runtime::Mpi => treelb_mpi::current_pe,
+            #[cfg(not(feature = "mpi"))]
+            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        });
     if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
         && a == b
     {
         return Err(err!("--out and --pe-out name the same file `{a}`"));
     }
     // Open the outputs first: a bad path fails before the computation.
+    // Under MPI every rank does (and truncates the file) before the ranks
+    // meet to start; only rank 0 writes, after the run.
     let image_file = args.out.as_deref().map(|p| create("--out", p)).transpose()?;
     let pe_file = args.pe_out.as_deref().map(|p| create("--pe-out", p)).transpose()?;
 
@@ -87,7 +90,16 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         let (_, iterations) = treelb::seq::run_work(m.work(method));
         Sequential { wall_secs: start.elapsed().as_secs_f64(), iterations }
     });
-    let outcome = super::run_threads(m.work(method), &cfg, None, "iterations")?;
+    let outcome = match cfg.kind {
+        Runtime::Threads => Some(super::run_threads(m.work(method), &cfg, None, "iterations")?),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => super::mpi::run_codec(&super::mpi::PieceCodec(m), m.work(method), &cfg)?,
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let Some(outcome) = outcome else {
+        return Ok(true); // an MPI rank other than 0: rank 0 reports
+    };
     let counts = outcome.output.counts;
     let image = outcome.output.into_image(&m).map_err(|e| err!("internal error: {e}"))?;
 

@@ -89,11 +89,7 @@ where
     S: Search,
     S::Node: Clone,
 {
-    if cfg.kind == crate::config::Runtime::Mpi {
-        return Err(crate::config::err!(
-            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
-        ));
-    }
+    debug_assert_eq!(cfg.kind, crate::config::Runtime::Threads, "MPI runs go through run_portable");
     run_threads(DfsWork::new(search, cfg.split_policy), cfg, expected_units, unit)
 }
 
