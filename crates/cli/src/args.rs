@@ -112,6 +112,12 @@ pub(crate) struct RunArgs {
     /// Never show a progress indicator
     #[arg(long)]
     pub(crate) no_progress: bool,
+    /// Stop after about N units of work (nodes; intervals for integrate,
+    /// iterations for mandelbrot) with a partial report marked interrupted
+    /// and exit code 3; with --runtime mpi each rank stops after its share
+    /// N/ranks. Also lifts the UTS limit on the expected tree size
+    #[arg(long, value_name = "N")]
+    pub(crate) max_nodes: Option<String>,
     /// Record when each PE was working, requesting, idle, splitting or
     /// sending, into FILE (CSV, one line per interval; draw it with `treelb
     /// plot-trace FILE`)

@@ -2,7 +2,8 @@
 //!
 //! `main` → `run` → exit code: 0 when the run succeeded (and its answer
 //! matched the published one, where one is known), 1 when an answer did not
-//! match, 2 for bad input, with a one-line error on stderr.
+//! match or is not trustworthy, 2 for bad input, with a one-line error on
+//! stderr, 3 when `--max-nodes` stopped the run (its report is partial).
 
 mod args;
 mod cmd;
@@ -17,6 +18,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use args::{Cli, Command};
+use cmd::Status;
 use config::Error;
 
 fn main() -> ExitCode {
@@ -39,8 +41,9 @@ fn main() -> ExitCode {
         }
     };
     match run(&cli) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(Status::Done) => ExitCode::SUCCESS,
+        Ok(Status::Failed) => ExitCode::from(1),
+        Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
         Err(Error(msg)) if msg == io::Error::from(io::ErrorKind::BrokenPipe).to_string() => ExitCode::SUCCESS,
         Err(e) => {
@@ -50,22 +53,22 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs one subcommand; returns whether its answers matched the published ones.
-fn run(cli: &Cli) -> Result<bool, Error> {
+/// Runs one subcommand; returns how it ended.
+fn run(cli: &Cli) -> Result<Status, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let ok = match &cli.command {
         Command::Uts(args) => cmd::uts::run(args, &mut out)?,
         Command::Nqueens(args) => cmd::nqueens::run(args, &mut out)?,
-        Command::Bench(args) => cmd::bench::run(args, &mut out)?,
-        Command::Compare(args) => cmd::compare::run(args, &mut out)?,
-        Command::Sim(args) => cmd::sim::run(args, &mut out)?,
+        Command::Bench(args) => cmd::bench::run(args, &mut out)?.into(),
+        Command::Compare(args) => cmd::compare::run(args, &mut out)?.into(),
+        Command::Sim(args) => cmd::sim::run(args, &mut out)?.into(),
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
         Command::Knapsack(args) => cmd::knapsack::run(args, &mut out)?,
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
-        Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?,
+        Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
     };
     out.flush()?;
     Ok(ok)

@@ -3,14 +3,21 @@
 //! * answers: UTS sample trees and N-Queens print their published counts;
 //! * reports: the table and the JSON carry the same numbers;
 //! * bad input: every kind gets one line on stderr and exit code 2, never a
-//!   panic trace.
+//!   panic trace;
+//! * every run of the binary is killed and fails its test after 120 s.
 
 mod common;
 
 use std::process::{Command, Output};
 
+/// Time limit of one run of the binary: a hung run is killed and fails its
+/// test.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 fn treelb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_treelb")).args(args).output().expect("the treelb binary runs")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(args);
+    common::output_within(cmd, LIMIT)
 }
 
 fn stdout(o: &Output) -> String {
@@ -502,6 +509,75 @@ fn integrate_never_reports_a_numerical_failure_as_success() {
     assert!(out.contains("NOT CONVERGED"), "{out}");
     assert!(err.contains("integrate inv-sqrt: did not converge"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `--max-nodes N` stops every run command after about N units of work
+/// (they ran to the end, however long): a partial report marked
+/// interrupted, one line on stderr, exit code 3.
+#[test]
+fn max_nodes_stops_every_run_command_with_a_partial_report() {
+    let graph = shared_instance("clique/brock200_4.clq");
+    let keller = shared_instance("clique/keller4.clq");
+    let tsp = shared_instance("tsp/bays29.tsp");
+    let cases: &[(&[&str], u64, &str)] = &[
+        (&["uts", "--tree", "T1L"], 200_000, "nodes"),
+        (&["uts", "-t", "1", "-a", "3", "-d", "1000000", "-b", "4"], 50_000, "nodes"),
+        (&["nqueens", "16"], 100_000, "nodes"),
+        (&["clique", &graph, "--no-heuristic"], 2_000, "nodes"),
+        (&["clique", &keller, "--k", "12"], 2_000, "nodes"),
+        (&["knapsack", "-n", "200", "--class", "strongly-correlated"], 1_000, "nodes"),
+        (&["tsp", &tsp], 5, "nodes"),
+        (&["integrate", "inv-sqrt", "--tol", "1e-14", "--budget", "1"], 20, "intervals"),
+        (&["mandelbrot", "--width", "400", "--height", "300"], 100_000, "iterations"),
+    ];
+    for (args, max, unit) in cases {
+        let max_s = max.to_string();
+        let all = [&args[..], &["-p", "2", "--max-nodes", &max_s, "--json"]].concat();
+        let o = treelb(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{all:?}: {err}");
+        assert!(
+            err.contains(&format!("treelb: interrupted: --max-nodes {max} reached after")),
+            "{all:?}: {err}"
+        );
+        assert!(err.contains(unit), "{all:?}: {err}");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        assert_eq!(json["interrupted"], true, "{all:?}");
+        assert_eq!(json["setup"]["max_nodes"], *max, "{all:?}");
+        let units = json["work_units"].as_u64().unwrap();
+        // At most one slice of Δt (or one mandelbrot pixel's orbit, one
+        // TSP ascent) per PE beyond the limit.
+        assert!(units >= *max && units <= max + 2 * 1000, "{all:?}: {units} units");
+    }
+    // The report for people says so at its top.
+    let o = treelb(&["nqueens", "15", "-p", "2", "--max-nodes", "1e5"]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().contains("INTERRUPTED"), "{out}");
+    assert!(out.contains("partial: the published count is 2279184"), "{out}");
+    // A limit the run does not reach changes nothing.
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--max-nodes", "5000000", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(
+        (json["interrupted"].clone(), json["answer"]["nodes"].clone()),
+        (false.into(), 4_130_071.into())
+    );
+}
+
+/// Every strategy stops at the limit (the hub's, the pushing and the
+/// static ones included): no hang, exit code 3.
+#[test]
+fn max_nodes_stops_every_strategy() {
+    for strategy in treelb::Strategy::ALL.map(treelb::Strategy::name) {
+        for init in ["root", "selective"] {
+            let args = ["uts", "--tree", "T3L", "-p", "3", "--max-nodes", "300000", "--strategy", strategy];
+            let o = treelb(&[&args[..], &["--init", init, "--json"]].concat());
+            assert_eq!(o.status.code(), Some(3), "{strategy}, {init}: {}", stderr(&o));
+            let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+            assert_eq!(json["interrupted"], true, "{strategy}");
+        }
+    }
 }
 
 #[test]

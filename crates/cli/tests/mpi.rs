@@ -50,8 +50,21 @@ fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String
 }
 
 /// Runs `treelb ARGS` (exactly these) on `np` ranks under the time limit;
-/// returns rank 0's stdout and stderr.
+/// returns rank 0's stdout and stderr, and fails unless `mpirun` succeeded.
 fn mpirun_exact(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let (status, o, e) = mpirun_status(np, args, env);
+    let shown = format!("mpirun -np {np} treelb {}", args.join(" "));
+    assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
+    (o, e)
+}
+
+/// [`mpirun_exact`], returning the exit status of `mpirun` instead of
+/// failing on a non-zero one.
+fn mpirun_status(
+    np: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (std::process::ExitStatus, String, String) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", &np.to_string()])
@@ -84,8 +97,7 @@ fn mpirun_exact(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, Stri
         std::thread::sleep(Duration::from_millis(20));
     };
     let (o, e) = reader.join().expect("reader thread");
-    assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
-    (o, e)
+    (status, o, e)
 }
 
 /// The value on the report line that starts with `label`.
@@ -434,10 +446,9 @@ fn integrate_runs_across_ranks_for_every_strategy() {
     if !mpirun_available() {
         return;
     }
-    let threads = Command::new(env!("CARGO_BIN_EXE_treelb"))
-        .args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"])
-        .output()
-        .expect("treelb runs");
+    let mut threads = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    threads.args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"]);
+    let threads = common::output_within(threads, LIMIT);
     assert!(threads.status.success());
     let threads: serde_json::Value = serde_json::from_slice(&threads.stdout).expect("JSON");
     let sequential = threads["answer"]["value"].as_f64().unwrap();
@@ -474,12 +485,9 @@ fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
     let view = ["--width", "160", "--height", "120", "--max-iter", "300"];
     for method in ["pixels", "subdivide"] {
         let reference = dir.join(format!("threads-{method}.png"));
-        let o = Command::new(env!("CARGO_BIN_EXE_treelb"))
-            .args(["mandelbrot", "--method", method, "-p", "1", "--json", "--out"])
-            .arg(&reference)
-            .args(view)
-            .output()
-            .expect("treelb runs");
+        let mut o = Command::new(env!("CARGO_BIN_EXE_treelb"));
+        o.args(["mandelbrot", "--method", method, "-p", "1", "--json", "--out"]).arg(&reference).args(view);
+        let o = common::output_within(o, LIMIT);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let threads: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
         for (i, strategy) in
@@ -518,4 +526,34 @@ fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--max-nodes` stops the ranks (each after its share): rank 0 prints the
+/// partial report, `mpirun` exits with 3, for every strategy.
+#[test]
+fn max_nodes_stops_every_rank() {
+    if !mpirun_available() {
+        return;
+    }
+    for (i, strategy) in strategies().enumerate() {
+        let np = 2 + i % 2;
+        let args =
+            ["uts", "--tree", "T1L", "--max-nodes", "300000", "--strategy", strategy, "--init", init(i)];
+        let all = [&args[..], &["--runtime", "mpi", "--no-progress", "--json"]].concat();
+        let (status, out, err) = mpirun_status(np, &all, &[]);
+        let context = format!("np {np}, {strategy}:\n{out}\n{err}");
+        assert_eq!(status.code(), Some(3), "{context}");
+        assert!(err.contains("treelb: interrupted: --max-nodes 300000 reached after"), "{context}");
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {context}"));
+        assert_eq!(report["interrupted"], true, "{context}");
+        let units = report["work_units"].as_u64().unwrap();
+        assert!(units < 300_000 + 3 * 256 * 2, "{units}: {context}");
+    }
+    // A decision search interrupted before its answer says "unknown".
+    let file = shared_instance("clique/keller4.clq");
+    let all = ["clique", &file, "--k", "12", "--max-nodes", "3000", "--runtime", "mpi", "--no-progress"];
+    let (status, out, err) = mpirun_status(3, &all, &[]);
+    assert_eq!(status.code(), Some(3), "{out}\n{err}");
+    assert!(out.contains("answer        unknown"), "{out}");
 }

@@ -172,6 +172,15 @@ impl Mpi {
         threading_name(self.threading)
     }
 
+    /// Whether `flag` is true on any rank (every rank calls it; a
+    /// collective, after a run).
+    pub fn any(&self, flag: bool) -> bool {
+        let world = self.universe.world();
+        let mut any = 0u8;
+        world.all_reduce_into(&u8::from(flag), &mut any, mpi::collective::SystemOperation::max());
+        any != 0
+    }
+
     /// Waits until every rank has called it, sleeping meanwhile (a
     /// non-blocking barrier tested every millisecond): ranks that wait for
     /// rank 0 to finish a sequential run leave it the cores, where a plain

@@ -227,12 +227,20 @@ where
         let slow = self.ctx.config.slow.filter(|s| s.rank == self.ctx.rank).map(|s| s.pause);
         self.ctx.shared.busy.fetch_add(1, Ordering::Relaxed);
         loop {
+            if work.should_stop() {
+                // Decided before this piece started (a piece from the pool
+                // after the stop): drop it unworked.
+                break;
+            }
             let progress = work.work(budget, &mut self.acc);
             self.stats.work_units += progress.used(budget);
             self.share();
-            if progress.is_exhausted() || work.should_stop() {
-                // Exhausted, or the computation is decided: the rest of the
-                // piece is dropped, requests get "no work" from now on.
+            if progress.is_exhausted() {
+                break;
+            }
+            if work.should_stop() {
+                // The computation is decided: the rest of the piece is
+                // dropped, requests get "no work" from now on.
                 break;
             }
             if let Some(pause) = slow {

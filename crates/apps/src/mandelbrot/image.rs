@@ -112,6 +112,36 @@ impl Patches {
     /// Puts every patch in its place. Fails if a pixel of the image was
     /// made twice or not at all, or lies outside it.
     pub fn into_image(self, m: &Mandelbrot) -> Result<Image, CoverageError> {
+        match self.assemble(m)? {
+            (image, 0) => Ok(image),
+            (_, missing) => Err(CoverageError { missing, ..CoverageError::default() }),
+        }
+    }
+
+    /// Puts the patches of an interrupted computation in their places: the
+    /// image and the number of pixels never made (value 0, no PE, not
+    /// computed). Fails if a pixel was made twice or lies outside the
+    /// image.
+    ///
+    /// ```
+    /// use treelb::Work;
+    /// use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
+    /// let m = Mandelbrot::new(View::STANDARD, 20, 10, 50).unwrap();
+    /// let mut piece = m.work(Method::Pixels);
+    /// let mut patches = Default::default();
+    /// piece.work(100, &mut patches);
+    /// let (image, missing) = patches.clone().into_partial_image(&m).unwrap();
+    /// assert!(missing > 0 && missing < 200);
+    /// assert!(patches.into_image(&m).is_err());
+    /// assert_eq!(image.values.len(), 200);
+    /// ```
+    pub fn into_partial_image(self, m: &Mandelbrot) -> Result<(Image, u64), CoverageError> {
+        self.assemble(m)
+    }
+
+    /// The image and the number of pixels never made; an error for pixels
+    /// made twice or outside the image.
+    fn assemble(self, m: &Mandelbrot) -> Result<(Image, u64), CoverageError> {
         let pixels = m.pixels() as usize;
         let mut image = Image {
             width: m.width(),
@@ -158,8 +188,8 @@ impl Patches {
             }
         }
         errors.outside += outside;
-        errors.missing = made.iter().filter(|&&m| !m).count() as u64;
-        if errors == CoverageError::default() { Ok(image) } else { Err(errors) }
+        let missing = made.iter().filter(|&&m| !m).count() as u64;
+        if errors == CoverageError::default() { Ok((image, missing)) } else { Err(errors) }
     }
 }
 

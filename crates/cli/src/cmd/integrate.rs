@@ -9,6 +9,7 @@ use serde::Serialize;
 use treelb::SplitPolicy;
 use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
 
+use super::Status;
 use crate::args::IntegrateArgs;
 use crate::config::{Error, RunConfig, Runtime, err, number};
 use crate::report::{Line, Report};
@@ -75,12 +76,12 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, Error> {
     if args.list {
         for t in &INTEGRANDS {
             writeln!(out, "{:<12} [{}, {}]  {}", t.name, t.a, t.b, t.description)?;
         }
-        return Ok(true);
+        return Ok(Status::Done);
     }
     let mut cfg = RunConfig::from_args(&args.run)?;
     if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
@@ -111,9 +112,10 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     };
     let Some(outcome) = outcome else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let e = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;
     if !(value.is_finite() && e.error().is_finite()) {
@@ -124,12 +126,16 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
             t.name,
             e.error()
         );
-        return Ok(false);
+        return Ok(Status::Failed);
     }
 
     let mut ok = true;
     let mut lines = vec![
-        Line::new("value", value).note("Σ of the accepted 15-point Kronrod estimates, compensated"),
+        Line::new("value", value).note(if interrupted {
+            "partial: Σ of the intervals accepted before the interruption"
+        } else {
+            "Σ of the accepted 15-point Kronrod estimates, compensated"
+        }),
         Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.error() <= tol {
             format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e} ✓")
         } else {
@@ -156,7 +162,9 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         let relative = (value - seq_value).abs() / seq_value.abs().max(f64::MIN_POSITIVE);
         let agrees = relative <= SEQUENTIAL_AGREEMENT;
         ok &= agrees;
-        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if agrees {
+        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if interrupted {
+            format!("value {seq_value}; not compared with the partial value")
+        } else if agrees {
             format!("value {seq_value}; relative difference {relative:.1e} ≤ 1e-12 ✓")
         } else {
             format!("value {seq_value}; MISMATCH: relative difference {relative:.1e} > 1e-12")
@@ -180,8 +188,11 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         max_depth: e.max_depth,
         sequential,
     };
-    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats)
+    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "intervals"));
+    }
     if e.error() > tol {
         ok = false;
         eprintln!(
@@ -198,5 +209,5 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
              relative"
         );
     }
-    Ok(ok)
+    Ok(ok.into())
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View};
 
+use super::Status;
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, err, positive};
 use crate::report::{Line, Report};
@@ -40,6 +41,8 @@ struct Sequential {
 #[derive(Serialize)]
 struct Answer {
     pixels: u64,
+    /// Pixels not made (an interrupted run).
+    missing: u64,
     in_set: u64,
     /// In-set pixels × pixel area.
     area: f64,
@@ -51,7 +54,7 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;
@@ -98,10 +101,16 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     };
     let Some(outcome) = outcome else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let counts = outcome.output.counts;
-    let image = outcome.output.into_image(&m).map_err(|e| err!("internal error: {e}"))?;
+    let (image, missing) = if interrupted {
+        outcome.output.into_partial_image(&m)
+    } else {
+        outcome.output.into_image(&m).map(|image| (image, 0))
+    }
+    .map_err(|e| err!("internal error: {e}"))?;
 
     if let Some((path, file)) = image_file {
         write_png(&path, file, &image, escape_colour)?;
@@ -118,6 +127,13 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         Line::new("pixels", format!("{width} × {height} = {pixels}")),
         Line::new("in set", in_set).note(format!("{:.2} %", percent(in_set, pixels))),
     ];
+    if interrupted {
+        lines.insert(
+            1,
+            Line::new("missing", missing)
+                .note("partial: pixels not made before the interruption (value 0, of no PE in the images)"),
+        );
+    }
     let whole = View::STANDARD;
     let area_line = Line::new("area", format!("{area:.5}"));
     lines.push(if view.x0 <= whole.x0 && view.x1 >= whole.x1 && view.y0 <= whole.y0 && view.y1 >= whole.y1 {
@@ -175,6 +191,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
     };
     let answer = Answer {
         pixels,
+        missing,
         in_set,
         area,
         counts,
@@ -183,9 +200,12 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         pe_image: args.pe_out.clone(),
         sequential,
     };
-    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats)
+    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
-    Ok(true)
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "iterations"));
+    }
+    Ok(Status::Done)
 }
 
 /// A size or count that must be at least 1 and fit in 32 bits.

@@ -4,14 +4,15 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::Work;
+use treelb::limit::Limit;
 use treelb::search::Search;
 use treelb_apps::integrate::{Integral, Intervals};
 use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
 use treelb_mpi::shared::Shared;
-use treelb_mpi::wire::{Codec, DecodeError, DfsCodec};
+use treelb_mpi::wire::{Codec, DecodeError, DfsCodec, LimitedCodec};
 use treelb_mpi::{Mpi, Slow};
-use treelb_threads::Outcome;
 
+use super::Ran;
 use crate::config::{Error, RunConfig};
 
 /// The environment variable that slows one rank down (tests): `RANK:MICROS`
@@ -21,7 +22,7 @@ const SLOW_VAR: &str = "TREELB_MPI_SLOW";
 /// Initializes MPI, runs the search on every rank, finalizes MPI. Rank 0
 /// gets the outcome (and prints the runtime's own figures on stderr), the
 /// others `None`.
-pub(crate) fn run_search<S>(search: &S, cfg: &RunConfig) -> Result<Option<Outcome<S::Output>>, Error>
+pub(crate) fn run_search<S>(search: &S, cfg: &RunConfig) -> Result<Option<Ran<S::Output>>, Error>
 where
     S: Search,
     S::Node: Clone + Serialize + DeserializeOwned,
@@ -38,7 +39,7 @@ pub(crate) fn run_shared<S>(
     search: &S,
     shared: Option<&dyn Shared>,
     cfg: &RunConfig,
-) -> Result<Option<Outcome<S::Output>>, Error>
+) -> Result<Option<Ran<S::Output>>, Error>
 where
     S: Search,
     S::Node: Clone + Serialize + DeserializeOwned,
@@ -55,11 +56,7 @@ where
 /// Runs `root`, whose pieces cross between ranks by `codec`, on every rank:
 /// [`run_search`] for work that is not a search (integration, the
 /// Mandelbrot set).
-pub(crate) fn run_codec<C>(
-    codec: &C,
-    root: C::Work,
-    cfg: &RunConfig,
-) -> Result<Option<Outcome<Out<C>>>, Error>
+pub(crate) fn run_codec<C>(codec: &C, root: C::Work, cfg: &RunConfig) -> Result<Option<Ran<Out<C>>>, Error>
 where
     C: Codec,
     C::Work: Clone,
@@ -76,7 +73,19 @@ where
     config.validate()?;
     let mpi = Mpi::init(config.threads)?;
     let support = mpi.thread_support();
-    let result = treelb_mpi::run(&mpi, codec, root, &config);
+    let (result, interrupted) = match cfg.max_nodes {
+        None => (treelb_mpi::run(&mpi, codec, root, &config), false),
+        Some(max) => {
+            // Each rank stops after its share of the limit.
+            let limit = Limit::new(max.div_ceil(mpi.size() as u64).max(1));
+            let limited = LimitedCodec::new(codec, &limit);
+            let root = treelb::limit::Limited::new(root, &limit);
+            let result = treelb_mpi::run(&mpi, &limited, root, &config);
+            // A collective: every rank that got this far calls it.
+            let interrupted = result.is_ok() && mpi.any(limit.reached());
+            (result, interrupted)
+        }
+    };
     drop(mpi); // MPI_Finalize: nothing is in flight any more.
     let Some(o) = result? else {
         return Ok(None);
@@ -97,7 +106,7 @@ where
         100.0 * probe_share,
         o.waves
     );
-    Ok(Some(Outcome { output: o.output, stats: o.stats, trace: None, decisions: None }))
+    Ok(Some(Ran { output: o.output, stats: o.stats, interrupted }))
 }
 
 /// The output of a codec's pieces.

@@ -5,6 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, Uts, UtsResult};
 
+use super::Status;
 use crate::args::UtsArgs;
 use crate::config::{Error, RunConfig, err};
 use crate::report::{Line, Report};
@@ -39,12 +40,12 @@ struct Answer {
     published_nodes: Option<u64>,
 }
 
-pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
     if args.list {
         for t in SAMPLE_TREES {
             writeln!(out, "{:<8} {:>15} nodes  {:<26} {}", t.name, t.nodes, t.description, t.flags)?;
         }
-        return Ok(true);
+        return Ok(Status::Done);
     }
     let cfg = RunConfig::from_args(&args.run)?;
     let flags = args.reference_flags();
@@ -57,9 +58,10 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
     let expected = tree.map(|t| t.nodes);
     let Some(outcome) = super::run_portable(&uts, &cfg, expected, "nodes")? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
     let title = match tree {
@@ -68,7 +70,9 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
     };
     let mut nodes = Line::new("nodes", result.nodes);
     let mut matches = true;
-    if let Some(t) = tree {
+    if let Some(t) = tree.filter(|_| interrupted) {
+        nodes = nodes.note(format!("partial: the published tree has {}", t.nodes));
+    } else if let Some(t) = tree {
         matches = t.nodes == result.nodes;
         nodes = nodes.note(if matches {
             format!("published: {} ✓", t.nodes)
@@ -79,9 +83,13 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
     let lines = vec![nodes, Line::new("leaves", result.leaves), Line::new("max depth", result.max_depth)];
     let answer = Answer { result, published_nodes: expected };
     let instance = Instance { sample: tree.map(|t| t.name), flags: shown_flags, params };
-    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats).write(cfg.json, out)?;
+    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if !matches {
         eprintln!("treelb: error: the tree has {} nodes, the published count is {expected:?}", result.nodes);
     }
-    Ok(matches)
+    Ok(matches.into())
 }
