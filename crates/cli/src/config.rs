@@ -143,6 +143,9 @@ pub(crate) struct RunConfig {
     pub(crate) trace: Option<String>,
     /// `--max-nodes N`: the run stops after about N units of work.
     pub(crate) max_nodes: Option<u64>,
+    /// A line for stderr once the threads runtime is about to start (after
+    /// every check of the input): what is known of the run's size.
+    pub(crate) prelude: Option<String>,
 }
 
 impl RunConfig {
@@ -188,6 +191,7 @@ impl RunConfig {
             progress: !args.no_progress && !args.json,
             trace: args.trace.clone(),
             max_nodes: args.max_nodes.as_deref().map(|n| count("--max-nodes", n)).transpose()?,
+            prelude: None,
         })
     }
 

@@ -165,6 +165,18 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),
         (&["uts", "-b", "nan"], "UTS parameters"),
+        // Unbounded or astronomically large trees (they ran until killed).
+        (&["uts", "-t", "0", "-q", "0.2", "-m", "5"], "q * m = 0.2 * 5 = 1 is not below 1"),
+        (
+            &["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "2", "-r", "8"],
+            "the expected tree size is infinite",
+        ),
+        (&["uts", "-t", "0", "-q", "0.2", "-m", "5", "--max-nodes", "1000"], "is not below 1"),
+        (&["uts", "-t", "1", "-a", "3", "-d", "1000000", "-b", "4"], "the expected tree size is infinite"),
+        (&["uts", "-t", "3", "-d", "50", "-b", "4"], "is 1.69e30 nodes, above the limit of 1e11 nodes"),
+        (&["uts", "-b", "1e9"], "above the limit of 1e11 nodes (--max-nodes N"),
+        (&["uts", "-g", "1000000000"], "SHA-1 evaluations per child (-g) = 2.83e11, above the limit"),
+        (&["uts", "--tree", "T1WL"], "the published tree size is 2.71e11 nodes, above the limit"),
         (&["uts", "--tree", "T1", "-d", "3"], "cannot be used with"),
         (&["uts", "--frobnicate"], "unexpected argument"),
         (&["nqueens", "0"], "n = 0"),
@@ -509,6 +521,37 @@ fn integrate_never_reports_a_numerical_failure_as_success() {
     assert!(out.contains("NOT CONVERGED"), "{out}");
     assert!(err.contains("integrate inv-sqrt: did not converge"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// The expected size of a UTS tree is printed before the run and reported;
+/// a sample tree's published size stands for it.
+#[test]
+fn uts_prints_the_expected_size_before_the_run() {
+    let o = treelb(&["uts", "-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "43", "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("treelb: uts: expected tree size: 2000001 nodes (over the random root state)"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("expected      2000001 nodes  (the mean size over the random root state)"));
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2"]);
+    assert!(
+        stderr(&o)
+            .contains("the published tree has 4130071 nodes (the expected size of its parameters: 1398101")
+    );
+    // The flags of a sample tree are that tree: T3L (q * m > 1) runs.
+    let flags = ["uts", "-t", "0", "-b", "2000", "-q", "0.200014", "-m", "5", "-r", "7"];
+    let o = treelb(&[&flags[..], &["--max-nodes", "10000", "--json"]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["instance"]["sample"], "T3L");
+    assert_eq!(json["instance"]["expected_nodes"], serde_json::Value::Null);
+    // Beyond the limit with --max-nodes: runs, bounded.
+    let o = treelb(&["uts", "-t", "3", "-d", "50", "-b", "4", "-p", "2", "--max-nodes", "20000", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!(json["instance"]["expected_nodes"].as_f64().unwrap() > 1e30);
 }
 
 /// `--max-nodes N` stops every run command after about N units of work

@@ -98,6 +98,9 @@ fn run_threads_unlimited<W: Work + Clone>(
         Some(path) => Some((path, File::create(path).map_err(|e| err!("--trace {path}: {e}"))?)),
         None => None,
     };
+    if let Some(line) = &cfg.prelude {
+        eprintln!("{line}");
+    }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
     let mut outcome =
         run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| progress.update(s))?;
