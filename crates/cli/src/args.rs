@@ -370,6 +370,11 @@ pub(crate) struct MandelbrotArgs {
     /// Also compute the image sequentially and report its time
     #[arg(long)]
     pub(crate) compare_seq: bool,
+    /// Refuse images whose estimated memory (about 18 bytes a pixel, 24
+    /// with MPI at rank 0) is above this many bytes; K, M, G, T suffixes
+    /// (powers of 1024)
+    #[arg(long, value_name = "BYTES", default_value = "2G")]
+    pub(crate) max_memory: String,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

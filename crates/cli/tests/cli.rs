@@ -362,6 +362,17 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
         (&["mandelbrot", "--out", "/nonexistent/dir/m.png"], "--out /nonexistent/dir/m.png:"),
         (&["mandelbrot", "--pe-out", "/"], "--pe-out /:"),
         (&["mandelbrot", "--out", same, "--pe-out", same], "--out and --pe-out name the same file"),
+        // Memory: 16384 × 16384 took 4.7 GB.
+        (
+            &["mandelbrot", "--width", "16384", "--height", "16384"],
+            "16384 × 16384 pixels need about 4.5 GiB of memory (18 bytes a pixel), above --max-memory 2.0 GiB",
+        ),
+        (
+            &["mandelbrot", "--width", "2000", "--height", "2000", "--max-memory", "50M"],
+            "above --max-memory 50.0 MiB",
+        ),
+        (&["mandelbrot", "--max-memory", "1x"], "--max-memory: unknown unit in `1x`"),
+        (&["mandelbrot", "--max-memory", "0"], "--max-memory expects a positive number of bytes"),
     ];
     for (args, message) in cases {
         let o = treelb(args);

@@ -17,6 +17,50 @@ use crate::report::{Line, Report};
 /// The area of the whole set (pixel counting at high resolution).
 const AREA: f64 = 1.5066;
 
+/// Bytes a pixel takes at the peak, when the patches of the run become the
+/// image: 4 of the patches' value, then 4 of the value, 8 of the PE, 1 of
+/// "computed" and 1 of "made" in the image.
+const BYTES_PER_PIXEL: u64 = 18;
+
+/// Bytes a pixel takes at rank 0 besides, under MPI: the other ranks'
+/// patches as received, in postcard's variable-length integers.
+const MPI_BYTES_PER_PIXEL: u64 = 6;
+
+/// Parses `--max-memory`: bytes, with an optional K, M, G or T suffix
+/// (powers of 1024).
+fn bytes(flag: &str, value: &str) -> Result<u64, Error> {
+    let v = value.trim();
+    let (digits, shift) = match v.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(err!("{flag}: unknown unit in `{value}` (expected K, M, G or T)")),
+            };
+            (&v[..i], shift)
+        }
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| err!("{flag} expects a positive number of bytes such as 2G or 500M, got `{value}`"))
+}
+
+/// A number of bytes for people: `4.5 GiB`.
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / f64::from(1u32 << 30)),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
+        n => format!("{n} bytes"),
+    }
+}
+
 #[derive(Serialize)]
 struct Instance {
     view: View,
@@ -77,6 +121,18 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
             #[cfg(not(feature = "mpi"))]
             Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
         });
+    let max_memory = bytes("--max-memory", &args.max_memory)?;
+    let per_pixel = BYTES_PER_PIXEL + if cfg.kind == Runtime::Mpi { MPI_BYTES_PER_PIXEL } else { 0 };
+    let memory = u64::from(width) * u64::from(height) * per_pixel;
+    if memory > max_memory {
+        return Err(err!(
+            "{width} × {height} pixels need about {} of memory ({per_pixel} bytes a pixel), above --max-memory \
+             {} (raise it, e.g. --max-memory {}G)",
+            human_bytes(memory),
+            human_bytes(max_memory),
+            memory.div_ceil(1 << 30)
+        ));
+    }
     if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
         && a == b
     {
@@ -266,8 +322,16 @@ fn write_png(
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(fail)?;
-    let data: Vec<u8> = (0..image.values.len()).flat_map(|i| colour(image, i)).collect();
-    writer.write_image_data(&data).map_err(fail)?;
+    // Row by row: no copy of the whole image in RGB.
+    let mut stream = writer.stream_writer().map_err(fail)?;
+    let width = image.width as usize;
+    let mut row = Vec::with_capacity(3 * width);
+    for y in 0..image.height as usize {
+        row.clear();
+        row.extend((y * width..(y + 1) * width).flat_map(|i| colour(image, i)));
+        stream.write_all(&row).map_err(|e| err!("{path}: {e}"))?;
+    }
+    stream.finish().map_err(fail)?;
     writer.finish().map_err(fail)
 }
 
