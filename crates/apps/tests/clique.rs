@@ -331,3 +331,31 @@ fn every_malformed_input_names_its_line() {
     let missing = dimacs::read_file(instances().join("no-such-graph.clq")).unwrap_err();
     assert!(matches!(missing, DimacsError::Io(_)), "{missing}");
 }
+
+/// A sparse graph of 65,536 vertices searches only the vertices that have
+/// an edge (it searched all of them, with an O(n²) degeneracy order and
+/// renumbering: 25 s for one edge).
+#[test]
+fn isolated_vertices_are_left_out_of_the_search() {
+    let g = dimacs::parse_str("p edge 65536 1\ne 1 65536\n").unwrap();
+    let search = CliqueSearch::max_clique(&g);
+    assert_eq!(search.n(), 2);
+    seq::run_search(&search);
+    assert_eq!(search.incumbent.into_best(), Some((2, vec![0, 65535])));
+    // Without any edge, one vertex is a maximum clique.
+    let empty = Graph::new(1000);
+    let search = CliqueSearch::max_clique_unseeded(&empty);
+    assert_eq!(search.n(), 1);
+    seq::run_search(&search);
+    assert_eq!(search.incumbent.into_best().map(|(omega, _)| omega), Some(1));
+    assert_eq!(CliqueSearch::k_clique(&Graph::new(0), 1).n(), 0);
+    // A triangle among isolated vertices, and a decision on it.
+    let mut g = Graph::new(5000);
+    g.add_edge(10, 4000);
+    g.add_edge(4000, 4999);
+    g.add_edge(10, 4999);
+    assert_eq!(CliqueSearch::max_clique(&g).n(), 3);
+    let yes = CliqueSearch::k_clique(&g, 3);
+    seq::run_search(&yes);
+    assert_eq!(yes.found(), Some(vec![10, 4000, 4999]));
+}
