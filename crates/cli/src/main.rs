@@ -33,10 +33,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // clap's first line says what was wrong; keep the message one line.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("treelb: {first}");
+            eprintln!("treelb: {}", one_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
@@ -51,6 +48,33 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// clap's message in one line: its first line, the indented lines under it
+/// (the arguments that are missing), and the usage line.
+///
+/// ```text
+/// error: the following required arguments were not provided:
+///   <FILE>
+///
+/// Usage: treelb tsp <FILE|--random <N>>
+/// ```
+///
+/// becomes `error: the following required arguments were not provided:
+/// <FILE> (usage: treelb tsp <FILE|--random <N>>)`.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut message = lines.next().unwrap_or("error: invalid arguments").trim_end().to_owned();
+    let named: Vec<&str> =
+        lines.take_while(|l| l.starts_with("  ") && !l.trim().is_empty()).map(str::trim).collect();
+    if !named.is_empty() {
+        message.push(' ');
+        message.push_str(&named.join(", "));
+    }
+    if let Some(usage) = text.lines().find_map(|l| l.strip_prefix("Usage: ")) {
+        message.push_str(&format!(" (usage: {})", usage.trim()));
+    }
+    message
 }
 
 /// Runs one subcommand; returns how it ended.
@@ -72,4 +96,24 @@ fn run(cli: &Cli) -> Result<Status, Error> {
     };
     out.flush()?;
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn clap_messages_become_one_line_with_the_usage() {
+        let text = "error: the following required arguments were not provided:\n  <FILE>\n  <N>\n\n\
+                    Usage: treelb tsp <FILE|--random <N>>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            one_line(text),
+            "error: the following required arguments were not provided: <FILE>, <N> \
+             (usage: treelb tsp <FILE|--random <N>>)"
+        );
+        assert_eq!(
+            one_line("error: unexpected argument '-x' found\n"),
+            "error: unexpected argument '-x' found"
+        );
+    }
 }
