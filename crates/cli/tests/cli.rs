@@ -672,6 +672,57 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
     }
 }
 
+/// Instance files are read as bytes and every error names its line: a
+/// Latin-1 byte in a DIMACS comment was rejected without a line, a TSPLIB
+/// coordinate 1e300 said "the input ended without it", knapsack said
+/// `item 0` for the item on line 2, a DIMACS edge count that disagrees with
+/// the file passed silently.
+#[test]
+fn instance_files_are_bytes_and_errors_name_their_lines() {
+    let dir = scratch("parsers");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("a scratch file");
+        path.to_str().unwrap().to_owned()
+    };
+    let latin1 = write("latin1.clq", b"c Graphe de d\xe9monstration\np edge 3 3\ne 1 2\ne 2 3\ne 1 3\n");
+    let o = treelb(&["clique", &latin1, "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ω             3"), "{}", stdout(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+
+    let miscounted = write("miscounted.clq", b"p edge 3 7\ne 1 2\ne 2 3\n");
+    let o = treelb(&["clique", &miscounted, "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("treelb: warning: ")
+            && err.contains(
+                "miscounted.clq: line 1: the problem line declares 7 edges, the file lists 2 edge lines"
+            ),
+        "{err}"
+    );
+
+    let far = write(
+        "far.tsp",
+        b"NAME: far\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1e300 0\n3 0 1\nEOF\n",
+    );
+    let bad_byte = write("bad.clq", b"p edge 3 1\ne 1 \xe9\n");
+    let knapsack = write("items.txt", b"# caf\xe9\n2 10\n3 4\n5 0\n");
+    let cases: &[(&[&str], &str)] = &[
+        (&["tsp", &far], "far.tsp: line 7: the distance between nodes 1 and 2 is inf, too large"),
+        (&["clique", &bad_byte], "bad.clq: line 2: expected an edge `e U V` with two vertex numbers"),
+        (&["knapsack", &knapsack], "items.txt: line 4: item 2: profit 5 and weight 0 must be between 1 and"),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+    }
+}
+
 /// Reads a trace file as the `plot-trace --json` summary sees it.
 fn trace_summary(file: &std::path::Path) -> serde_json::Value {
     let o = treelb(&["plot-trace", file.to_str().unwrap(), "--json"]);

@@ -48,7 +48,11 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         ));
     }
     let path = Path::new(&args.file);
-    let graph = dimacs::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+    let (graph, warnings) =
+        dimacs::read_file_with_warnings(path).map_err(|e| err!("{}: {e}", path.display()))?;
+    for w in warnings {
+        eprintln!("treelb: warning: {}: {w}", path.display());
+    }
     let make = || match k {
         Some(k) => CliqueSearch::k_clique(&graph, k),
         None if args.no_heuristic => CliqueSearch::max_clique_unseeded(&graph),
