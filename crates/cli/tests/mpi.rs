@@ -6,9 +6,10 @@
 //! published or the dynamic program's optimum and an independently checked
 //! witness.
 //!
-//! Needs the `mpi` feature and `mpirun` on the PATH; without either every
-//! test says so on stderr and passes. Every `mpirun` runs under a hard time
-//! limit: a hung run is killed and the test fails with its output.
+//! Built only with the `mpi` feature (`required-features` in Cargo.toml);
+//! then a missing `mpirun` fails every test that needs it. Every `mpirun`
+//! runs under a hard time limit: a hung run is killed and the test fails
+//! with its output.
 
 mod common;
 
@@ -24,17 +25,31 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Time limit of one `mpirun`.
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn mpirun_available() -> bool {
-    if !cfg!(feature = "mpi") {
-        eprintln!("SKIPPED: treelb-cli was built without the `mpi` feature (cargo test --features mpi)");
-        return false;
+/// Fails the test unless `mpirun` runs (a build with the `mpi` feature is
+/// meant to be tested under it).
+fn require_mpirun() {
+    require_mpirun_on(None);
+}
+
+/// [`require_mpirun`], looking for `mpirun` on `path` instead of `PATH`.
+fn require_mpirun_on(path: Option<&str>) {
+    let mut cmd = Command::new("mpirun");
+    if let Some(path) = path {
+        cmd.env("PATH", path);
     }
-    let found = Command::new("mpirun").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
-    if !matches!(found, Ok(s) if s.success()) {
-        eprintln!("SKIPPED: no `mpirun` on the PATH (apt-get install openmpi-bin libopenmpi-dev)");
-        return false;
-    }
-    true
+    let found = cmd.arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    assert!(
+        matches!(found, Ok(ref s) if s.success()),
+        "no working `mpirun` on the PATH ({found:?}): install Open MPI (apt-get install openmpi-bin \
+         libopenmpi-dev) to test the `mpi` feature"
+    );
+}
+
+/// Without `mpirun` the tests fail (they passed, skipping every run).
+#[test]
+#[should_panic(expected = "no working `mpirun` on the PATH")]
+fn a_missing_mpirun_fails_the_tests() {
+    require_mpirun_on(Some("/nonexistent"));
 }
 
 /// Runs `treelb ARGS --runtime mpi` on `np` ranks; returns rank 0's stdout.
@@ -127,9 +142,7 @@ fn init(i: usize) -> &'static str {
 
 #[test]
 fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in 1..=4 {
         for strategy in strategies() {
             for init in INITS {
@@ -143,9 +156,7 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn uts_t3_exact_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in [2, 4] {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -157,9 +168,7 @@ fn uts_t3_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn nqueens_12_exact_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -171,9 +180,7 @@ fn nqueens_12_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let clique = shared_instance("clique/brock200_4.clq");
     let tsp = shared_instance("tsp/bays29.tsp");
     for (i, strategy) in strategies().enumerate() {
@@ -195,9 +202,7 @@ fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
 
 #[test]
 fn compare_runs_every_strategy_across_ranks() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let (out, _) =
         mpirun_exact(2, &["compare", "nqueens:10", "--runtime", "mpi", "--repeat", "1", "--json"], &[]);
     let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -232,9 +237,7 @@ fn compare_runs_every_strategy_across_ranks() {
 
 #[test]
 fn a_slow_rank_still_gives_the_exact_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for (np, slow) in [(2, "0:200"), (3, "1:200")] {
         let out = mpirun(np, &["uts", "--tree", "T1"], &[("TREELB_MPI_SLOW", slow)]);
         assert_eq!(value(&out, "nodes"), 4_130_071, "np {np}, slow {slow}:\n{out}");
@@ -243,9 +246,7 @@ fn a_slow_rank_still_gives_the_exact_count() {
 
 #[test]
 fn more_ranks_than_work_terminates() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // N-Queens 4 (a tree of a few nodes) and 1 (a single node) on 8 ranks:
     // most ranks never see work, and selective initialization leaves most
     // of them without a share.
@@ -296,9 +297,7 @@ fn improvement_messages(stderr: &str) -> u64 {
 
 #[test]
 fn max_clique_exact_for_every_strategy_init_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // brock200_4, ω = 17, without the greedy start so that the ranks find
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
@@ -320,9 +319,7 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn k_clique_decisions_stop_on_every_rank() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // keller4: ω = 11, so a clique of 11 vertices exists and one of 12 not.
     let file = shared_instance("clique/keller4.clq");
     let edges = dimacs_edges(&file);
@@ -352,9 +349,7 @@ fn k_clique_decisions_stop_on_every_rank() {
 
 #[test]
 fn tsp_optimum_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let file = shared_instance("tsp/bays29.tsp");
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
@@ -371,9 +366,7 @@ fn tsp_optimum_for_every_strategy_and_rank_count() {
 
 #[test]
 fn knapsack_and_tsp_optima_on_two_ranks() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for init in INITS {
         let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--init", init], &[]);
         let optimum = value(&out, "optimum");
@@ -393,9 +386,7 @@ fn knapsack_and_tsp_optima_on_two_ranks() {
 
 #[test]
 fn branch_and_bound_in_hybrid_mode() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
     for init in INITS {
@@ -413,10 +404,6 @@ fn branch_and_bound_in_hybrid_mode() {
 /// one line naming the flag, before MPI starts (so no mpirun is needed).
 #[test]
 fn threads_only_flags_are_refused_on_mpi() {
-    if !cfg!(feature = "mpi") {
-        eprintln!("skipped: built without the `mpi` feature");
-        return;
-    }
     for (flag, extra) in [("--pin", None), ("--trace", Some("/tmp/treelb-never-written.csv"))] {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
         cmd.args(["uts", "--tree", "T1", "--runtime", "mpi", flag]);
@@ -443,9 +430,7 @@ fn png_pixels(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// the ranks, with the sequential run's value, for every strategy.
 #[test]
 fn integrate_runs_across_ranks_for_every_strategy() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let mut threads = Command::new(env!("CARGO_BIN_EXE_treelb"));
     threads.args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"]);
     let threads = common::output_within(threads, LIMIT);
@@ -477,9 +462,7 @@ fn integrate_runs_across_ranks_for_every_strategy() {
 /// pixel, coloured by the PEs of all ranks.
 #[test]
 fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let dir = std::env::temp_dir().join(format!("treelb-mpi-mandelbrot-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     let view = ["--width", "160", "--height", "120", "--max-iter", "300"];
@@ -532,9 +515,7 @@ fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
 /// partial report, `mpirun` exits with 3, for every strategy.
 #[test]
 fn max_nodes_stops_every_rank() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for (i, strategy) in strategies().enumerate() {
         let np = 2 + i % 2;
         let args =
