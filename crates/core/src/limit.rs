@@ -6,8 +6,9 @@
 //! and once the limit is reached the PE drops the rest of its piece and
 //! every PE stops (the threads runtime), or the PE starts and gives away
 //! nothing more (MPI, where each rank holds its own `Limit`). The run ends
-//! with the output of the work done, and [`Limit::reached`] says that it is
-//! partial. The units done may pass the limit by up to one slice per PE.
+//! with the output of the work done, and [`Limit::interrupted`] says that
+//! it is partial: work was dropped. The units done may pass the limit by up
+//! to one slice per PE.
 //!
 //! ```
 //! use treelb::limit::{Limit, Limited};
@@ -28,17 +29,18 @@
 //!
 //! let limit = Limit::new(10_000);
 //! let (nodes, units) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &limit));
-//! assert!(limit.reached());
+//! assert!(limit.reached() && limit.interrupted());
 //! assert!(nodes >= 10_000 && nodes < (1 << 21) - 1);
 //! assert_eq!(units, limit.units());
 //!
-//! let enough = Limit::new(1 << 21);
+//! // Exactly enough: the limit is reached, but nothing was dropped.
+//! let enough = Limit::new((1 << 21) - 1);
 //! let (nodes, _) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &enough));
-//! assert!(!enough.reached());
+//! assert!(enough.reached() && !enough.interrupted());
 //! assert_eq!(nodes, (1 << 21) - 1);
 //! ```
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::{Progress, Work};
 
@@ -48,12 +50,14 @@ use crate::{Progress, Work};
 pub struct Limit {
     max: u64,
     done: AtomicU64,
+    /// A piece with work left was told to stop.
+    dropped: AtomicBool,
 }
 
 impl Limit {
     /// A limit of `max` units.
     pub fn new(max: u64) -> Self {
-        Limit { max, done: AtomicU64::new(0) }
+        Limit { max, done: AtomicU64::new(0), dropped: AtomicBool::new(false) }
     }
 
     /// The limit.
@@ -66,10 +70,16 @@ impl Limit {
         self.done.load(Ordering::Relaxed)
     }
 
-    /// Whether the pieces have done `max` units or more: the run stops
-    /// (or stopped) early, and its output is partial.
+    /// Whether the pieces have done `max` units or more: from now on every
+    /// piece with work left stops.
     pub fn reached(&self) -> bool {
         self.units() >= self.max
+    }
+
+    /// Whether a piece with work left stopped at the limit: the output of
+    /// the run is partial.
+    pub fn interrupted(&self) -> bool {
+        self.dropped.load(Ordering::Relaxed)
     }
 
     fn add(&self, units: u64) {
@@ -132,9 +142,19 @@ impl<W: Work> Work for Limited<'_, W> {
         self.inner.load()
     }
 
+    /// Whether the computation is decided (the inner piece's own early
+    /// stop) or the limit is reached. Runtimes ask it of pieces with work
+    /// left, so the latter marks the run [interrupted](Limit::interrupted).
     #[inline]
     fn should_stop(&self) -> bool {
-        self.limit.reached() || self.inner.should_stop()
+        if self.inner.should_stop() {
+            return true;
+        }
+        if self.limit.reached() {
+            self.limit.dropped.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 }
 
@@ -169,7 +189,9 @@ mod tests {
         assert!(!piece.should_stop());
         let other = piece.clone();
         assert_eq!(piece.work(30, &mut acc), Progress::Pending);
+        assert!(!limit.interrupted());
         assert!(limit.reached() && piece.should_stop() && other.should_stop());
+        assert!(limit.interrupted());
         assert_eq!((acc, limit.units(), limit.max()), (60, 60, 50));
     }
 }

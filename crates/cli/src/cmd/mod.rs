@@ -82,7 +82,7 @@ pub(crate) fn run_threads<W: Work + Clone>(
             let limit = Limit::new(max);
             let (output, stats) =
                 run_threads_unlimited(Limited::new(root, &limit), cfg, expected_units, unit)?;
-            Ok(Ran { output, stats, interrupted: limit.reached() })
+            Ok(Ran { output, stats, interrupted: limit.interrupted() })
         }
     }
 }

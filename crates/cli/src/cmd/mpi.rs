@@ -82,7 +82,7 @@ where
             let root = treelb::limit::Limited::new(root, &limit);
             let result = treelb_mpi::run(&mpi, &limited, root, &config);
             // A collective: every rank that got this far calls it.
-            let interrupted = result.is_ok() && mpi.any(limit.reached());
+            let interrupted = result.is_ok() && mpi.any(limit.interrupted());
             (result, interrupted)
         }
     };

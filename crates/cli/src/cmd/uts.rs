@@ -141,13 +141,14 @@ fn size_note(tree: Option<&SampleTree>, expected: f64) -> String {
 }
 
 /// Refuses trees that would run unboundedly: a binomial part with q·m ≥ 1
-/// (infinite expected size; the published T3L runs by its name), and
+/// that the tree reaches (infinite expected size; the published T3L runs by
+/// its name), and
 /// without `--max-nodes` a published or expected size, or a number of
 /// SHA-1 evaluations, above [`DEFAULT_SIZE_LIMIT`].
 fn check_size(params: &Params, tree: Option<&SampleTree>, expected: f64, limited: bool) -> Result<(), Error> {
     let binomial = matches!(params.tree_type, TreeType::Binomial | TreeType::Hybrid);
     let qm = params.binomial_branching();
-    if tree.is_none() && binomial && qm >= 1.0 {
+    if tree.is_none() && binomial && qm >= 1.0 && !expected.is_finite() {
         return Err(err!(
             "UTS parameters: expected binomial branching factor q * m = {} * {} = {qm} is not below 1: the \
              expected tree size is infinite (the published T3L runs as --tree T3L)",
