@@ -31,7 +31,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::{Progress, Reduce, Work};
 
 /// A sum of floating-point numbers with Neumaier's compensation: the
@@ -46,7 +46,7 @@ use treelb::{Progress, Reduce, Work};
 /// }
 /// assert_eq!(s.value(), 2.0); // a plain sum gives 0
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompensatedSum {
     sum: f64,
     compensation: f64,
@@ -79,7 +79,7 @@ impl Reduce for CompensatedSum {
 }
 
 /// The result of (part of) an integration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// The integral over the accepted intervals.
     pub sum: CompensatedSum,
@@ -149,10 +149,25 @@ pub enum IntegralError {
     /// A tolerance that is not positive and finite.
     #[error("the tolerance {0} must be positive and finite")]
     BadTolerance(f64),
+    /// A depth limit at which the bisected intervals would be narrower than
+    /// the smallest normal `f64` (see [`Integral::depth_limit`]).
+    #[error(
+        "{depth} bisections are too deep: past {limit} the intervals are narrower than the smallest normal \
+         f64 (at most {limit})"
+    )]
+    TooDeep {
+        /// The depth asked for.
+        depth: u32,
+        /// The deepest bisection whose width is still a normal `f64`.
+        limit: u32,
+    },
 }
 
-/// The default limit of bisections of the whole interval.
-pub const DEFAULT_MAX_DEPTH: u32 = 50;
+/// The default limit of bisections of the whole interval: deep enough for
+/// the endpoint singularities of [`INTEGRANDS`] (`1/√x` needs about 70
+/// bisections for a tolerance of 1e-10); only intervals that need it go
+/// that deep.
+pub const DEFAULT_MAX_DEPTH: u32 = 100;
 
 /// `∫ₐᵇ f(x) dx` to an absolute tolerance, by adaptive Gauss–Kronrod
 /// quadrature.
@@ -191,10 +206,40 @@ impl<F: Fn(f64) -> f64 + Sync> Integral<F> {
     }
 
     /// The same integral with another limit on the bisection depth (an
-    /// interval at this depth is accepted whatever its error).
-    pub fn with_max_depth(mut self, max_depth: u32) -> Self {
+    /// interval at this depth is accepted whatever its error). A depth
+    /// beyond [`Integral::depth_limit`] is refused: the intervals there are
+    /// narrower than the smallest normal `f64`, the rule's nodes collapse
+    /// onto the endpoints, and a singular endpoint makes the sum NaN.
+    pub fn with_max_depth(mut self, max_depth: u32) -> Result<Self, IntegralError> {
+        let limit = self.depth_limit();
+        if max_depth > limit {
+            return Err(IntegralError::TooDeep { depth: max_depth, limit });
+        }
         self.max_depth = max_depth;
-        self
+        Ok(self)
+    }
+
+    /// The deepest bisection of `[a, b]` whose intervals are at least
+    /// `f64::MIN_POSITIVE` (the smallest normal `f64`) wide: 1022 for
+    /// `[0, 1]`.
+    ///
+    /// ```
+    /// use treelb_apps::integrate::Integral;
+    /// let unit = Integral::new(|x: f64| x, 0.0, 1.0, 1e-9).unwrap();
+    /// assert_eq!(unit.depth_limit(), 1022);
+    /// assert!(unit.clone().with_max_depth(1022).is_ok());
+    /// assert!(unit.with_max_depth(1023).is_err());
+    /// ```
+    pub fn depth_limit(&self) -> u32 {
+        let width = self.b - self.a;
+        // The exact answer by halving: at most about 2100 steps, once.
+        let mut depth = 0;
+        let mut w = width;
+        while w * 0.5 >= f64::MIN_POSITIVE && depth < u32::MAX {
+            w *= 0.5;
+            depth += 1;
+        }
+        depth
     }
 
     /// The interval `[a, b]`.
@@ -228,6 +273,13 @@ impl<F: Fn(f64) -> f64 + Sync> Integral<F> {
             })
             .collect();
         Intervals { problem: self, stack, generation: 0 }
+    }
+
+    /// The piece holding `intervals` (the next one last) at `generation`:
+    /// a piece of [`Integral::work`] rebuilt from [`Intervals::into_parts`],
+    /// e.g. after it crossed to another process.
+    pub fn piece(&self, intervals: Vec<Interval>, generation: u32) -> Intervals<'_, F> {
+        Intervals { problem: self, stack: intervals, generation }
     }
 
     /// Estimates one interval: accepted (into `acc`) or bisected (onto
@@ -275,7 +327,7 @@ impl<F: Fn(f64) -> f64 + Sync> Integral<F> {
 }
 
 /// One interval of the list.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// The lower end.
     pub a: f64,
@@ -327,6 +379,24 @@ impl<F> Intervals<'_, F> {
     /// The intervals of the piece, the next one last.
     pub fn intervals(&self) -> &[Interval] {
         &self.stack
+    }
+
+    /// The intervals (the next one last) and the generation, which
+    /// [`Integral::piece`] turns back into the same piece.
+    ///
+    /// ```
+    /// use treelb::Work;
+    /// use treelb_apps::integrate::Integral;
+    /// let integral = Integral::new(|x: f64| x.sqrt(), 0.0, 1.0, 1e-12).unwrap();
+    /// let mut piece = integral.work();
+    /// piece.work(5, &mut Default::default());
+    /// let part = piece.split().unwrap();
+    /// let (intervals, generation) = part.into_parts();
+    /// let again = integral.piece(intervals.clone(), generation);
+    /// assert_eq!((again.intervals(), again.generation()), (&intervals[..], 1));
+    /// ```
+    pub fn into_parts(self) -> (Vec<Interval>, u32) {
+        (self.stack, self.generation)
     }
 }
 

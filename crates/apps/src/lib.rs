@@ -32,5 +32,6 @@ pub mod knapsack;
 pub mod mandelbrot;
 pub mod nqueens;
 pub mod splitmix;
+mod text;
 pub mod tsp;
 pub mod uts;

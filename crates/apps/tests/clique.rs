@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
-use treelb_apps::clique::{CliqueSearch, DimacsError, Graph, dimacs};
+use treelb_apps::clique::{CliqueSearch, DimacsError, DimacsWarning, Graph, dimacs};
 use treelb_threads::{Config, run};
 
 const PES: [usize; 5] = [1, 2, 3, 4, 8];
@@ -296,9 +296,17 @@ fn both_header_spellings_and_the_tolerated_extras() {
 
 #[test]
 fn every_malformed_input_names_its_line() {
-    let cases: [(&str, &str); 16] = [
-        ("", "the input has no problem line `p edge N M`"),
-        ("c only comments\n", "the input has no problem line `p edge N M`"),
+    let cases: [(&str, &str); 18] = [
+        ("", "line 1: the input ended without a problem line `p edge N M`"),
+        ("c only comments\n", "line 2: the input ended without a problem line `p edge N M`"),
+        (
+            "p edge 3 99999999999999999999\n",
+            "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3 99999999999999999999`",
+        ),
+        (
+            "p edge 3 1\ne 1 99999999999999999999\n",
+            "line 2: expected an edge `e U V` with two vertex numbers, found `e 1 99999999999999999999`",
+        ),
         ("p graph 3 1\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p graph 3 1`"),
         ("p edge 3\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3`"),
         (
@@ -330,4 +338,67 @@ fn every_malformed_input_names_its_line() {
     ));
     let missing = dimacs::read_file(instances().join("no-such-graph.clq")).unwrap_err();
     assert!(matches!(missing, DimacsError::Io(_)), "{missing}");
+}
+
+/// A sparse graph of 65,536 vertices searches only the vertices that have
+/// an edge (it searched all of them, with an O(n²) degeneracy order and
+/// renumbering: 25 s for one edge).
+#[test]
+fn isolated_vertices_are_left_out_of_the_search() {
+    let g = dimacs::parse_str("p edge 65536 1\ne 1 65536\n").unwrap();
+    let search = CliqueSearch::max_clique(&g);
+    assert_eq!(search.n(), 2);
+    seq::run_search(&search);
+    assert_eq!(search.incumbent.into_best(), Some((2, vec![0, 65535])));
+    // Without any edge, one vertex is a maximum clique.
+    let empty = Graph::new(1000);
+    let search = CliqueSearch::max_clique_unseeded(&empty);
+    assert_eq!(search.n(), 1);
+    seq::run_search(&search);
+    assert_eq!(search.incumbent.into_best().map(|(omega, _)| omega), Some(1));
+    assert_eq!(CliqueSearch::k_clique(&Graph::new(0), 1).n(), 0);
+    // A triangle among isolated vertices, and a decision on it.
+    let mut g = Graph::new(5000);
+    g.add_edge(10, 4000);
+    g.add_edge(4000, 4999);
+    g.add_edge(10, 4999);
+    assert_eq!(CliqueSearch::max_clique(&g).n(), 3);
+    let yes = CliqueSearch::k_clique(&g, 3);
+    seq::run_search(&yes);
+    assert_eq!(yes.found(), Some(vec![10, 4000, 4999]));
+}
+
+/// The file is read as bytes: a comment may hold any (one Latin-1 byte in a
+/// comment rejected the file, without a line); elsewhere a byte that is not
+/// UTF-8 fails its line.
+#[test]
+fn comments_hold_any_bytes_and_other_lines_name_theirs() {
+    let text: &[u8] = b"c caf\xe9 au lait \xff\xfe\r\np edge 3 2\r\ne 1 2\ne 2 3\n";
+    let g = dimacs::parse(text).unwrap();
+    assert_eq!((g.n(), g.edge_count()), (3, 2));
+    let bad: &[u8] = b"p edge 3 2\ne 1 2\ne 2 \xe9\n";
+    assert_eq!(
+        dimacs::parse(bad).unwrap_err().to_string(),
+        "line 3: expected an edge `e U V` with two vertex numbers, found `e 2 \u{FFFD}`"
+    );
+}
+
+/// An edge count on the `p` line that is neither the number of edge lines
+/// nor of distinct edges is a warning (it passed silently).
+#[test]
+fn a_wrong_edge_count_is_a_warning() {
+    let (g, warnings) =
+        dimacs::parse_with_warnings("c x\np edge 4 9\ne 1 2\ne 2 1\ne 3 4\n".as_bytes()).unwrap();
+    assert_eq!(g.edge_count(), 2);
+    assert_eq!(warnings, [DimacsWarning::EdgeCount { line: 2, declared: 9, lines: 3, distinct: 2 }],);
+    // Counting the lines or the distinct edges is fine.
+    for m in [3, 2] {
+        let text = format!("p edge 4 {m}\ne 1 2\ne 2 1\ne 3 4\n");
+        assert!(dimacs::parse_with_warnings(text.as_bytes()).unwrap().1.is_empty(), "{m}");
+    }
+    // The benchmark graphs agree with their headers.
+    for name in ["brock200_1.clq", "brock200_2.clq", "brock200_4.clq", "keller4.clq", "hamming8-4.clq"] {
+        let (_, warnings) = dimacs::read_file_with_warnings(instances().join(name)).unwrap();
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
+    }
 }

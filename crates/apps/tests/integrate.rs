@@ -196,10 +196,20 @@ fn bad_arguments() {
         "the interval [2, 1] must have finite endpoints with a < b"
     );
     // The depth limit stops refinement of a non-integrable spike.
-    let spike = Integral::new(|x: f64| 1.0 / x, 0.0, 1.0, 1e-9).unwrap().with_max_depth(20);
+    let spike = Integral::new(|x: f64| 1.0 / x, 0.0, 1.0, 1e-9).unwrap().with_max_depth(20).unwrap();
     let (e, _) = seq::run_work(spike.work());
     assert!(e.at_depth_limit >= 1 && e.max_depth == 20);
     assert!(TestIntegrand::find("no-such").is_none());
+    // Past the depth at which the width underflows, the rule's nodes fall
+    // on the endpoints (1/√0 = ∞, the sum NaN): refused.
+    let inv_sqrt = TestIntegrand::find("inv-sqrt").unwrap().integral(1e-10).unwrap();
+    assert_eq!(inv_sqrt.depth_limit(), 1022);
+    assert_eq!(
+        inv_sqrt.clone().with_max_depth(1100).unwrap_err(),
+        IntegralError::TooDeep { depth: 1100, limit: 1022 }
+    );
+    let (deepest, _) = seq::run_work(inv_sqrt.with_max_depth(1022).unwrap().work());
+    assert!(deepest.value().is_finite() && deepest.error().is_finite(), "{deepest}");
 }
 
 #[test]

@@ -122,7 +122,7 @@ fn edge_cases() {
     assert_eq!(solve_seq(&sub).0, 99);
     assert_eq!(
         Instance::new(vec![item(0, 1)], 1),
-        Err(InstanceError::BadItem { item: 0, profit: 0, weight: 1 })
+        Err(InstanceError::BadItem { item: 1, profit: 0, weight: 1 })
     );
     assert_eq!(Instance::new(vec![], -1), Err(InstanceError::BadCapacity(-1)));
 }
@@ -213,16 +213,29 @@ fn the_file_format_and_its_errors() {
     assert_eq!(k.capacity, 11);
     assert_eq!(k.items[1], Item { profit: 40, weight: 4 });
     assert_eq!(solve_seq(&k).0, 90);
-    let cases: [(&str, &str); 9] = [
-        ("", "the input is empty: expected the header `N CAPACITY`"),
-        ("# nothing\n\n", "the input is empty: expected the header `N CAPACITY`"),
+    let cases: [(&str, &str); 12] = [
+        ("", "line 1: expected the header `N CAPACITY`, found the end of the input"),
+        ("# nothing\n\n", "line 3: expected the header `N CAPACITY`, found the end of the input"),
         ("4\n", "line 1: expected the header `N CAPACITY` (two non-negative integers), found `4`"),
         ("2 -5\n", "line 1: expected the header `N CAPACITY` (two non-negative integers), found `2 -5`"),
         ("2 x\n", "line 1: expected the header `N CAPACITY` (two non-negative integers), found `2 x`"),
+        (
+            "2 99999999999999999999\n",
+            "line 1: expected the header `N CAPACITY` (two non-negative integers), found `2 99999999999999999999`",
+        ),
         ("2 10\n1 2\n3\n", "line 3: expected item 2 as `PROFIT WEIGHT` (two integers), found `3`"),
+        (
+            "2 10\n1 99999999999999999999\n",
+            "line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `1 99999999999999999999`",
+        ),
         ("2 10\n1 2\n\n", "line 4: expected 2 items, found only 1"),
         ("1 10\n1 2\n3 4\n", "line 3: expected the end of the input after 1 items, found `3 4`"),
-        ("1 10\n0 2\n", "line 2: item 0: profit 0 and weight 2 must be between 1 and 1099511627776"),
+        // Items are numbered from 1 (this said `item 0`).
+        ("1 10\n0 2\n", "line 2: item 1: profit 0 and weight 2 must be between 1 and 1099511627776"),
+        (
+            "2 10\n# two\n1 1\n5 0\n",
+            "line 4: item 2: profit 5 and weight 0 must be between 1 and 1099511627776",
+        ),
     ];
     for (text, message) in cases {
         assert_eq!(parse_str(text).unwrap_err().to_string(), message, "input {text:?}");
@@ -232,4 +245,12 @@ fn the_file_format_and_its_errors() {
         Err(ParseError::Invalid { line: 1, source: InstanceError::BadCapacity(_) })
     ));
     assert!(matches!(treelb_apps::knapsack::read_file("/no/such/file"), Err(ParseError::Io(_))));
+    // Read as bytes: any byte in a comment; elsewhere, the line's error.
+    let latin1: &[u8] = b"# caf\xe9\r\n1 10\r\n3 4\r\n";
+    assert_eq!(treelb_apps::knapsack::parse(latin1).unwrap().items, [Item { profit: 3, weight: 4 }]);
+    let bad: &[u8] = b"1 10\n3 \xe9\n";
+    assert_eq!(
+        treelb_apps::knapsack::parse(bad).unwrap_err().to_string(),
+        "line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `3 \u{FFFD}`"
+    );
 }

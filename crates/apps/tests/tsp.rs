@@ -441,20 +441,20 @@ fn every_malformed_input_names_its_line_and_what_was_expected() {
         ),
         (
             format!("{head}EOF\n"),
-            "expected NODE_COORD_SECTION in the instance, but the input ended without it",
+            "line 5: expected NODE_COORD_SECTION in the instance, but the input ended without it",
         ),
-        ("TYPE: TSP\n".into(), "expected DIMENSION in the instance, but the input ended without it"),
+        ("TYPE: TSP\n".into(), "line 2: expected DIMENSION in the instance, but the input ended without it"),
         (
             "DIMENSION: 3\n".into(),
-            "expected EDGE_WEIGHT_TYPE in the instance, but the input ended without it",
+            "line 2: expected EDGE_WEIGHT_TYPE in the instance, but the input ended without it",
         ),
         (
             format!("{explicit}EOF\n"),
-            "expected EDGE_WEIGHT_SECTION (EXPLICIT weights) in the instance, but the input ended without it",
+            "line 5: expected EDGE_WEIGHT_SECTION (EXPLICIT weights) in the instance, but the input ended without it",
         ),
         (
             "DIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\n".into(),
-            "expected EDGE_WEIGHT_FORMAT (EXPLICIT weights) in the instance, but the input ended without it",
+            "line 3: expected EDGE_WEIGHT_FORMAT (EXPLICIT weights) in the instance, but the input ended without it",
         ),
         (
             format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 4 0\n"),
@@ -513,6 +513,50 @@ fn every_malformed_input_names_its_line_and_what_was_expected() {
         "line 7: the fixed edge 3–1 closes a cycle through fewer than all nodes"
     );
     assert!(matches!(tsplib::read_file(instances().join("no-such.tsp")), Err(TsplibError::Io(_))));
+    // Every error names its line: what is missing, where the input ended;
+    // distances that overflow, where the coordinates or the weight are (a
+    // coordinate 1e300 said "input ended without it").
+    let more: Vec<(String, &str)> = vec![
+        ("NAME: x\n".into(), "line 2: expected DIMENSION in the instance, but the input ended without it"),
+        (
+            "DIMENSION: 3\nEOF\nmore\n".into(),
+            "line 2: expected EDGE_WEIGHT_TYPE in the instance, but the input ended without it",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 1e300 0\n3 0 1\nEOF\n"),
+            "line 7: the distance between nodes 1 and 2 is inf, too large (at most 1099511627776 in absolute value)",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 -1e308 0\n2 0 0\n3 1e308 0\nEOF\n"),
+            "line 7: the distance between nodes 1 and 2 is inf, too large (at most 1099511627776 in absolute value)",
+        ),
+        (
+            format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 2\n1 0 2000000000000\n"),
+            "line 7: the distance between nodes 2 and 3 is 2e12, too large (at most 1099511627776 in absolute value)",
+        ),
+        (
+            format!("{explicit}EDGE_WEIGHT_SECTION\n0 1 99999999999999999999\n"),
+            "line 6: expected an integer edge weight in EDGE_WEIGHT_SECTION, found `99999999999999999999`",
+        ),
+    ];
+    for (text, message) in &more {
+        assert_eq!(&parse_error(text), message, "input {text:?}");
+    }
+    // Read as bytes: a Latin-1 comment is kept; a bad byte elsewhere is
+    // its line's error.
+    let latin1 = [
+        &b"NAME: x\nCOMMENT: Z\xfcrich\n"[..],
+        head.as_bytes(),
+        b"NODE_COORD_SECTION\n1 0 0\n2 3 4\n3 0 4\n",
+    ]
+    .concat();
+    let tsp = tsplib::parse(&latin1[..]).unwrap();
+    assert_eq!((tsp.comment.as_str(), tsp.dist(0, 1)), ("Z\u{FFFD}rich", 5));
+    let bad = [head.as_bytes(), b"NODE_COORD_SECTION\n1 0 0\n2 3 \xb4\n"].concat();
+    assert_eq!(
+        tsplib::parse(&bad[..]).unwrap_err().to_string(),
+        "line 7: expected a coordinate in NODE_COORD_SECTION, found `\u{FFFD}`"
+    );
 }
 
 #[test]

@@ -327,3 +327,56 @@ fn finite_probability_follows_the_branching_process() {
     let hybrid = Params { q: 0.26, ..Params::sample("T4").unwrap().0 };
     assert!((0.1..0.3).contains(&hybrid.finite_probability()), "{}", hybrid.finite_probability());
 }
+
+/// The mean size of the trees of `flags` over the seeds `0..seeds`.
+fn mean_size(flags: &str, seeds: i32) -> f64 {
+    let params: Params = flags.parse().unwrap();
+    let total: u64 = (0..seeds)
+        .map(|r| seq::run_search(&Uts::new(Params { root_seed: r, ..params }).unwrap()).0.nodes)
+        .sum();
+    total as f64 / f64::from(seeds)
+}
+
+#[test]
+fn expected_nodes_is_the_mean_over_seeds() {
+    // One type each (hybrid across its shift), averaged over 4000 seeds:
+    // within a few standard errors of the expectation.
+    for (flags, tolerance) in [
+        ("-t 0 -b 20 -q 0.2 -m 4", 0.05),
+        ("-t 1 -a 0 -d 6 -b 4", 0.05),
+        ("-t 1 -a 1 -d 4 -b 3", 0.05),
+        ("-t 1 -a 2 -d 3 -b 2", 0.05),
+        ("-t 1 -a 3 -d 4 -b 2", 0.05),
+        ("-t 2 -a 0 -d 6 -b 3 -q 0.2 -m 3", 0.05),
+    ] {
+        let expected = flags.parse::<Params>().unwrap().expected_nodes();
+        let mean = mean_size(flags, 4000);
+        assert!((mean / expected - 1.0).abs() < tolerance, "{flags}: mean {mean}, expected {expected}");
+    }
+    // Exact where the tree is not random.
+    assert_eq!("-t 3 -b 4 -d 3".parse::<Params>().unwrap().expected_nodes(), 85.0);
+    assert_eq!(mean_size("-t 3 -b 4 -d 3", 1), 85.0);
+}
+
+#[test]
+fn expected_nodes_is_infinite_where_the_expectation_is() {
+    let e = |flags: &str| flags.parse::<Params>().unwrap().expected_nodes();
+    // Critical and supercritical binomial parts (T3L among them).
+    assert_eq!(e("-t 0 -q 0.2 -m 5"), f64::INFINITY);
+    assert_eq!(e("-t 0 -b 2000 -q 0.5 -m 2"), f64::INFINITY);
+    assert_eq!(Params::sample("T3L").unwrap().0.expected_nodes(), f64::INFINITY);
+    assert_eq!(e("-t 2 -a 0 -d 16 -b 6 -q 0.25 -m 4"), f64::INFINITY);
+    // Deep or wide trees that ran until killed: astronomically large, or
+    // beyond f64.
+    assert_eq!(e("-t 1 -a 3 -d 1000000 -b 4"), f64::INFINITY);
+    assert!(e("-t 3 -d 50 -b 4") > 1e30);
+    assert!(e("-t 0 -b 1e9") >= 1e9);
+    // A slowly decreasing shape converges.
+    let slow = e("-t 1 -a 1 -d 1000 -b 2");
+    assert!(slow.is_finite() && slow > 1000.0, "{slow}");
+    // The published trees below 10^11 nodes have finite expectations.
+    for t in SAMPLE_TREES.iter().filter(|t| t.name != "T3L") {
+        let expected = t.params().expected_nodes();
+        assert!(expected.is_finite(), "{}: {expected}", t.name);
+    }
+}

@@ -112,6 +112,12 @@ pub(crate) struct RunArgs {
     /// Never show a progress indicator
     #[arg(long)]
     pub(crate) no_progress: bool,
+    /// Stop after about N units of work (nodes; intervals for integrate,
+    /// iterations for mandelbrot) with a partial report marked interrupted
+    /// and exit code 3; with --runtime mpi each rank stops after its share
+    /// N/ranks. Also lifts the UTS limit on the expected tree size
+    #[arg(long, value_name = "N")]
+    pub(crate) max_nodes: Option<String>,
     /// Record when each PE was working, requesting, idle, splitting or
     /// sending, into FILE (CSV, one line per interval; draw it with `treelb
     /// plot-trace FILE`)
@@ -364,6 +370,11 @@ pub(crate) struct MandelbrotArgs {
     /// Also compute the image sequentially and report its time
     #[arg(long)]
     pub(crate) compare_seq: bool,
+    /// Refuse images whose estimated memory (about 18 bytes a pixel, 24
+    /// with MPI at rank 0) is above this many bytes; K, M, G, T suffixes
+    /// (powers of 1024)
+    #[arg(long, value_name = "BYTES", default_value = "2G")]
+    pub(crate) max_memory: String,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

@@ -35,6 +35,25 @@ pub(crate) fn number<T: FromStr>(flag: &str, value: &str) -> Result<T, Error> {
     value.trim().parse().map_err(|_| err!("{flag} expects a non-negative integer, got `{value}`"))
 }
 
+/// Parses a count of at least 1, as an integer (`1000000`) or in
+/// scientific notation (`1e6`, which must be a whole number).
+pub(crate) fn count(flag: &str, value: &str) -> Result<u64, Error> {
+    let v = value.trim();
+    let n = match v.parse::<u64>() {
+        Ok(n) => n,
+        Err(_) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x < 1.8e19)
+            .map(|x| x as u64)
+            .ok_or_else(|| err!("{flag} expects a whole number such as 1000000 or 1e6, got `{value}`"))?,
+    };
+    if n == 0 {
+        return Err(err!("{flag} must be at least 1, got {value}"));
+    }
+    Ok(n)
+}
+
 /// Parses a number that must be at least 1.
 pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
     match number::<u64>(flag, value)? {
@@ -122,6 +141,11 @@ pub(crate) struct RunConfig {
     pub(crate) progress: bool,
     /// `--trace FILE`: where the trace goes.
     pub(crate) trace: Option<String>,
+    /// `--max-nodes N`: the run stops after about N units of work.
+    pub(crate) max_nodes: Option<u64>,
+    /// A line for stderr once the threads runtime is about to start (after
+    /// every check of the input): what is known of the run's size.
+    pub(crate) prelude: Option<String>,
 }
 
 impl RunConfig {
@@ -166,6 +190,8 @@ impl RunConfig {
             json: args.json,
             progress: !args.no_progress && !args.json,
             trace: args.trace.clone(),
+            max_nodes: args.max_nodes.as_deref().map(|n| count("--max-nodes", n)).transpose()?,
+            prelude: None,
         })
     }
 
@@ -200,6 +226,7 @@ mod tests {
             json: false,
             no_progress: false,
             trace: None,
+            max_nodes: None,
         }
     }
 
@@ -211,12 +238,19 @@ mod tests {
         assert_eq!(c.spec.init, Init::Selective);
         assert_eq!(c.spec.seed, 9);
         assert_eq!(c.split_policy, SplitPolicy::Bottom);
+        assert_eq!(c.max_nodes, None);
+        for (given, n) in [("1000", 1000), ("1e6", 1_000_000), ("2.5e3", 2500)] {
+            let c = RunConfig::from_args(&RunArgs { max_nodes: Some(given.into()), ..args() }).unwrap();
+            assert_eq!(c.max_nodes, Some(n), "{given}");
+        }
     }
 
     #[test]
     fn each_bad_argument_names_its_flag() {
         type Breaker = fn(&mut RunArgs);
-        let cases: [(Breaker, &str); 10] = [
+        let cases: [(Breaker, &str); 12] = [
+            (|a| a.max_nodes = Some("0".into()), "--max-nodes must be at least 1, got 0"),
+            (|a| a.max_nodes = Some("1.5e3x".into()), "--max-nodes expects a whole number"),
             (|a| a.fanout = Some("4,0".into()), "--fanout must be at least 1, got 0"),
             (|a| a.rho = "1.5".into(), "--rho must lie strictly between 1 and 1.5"),
             (|a| a.rho = "x".into(), "--rho expects a number, got `x`"),

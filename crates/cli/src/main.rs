@@ -2,7 +2,8 @@
 //!
 //! `main` → `run` → exit code: 0 when the run succeeded (and its answer
 //! matched the published one, where one is known), 1 when an answer did not
-//! match, 2 for bad input, with a one-line error on stderr.
+//! match or is not trustworthy, 2 for bad input, with a one-line error on
+//! stderr, 3 when `--max-nodes` stopped the run (its report is partial).
 
 mod args;
 mod cmd;
@@ -17,6 +18,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use args::{Cli, Command};
+use cmd::Status;
 use config::Error;
 
 fn main() -> ExitCode {
@@ -31,16 +33,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // clap's first line says what was wrong; keep the message one line.
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("treelb: {first}");
+            eprintln!("treelb: {}", one_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
     match run(&cli) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(Status::Done) => ExitCode::SUCCESS,
+        Ok(Status::Failed) => ExitCode::from(1),
+        Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
         Err(Error(msg)) if msg == io::Error::from(io::ErrorKind::BrokenPipe).to_string() => ExitCode::SUCCESS,
         Err(e) => {
@@ -50,23 +50,70 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs one subcommand; returns whether its answers matched the published ones.
-fn run(cli: &Cli) -> Result<bool, Error> {
+/// clap's message in one line: its first line, the indented lines under it
+/// (the arguments that are missing), and the usage line.
+///
+/// ```text
+/// error: the following required arguments were not provided:
+///   <FILE>
+///
+/// Usage: treelb tsp <FILE|--random <N>>
+/// ```
+///
+/// becomes `error: the following required arguments were not provided:
+/// <FILE> (usage: treelb tsp <FILE|--random <N>>)`.
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut message = lines.next().unwrap_or("error: invalid arguments").trim_end().to_owned();
+    let named: Vec<&str> =
+        lines.take_while(|l| l.starts_with("  ") && !l.trim().is_empty()).map(str::trim).collect();
+    if !named.is_empty() {
+        message.push(' ');
+        message.push_str(&named.join(", "));
+    }
+    if let Some(usage) = text.lines().find_map(|l| l.strip_prefix("Usage: ")) {
+        message.push_str(&format!(" (usage: {})", usage.trim()));
+    }
+    message
+}
+
+/// Runs one subcommand; returns how it ended.
+fn run(cli: &Cli) -> Result<Status, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let ok = match &cli.command {
         Command::Uts(args) => cmd::uts::run(args, &mut out)?,
         Command::Nqueens(args) => cmd::nqueens::run(args, &mut out)?,
-        Command::Bench(args) => cmd::bench::run(args, &mut out)?,
-        Command::Compare(args) => cmd::compare::run(args, &mut out)?,
-        Command::Sim(args) => cmd::sim::run(args, &mut out)?,
+        Command::Bench(args) => cmd::bench::run(args, &mut out)?.into(),
+        Command::Compare(args) => cmd::compare::run(args, &mut out)?.into(),
+        Command::Sim(args) => cmd::sim::run(args, &mut out)?.into(),
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
         Command::Knapsack(args) => cmd::knapsack::run(args, &mut out)?,
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
-        Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?,
+        Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
     };
     out.flush()?;
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn clap_messages_become_one_line_with_the_usage() {
+        let text = "error: the following required arguments were not provided:\n  <FILE>\n  <N>\n\n\
+                    Usage: treelb tsp <FILE|--random <N>>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            one_line(text),
+            "error: the following required arguments were not provided: <FILE>, <N> \
+             (usage: treelb tsp <FILE|--random <N>>)"
+        );
+        assert_eq!(
+            one_line("error: unexpected argument '-x' found\n"),
+            "error: unexpected argument '-x' found"
+        );
+    }
 }

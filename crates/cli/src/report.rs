@@ -19,6 +19,8 @@ pub(crate) struct RunSetup {
     pub(crate) init: String,
     pub(crate) split_policy: String,
     pub(crate) seed: u64,
+    /// `--max-nodes`: the limit on the units of work, if any.
+    pub(crate) max_nodes: Option<u64>,
 }
 
 impl RunSetup {
@@ -32,6 +34,7 @@ impl RunSetup {
             init: c.init.to_string(),
             split_policy: cfg.split_policy.to_string(),
             seed: c.seed,
+            max_nodes: cfg.max_nodes,
         }
     }
 }
@@ -72,6 +75,9 @@ pub(crate) struct Report<I: Serialize, A: Serialize> {
     pub(crate) lines: Vec<Line>,
     /// The unit of work ("nodes").
     pub(crate) unit: &'static str,
+    /// `--max-nodes` stopped the run before its work was done: the answer
+    /// is partial.
+    pub(crate) interrupted: bool,
     pub(crate) setup: RunSetup,
     pub(crate) wall_secs: f64,
     pub(crate) work_units: u64,
@@ -92,6 +98,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
         unit: &'static str,
         cfg: &RunConfig,
         stats: RunStats,
+        interrupted: bool,
     ) -> Self {
         Report {
             app,
@@ -100,6 +107,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             answer,
             lines,
             unit,
+            interrupted,
             // The PEs that ran (with MPI: ranks × threads per rank).
             setup: RunSetup { threads: stats.pes.len(), ..RunSetup::new(cfg) },
             wall_secs: stats.wall.as_secs_f64(),
@@ -124,6 +132,15 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
                 None => writeln!(out, "  {label:<width$}  {value}"),
             }
         };
+        if self.interrupted {
+            let note = format!(
+                "stopped by --max-nodes {} after {} {}: every answer below is partial",
+                self.setup.max_nodes.unwrap_or_default(),
+                self.work_units,
+                self.unit
+            );
+            line("INTERRUPTED", "yes", Some(&note))?;
+        }
         for l in &self.lines {
             line(l.label, &l.value, l.note.as_deref())?;
         }

@@ -3,14 +3,21 @@
 //! * answers: UTS sample trees and N-Queens print their published counts;
 //! * reports: the table and the JSON carry the same numbers;
 //! * bad input: every kind gets one line on stderr and exit code 2, never a
-//!   panic trace.
+//!   panic trace;
+//! * every run of the binary is killed and fails its test after 120 s.
 
 mod common;
 
 use std::process::{Command, Output};
 
+/// Time limit of one run of the binary: a hung run is killed and fails its
+/// test.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 fn treelb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_treelb")).args(args).output().expect("the treelb binary runs")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(args);
+    common::output_within(cmd, LIMIT)
 }
 
 fn stdout(o: &Output) -> String {
@@ -158,6 +165,18 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),
         (&["uts", "-b", "nan"], "UTS parameters"),
+        // Unbounded or astronomically large trees (they ran until killed).
+        (&["uts", "-t", "0", "-q", "0.2", "-m", "5"], "q * m = 0.2 * 5 = 1 is not below 1"),
+        (
+            &["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "2", "-r", "8"],
+            "the expected tree size is infinite",
+        ),
+        (&["uts", "-t", "0", "-q", "0.2", "-m", "5", "--max-nodes", "1000"], "is not below 1"),
+        (&["uts", "-t", "1", "-a", "3", "-d", "1000000", "-b", "4"], "the expected tree size is infinite"),
+        (&["uts", "-t", "3", "-d", "50", "-b", "4"], "is 1.69e30 nodes, above the limit of 1e11 nodes"),
+        (&["uts", "-b", "1e9"], "above the limit of 1e11 nodes (--max-nodes N"),
+        (&["uts", "-g", "1000000000"], "SHA-1 evaluations per child (-g) = 2.83e11, above the limit"),
+        (&["uts", "--tree", "T1WL"], "the published tree size is 2.71e11 nodes, above the limit"),
         (&["uts", "--tree", "T1", "-d", "3"], "cannot be used with"),
         (&["uts", "--frobnicate"], "unexpected argument"),
         (&["nqueens", "0"], "n = 0"),
@@ -343,6 +362,17 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
         (&["mandelbrot", "--out", "/nonexistent/dir/m.png"], "--out /nonexistent/dir/m.png:"),
         (&["mandelbrot", "--pe-out", "/"], "--pe-out /:"),
         (&["mandelbrot", "--out", same, "--pe-out", same], "--out and --pe-out name the same file"),
+        // Memory: 16384 × 16384 took 4.7 GB.
+        (
+            &["mandelbrot", "--width", "16384", "--height", "16384"],
+            "16384 × 16384 pixels need about 4.5 GiB of memory (18 bytes a pixel), above --max-memory 2.0 GiB",
+        ),
+        (
+            &["mandelbrot", "--width", "2000", "--height", "2000", "--max-memory", "50M"],
+            "above --max-memory 50.0 MiB",
+        ),
+        (&["mandelbrot", "--max-memory", "1x"], "--max-memory: unknown unit in `1x`"),
+        (&["mandelbrot", "--max-memory", "0"], "--max-memory expects a positive number of bytes"),
     ];
     for (args, message) in cases {
         let o = treelb(args);
@@ -478,6 +508,133 @@ fn integrate_reports_value_error_and_closed_form() {
 }
 
 #[test]
+fn integrate_never_reports_a_numerical_failure_as_success() {
+    // Past 1022 bisections of [0, 1] the width underflows and 1/√0 = ∞
+    // made the value NaN with exit code 0: refused before the run.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "1100", "-p", "2"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--max-depth: 1100 bisections are too deep"), "{err}");
+    assert!(err.contains("at most 1022"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(o.stdout.is_empty());
+    // The deepest allowed depth gives a finite, converged value.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "1022", "-p", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!((json["answer"]["value"].as_f64().unwrap() - 2.0).abs() < 1e-10, "{json}");
+    assert_eq!(json["answer"]["converged"], true);
+    // Too shallow for the singularity: the report says so, and so do the
+    // stderr line and the exit code.
+    let o = treelb(&["integrate", "inv-sqrt", "--max-depth", "40", "-p", "2"]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(out.contains("NOT CONVERGED"), "{out}");
+    assert!(err.contains("integrate inv-sqrt: did not converge"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// The expected size of a UTS tree is printed before the run and reported;
+/// a sample tree's published size stands for it.
+#[test]
+fn uts_prints_the_expected_size_before_the_run() {
+    let o = treelb(&["uts", "-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "43", "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("treelb: uts: expected tree size: 2000001 nodes (over the random root state)"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("expected      2000001 nodes  (the mean size over the random root state)"));
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2"]);
+    assert!(
+        stderr(&o)
+            .contains("the published tree has 4130071 nodes (the expected size of its parameters: 1398101")
+    );
+    // The flags of a sample tree are that tree: T3L (q * m > 1) runs.
+    let flags = ["uts", "-t", "0", "-b", "2000", "-q", "0.200014", "-m", "5", "-r", "7"];
+    let o = treelb(&[&flags[..], &["--max-nodes", "10000", "--json"]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(json["instance"]["sample"], "T3L");
+    assert_eq!(json["instance"]["expected_nodes"], serde_json::Value::Null);
+    // Beyond the limit with --max-nodes: runs, bounded.
+    let o = treelb(&["uts", "-t", "3", "-d", "50", "-b", "4", "-p", "2", "--max-nodes", "20000", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert!(json["instance"]["expected_nodes"].as_f64().unwrap() > 1e30);
+}
+
+/// `--max-nodes N` stops every run command after about N units of work
+/// (they ran to the end, however long): a partial report marked
+/// interrupted, one line on stderr, exit code 3.
+#[test]
+fn max_nodes_stops_every_run_command_with_a_partial_report() {
+    let graph = shared_instance("clique/brock200_4.clq");
+    let keller = shared_instance("clique/keller4.clq");
+    let tsp = shared_instance("tsp/att48.tsp");
+    let cases: &[(&[&str], u64, &str)] = &[
+        (&["uts", "--tree", "T1L"], 200_000, "nodes"),
+        (&["uts", "-t", "1", "-a", "3", "-d", "1000000", "-b", "4"], 50_000, "nodes"),
+        (&["nqueens", "16"], 100_000, "nodes"),
+        (&["clique", &graph, "--no-heuristic"], 2_000, "nodes"),
+        (&["clique", &keller, "--k", "12"], 2_000, "nodes"),
+        (&["knapsack", "-n", "200", "--class", "strongly-correlated"], 1_000, "nodes"),
+        (&["tsp", &tsp], 5, "nodes"),
+        (&["integrate", "inv-sqrt", "--tol", "1e-14", "--budget", "1"], 20, "intervals"),
+        (&["mandelbrot", "--width", "400", "--height", "300"], 100_000, "iterations"),
+    ];
+    for (args, max, unit) in cases {
+        let max_s = max.to_string();
+        let all = [&args[..], &["-p", "2", "--max-nodes", &max_s, "--json"]].concat();
+        let o = treelb(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{all:?}: {err}");
+        assert!(
+            err.contains(&format!("treelb: interrupted: --max-nodes {max} reached after")),
+            "{all:?}: {err}"
+        );
+        assert!(err.contains(unit), "{all:?}: {err}");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        assert_eq!(json["interrupted"], true, "{all:?}");
+        assert_eq!(json["setup"]["max_nodes"], *max, "{all:?}");
+        let units = json["work_units"].as_u64().unwrap();
+        // At most one slice of Δt (or one mandelbrot pixel's orbit, one
+        // TSP ascent) per PE beyond the limit.
+        assert!(units >= *max && units <= max + 2 * 1000, "{all:?}: {units} units");
+    }
+    // The report for people says so at its top.
+    let o = treelb(&["nqueens", "15", "-p", "2", "--max-nodes", "1e5"]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().contains("INTERRUPTED"), "{out}");
+    assert!(out.contains("partial: the published count is 2279184"), "{out}");
+    // A limit the run does not pass changes nothing (4130071: exactly T1).
+    for max in ["5000000", "4130071"] {
+        let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--max-nodes", max, "--json"]);
+        assert!(o.status.success(), "{max}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        let got = (json["interrupted"].clone(), json["answer"]["nodes"].clone());
+        assert_eq!(got, (false.into(), 4_130_071.into()), "{max}");
+    }
+}
+
+/// Every strategy stops at the limit (the hub's, the pushing and the
+/// static ones included): no hang, exit code 3.
+#[test]
+fn max_nodes_stops_every_strategy() {
+    for strategy in treelb::Strategy::ALL.map(treelb::Strategy::name) {
+        for init in ["root", "selective"] {
+            let args = ["uts", "--tree", "T3L", "-p", "3", "--max-nodes", "300000", "--strategy", strategy];
+            let o = treelb(&[&args[..], &["--init", init, "--json"]].concat());
+            assert_eq!(o.status.code(), Some(3), "{strategy}, {init}: {}", stderr(&o));
+            let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+            assert_eq!(json["interrupted"], true, "{strategy}");
+        }
+    }
+}
+
+#[test]
 fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
     let missing = shared_instance("clique/no-such-graph.clq");
     let tsp_as_graph = shared_instance("tsp/burma14.tsp");
@@ -488,11 +645,13 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
         (&["clique", &graph_as_tsp, "--k", "many"], "--k expects a non-negative integer"),
         (&["clique", &graph_as_tsp, "--k", "3", "--expect", "11"], "does not go with --k"),
         (&["tsp", &graph_as_tsp], "keller4.clq: line 1"),
-        (&["tsp"], "required"),
+        (&["tsp"], "required arguments were not provided: <FILE> (usage: treelb tsp <FILE>)"),
+        (&["clique"], "required arguments were not provided: <FILE> (usage: treelb clique <FILE>)"),
+        (&["nqueens"], "required arguments were not provided: <N> (usage: treelb nqueens <N>)"),
         (&["tsp", "--random", "0"], "--random must be at least 1"),
         (&["knapsack", "--class", "hard"], "unknown knapsack class `hard`"),
         (&["knapsack", "--items", "x"], "--items expects a non-negative integer"),
-        (&["integrate"], "required"),
+        (&["integrate"], "required arguments were not provided: <NAME> (usage: treelb integrate <NAME>)"),
         (&["integrate", "tan"], "unknown integrand `tan` (known: sqrt, inv-sqrt"),
         (&["integrate", "sqrt", "--tol", "0"], "--tol expects a positive number"),
         (&["integrate", "sqrt", "--tol", "tiny"], "--tol expects a positive number"),
@@ -510,6 +669,57 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}
+
+/// Instance files are read as bytes and every error names its line: a
+/// Latin-1 byte in a DIMACS comment was rejected without a line, a TSPLIB
+/// coordinate 1e300 said "the input ended without it", knapsack said
+/// `item 0` for the item on line 2, a DIMACS edge count that disagrees with
+/// the file passed silently.
+#[test]
+fn instance_files_are_bytes_and_errors_name_their_lines() {
+    let dir = scratch("parsers");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("a scratch file");
+        path.to_str().unwrap().to_owned()
+    };
+    let latin1 = write("latin1.clq", b"c Graphe de d\xe9monstration\np edge 3 3\ne 1 2\ne 2 3\ne 1 3\n");
+    let o = treelb(&["clique", &latin1, "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ω             3"), "{}", stdout(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+
+    let miscounted = write("miscounted.clq", b"p edge 3 7\ne 1 2\ne 2 3\n");
+    let o = treelb(&["clique", &miscounted, "-p", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("treelb: warning: ")
+            && err.contains(
+                "miscounted.clq: line 1: the problem line declares 7 edges, the file lists 2 edge lines"
+            ),
+        "{err}"
+    );
+
+    let far = write(
+        "far.tsp",
+        b"NAME: far\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1e300 0\n3 0 1\nEOF\n",
+    );
+    let bad_byte = write("bad.clq", b"p edge 3 1\ne 1 \xe9\n");
+    let knapsack = write("items.txt", b"# caf\xe9\n2 10\n3 4\n5 0\n");
+    let cases: &[(&[&str], &str)] = &[
+        (&["tsp", &far], "far.tsp: line 7: the distance between nodes 1 and 2 is inf, too large"),
+        (&["clique", &bad_byte], "bad.clq: line 2: expected an edge `e U V` with two vertex numbers"),
+        (&["knapsack", &knapsack], "items.txt: line 4: item 2: profit 5 and weight 0 must be between 1 and"),
+    ];
+    for (args, message) in cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
     }
 }
 

@@ -6,9 +6,10 @@
 //! published or the dynamic program's optimum and an independently checked
 //! witness.
 //!
-//! Needs the `mpi` feature and `mpirun` on the PATH; without either every
-//! test says so on stderr and passes. Every `mpirun` runs under a hard time
-//! limit: a hung run is killed and the test fails with its output.
+//! Built only with the `mpi` feature (`required-features` in Cargo.toml);
+//! then a missing `mpirun` fails every test that needs it. Every `mpirun`
+//! runs under a hard time limit: a hung run is killed and the test fails
+//! with its output.
 
 mod common;
 
@@ -24,17 +25,31 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Time limit of one `mpirun`.
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn mpirun_available() -> bool {
-    if !cfg!(feature = "mpi") {
-        eprintln!("SKIPPED: treelb-cli was built without the `mpi` feature (cargo test --features mpi)");
-        return false;
+/// Fails the test unless `mpirun` runs (a build with the `mpi` feature is
+/// meant to be tested under it).
+fn require_mpirun() {
+    require_mpirun_on(None);
+}
+
+/// [`require_mpirun`], looking for `mpirun` on `path` instead of `PATH`.
+fn require_mpirun_on(path: Option<&str>) {
+    let mut cmd = Command::new("mpirun");
+    if let Some(path) = path {
+        cmd.env("PATH", path);
     }
-    let found = Command::new("mpirun").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
-    if !matches!(found, Ok(s) if s.success()) {
-        eprintln!("SKIPPED: no `mpirun` on the PATH (apt-get install openmpi-bin libopenmpi-dev)");
-        return false;
-    }
-    true
+    let found = cmd.arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    assert!(
+        matches!(found, Ok(ref s) if s.success()),
+        "no working `mpirun` on the PATH ({found:?}): install Open MPI (apt-get install openmpi-bin \
+         libopenmpi-dev) to test the `mpi` feature"
+    );
+}
+
+/// Without `mpirun` the tests fail (they passed, skipping every run).
+#[test]
+#[should_panic(expected = "no working `mpirun` on the PATH")]
+fn a_missing_mpirun_fails_the_tests() {
+    require_mpirun_on(Some("/nonexistent"));
 }
 
 /// Runs `treelb ARGS --runtime mpi` on `np` ranks; returns rank 0's stdout.
@@ -50,8 +65,21 @@ fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String
 }
 
 /// Runs `treelb ARGS` (exactly these) on `np` ranks under the time limit;
-/// returns rank 0's stdout and stderr.
+/// returns rank 0's stdout and stderr, and fails unless `mpirun` succeeded.
 fn mpirun_exact(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let (status, o, e) = mpirun_status(np, args, env);
+    let shown = format!("mpirun -np {np} treelb {}", args.join(" "));
+    assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
+    (o, e)
+}
+
+/// [`mpirun_exact`], returning the exit status of `mpirun` instead of
+/// failing on a non-zero one.
+fn mpirun_status(
+    np: usize,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (std::process::ExitStatus, String, String) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", &np.to_string()])
@@ -84,8 +112,7 @@ fn mpirun_exact(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, Stri
         std::thread::sleep(Duration::from_millis(20));
     };
     let (o, e) = reader.join().expect("reader thread");
-    assert!(status.success(), "`{shown}` failed ({status})\nstdout:\n{o}\nstderr:\n{e}");
-    (o, e)
+    (status, o, e)
 }
 
 /// The value on the report line that starts with `label`.
@@ -115,9 +142,7 @@ fn init(i: usize) -> &'static str {
 
 #[test]
 fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in 1..=4 {
         for strategy in strategies() {
             for init in INITS {
@@ -131,9 +156,7 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn uts_t3_exact_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in [2, 4] {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -145,9 +168,7 @@ fn uts_t3_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn nqueens_12_exact_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -159,9 +180,7 @@ fn nqueens_12_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let clique = shared_instance("clique/brock200_4.clq");
     let tsp = shared_instance("tsp/bays29.tsp");
     for (i, strategy) in strategies().enumerate() {
@@ -183,9 +202,7 @@ fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
 
 #[test]
 fn compare_runs_every_strategy_across_ranks() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let (out, _) =
         mpirun_exact(2, &["compare", "nqueens:10", "--runtime", "mpi", "--repeat", "1", "--json"], &[]);
     let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -220,9 +237,7 @@ fn compare_runs_every_strategy_across_ranks() {
 
 #[test]
 fn a_slow_rank_still_gives_the_exact_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for (np, slow) in [(2, "0:200"), (3, "1:200")] {
         let out = mpirun(np, &["uts", "--tree", "T1"], &[("TREELB_MPI_SLOW", slow)]);
         assert_eq!(value(&out, "nodes"), 4_130_071, "np {np}, slow {slow}:\n{out}");
@@ -231,9 +246,7 @@ fn a_slow_rank_still_gives_the_exact_count() {
 
 #[test]
 fn more_ranks_than_work_terminates() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // N-Queens 4 (a tree of a few nodes) and 1 (a single node) on 8 ranks:
     // most ranks never see work, and selective initialization leaves most
     // of them without a share.
@@ -284,9 +297,7 @@ fn improvement_messages(stderr: &str) -> u64 {
 
 #[test]
 fn max_clique_exact_for_every_strategy_init_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // brock200_4, ω = 17, without the greedy start so that the ranks find
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
@@ -308,9 +319,7 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn k_clique_decisions_stop_on_every_rank() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     // keller4: ω = 11, so a clique of 11 vertices exists and one of 12 not.
     let file = shared_instance("clique/keller4.clq");
     let edges = dimacs_edges(&file);
@@ -340,9 +349,7 @@ fn k_clique_decisions_stop_on_every_rank() {
 
 #[test]
 fn tsp_optimum_for_every_strategy_and_rank_count() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let file = shared_instance("tsp/bays29.tsp");
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
@@ -359,9 +366,7 @@ fn tsp_optimum_for_every_strategy_and_rank_count() {
 
 #[test]
 fn knapsack_and_tsp_optima_on_two_ranks() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     for init in INITS {
         let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--init", init], &[]);
         let optimum = value(&out, "optimum");
@@ -381,9 +386,7 @@ fn knapsack_and_tsp_optima_on_two_ranks() {
 
 #[test]
 fn branch_and_bound_in_hybrid_mode() {
-    if !mpirun_available() {
-        return;
-    }
+    require_mpirun();
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
     for init in INITS {
@@ -401,10 +404,6 @@ fn branch_and_bound_in_hybrid_mode() {
 /// one line naming the flag, before MPI starts (so no mpirun is needed).
 #[test]
 fn threads_only_flags_are_refused_on_mpi() {
-    if !cfg!(feature = "mpi") {
-        eprintln!("skipped: built without the `mpi` feature");
-        return;
-    }
     for (flag, extra) in [("--pin", None), ("--trace", Some("/tmp/treelb-never-written.csv"))] {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
         cmd.args(["uts", "--tree", "T1", "--runtime", "mpi", flag]);
@@ -414,4 +413,128 @@ fn threads_only_flags_are_refused_on_mpi() {
         assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
         assert!(stderr.contains(flag) && stderr.contains("not with --runtime mpi"), "{flag}: {stderr}");
     }
+}
+
+/// The RGB bytes of a PNG.
+fn png_pixels(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().expect("a PNG");
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).expect("one frame");
+    data.truncate(info.buffer_size());
+    (info.width, info.height, data)
+}
+
+/// Integration runs across the ranks (it ran on threads in every rank and
+/// printed one report per rank): one report, from rank 0, whose PEs are
+/// the ranks, with the sequential run's value, for every strategy.
+#[test]
+fn integrate_runs_across_ranks_for_every_strategy() {
+    require_mpirun();
+    let mut threads = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    threads.args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"]);
+    let threads = common::output_within(threads, LIMIT);
+    assert!(threads.status.success());
+    let threads: serde_json::Value = serde_json::from_slice(&threads.stdout).expect("JSON");
+    let sequential = threads["answer"]["value"].as_f64().unwrap();
+    for (i, strategy) in strategies().enumerate() {
+        let np = 2 + i % 2;
+        let args = ["integrate", "sin-recip", "--tol", "1e-12", "--budget", "4", "--strategy", strategy];
+        let args = [&args[..], &["--init", init(i), "--json"]].concat();
+        let (out, _) = mpirun_with_stderr(np, &args, &[]);
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON report ({e}):\n{out}"));
+        let context = format!("np {np}, {strategy}:\n{out}");
+        assert_eq!(report["setup"]["runtime"], "mpi", "{context}");
+        assert_eq!(report["pes"].as_array().unwrap().len(), np, "{context}");
+        let value = report["answer"]["value"].as_f64().unwrap();
+        assert!((value - sequential).abs() <= 1e-12 * sequential.abs(), "{value} vs {sequential}: {context}");
+        assert_eq!(report["answer"]["evaluated"], threads["answer"]["evaluated"], "{context}");
+        assert_eq!(report["answer"]["converged"], true, "{context}");
+    }
+    // Hybrid: 2 ranks × 2 threads.
+    let (out, _) = mpirun_with_stderr(2, &["integrate", "peak", "--threads", "2", "--budget", "2"], &[]);
+    assert!(out.contains("4 MPI PEs") && out.contains("within the tolerance ✓"), "{out}");
+}
+
+/// The Mandelbrot set runs across the ranks (it was refused): rank 0
+/// gathers every pixel, and the image is the threads runtime's, pixel for
+/// pixel, coloured by the PEs of all ranks.
+#[test]
+fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
+    require_mpirun();
+    let dir = std::env::temp_dir().join(format!("treelb-mpi-mandelbrot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let view = ["--width", "160", "--height", "120", "--max-iter", "300"];
+    for method in ["pixels", "subdivide"] {
+        let reference = dir.join(format!("threads-{method}.png"));
+        let mut o = Command::new(env!("CARGO_BIN_EXE_treelb"));
+        o.args(["mandelbrot", "--method", method, "-p", "1", "--json", "--out"]).arg(&reference).args(view);
+        let o = common::output_within(o, LIMIT);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let threads: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        for (i, strategy) in
+            strategies().enumerate().filter(|(i, _)| i % 2 == usize::from(method == "pixels"))
+        {
+            let np = 2 + i % 3;
+            let image = dir.join(format!("mpi-{method}-{strategy}.png"));
+            let pe_image = dir.join(format!("mpi-{method}-{strategy}-pe.png"));
+            let args = [
+                &["mandelbrot", "--method", method, "--budget", "500", "--strategy", strategy][..],
+                &["--init", init(i), "--json", "--out", image.to_str().unwrap()],
+                &["--pe-out", pe_image.to_str().unwrap()],
+                &view,
+            ]
+            .concat();
+            let (out, _) = mpirun_with_stderr(np, &args, &[]);
+            let report: serde_json::Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON report ({e}):\n{out}"));
+            let context = format!("np {np}, {method}, {strategy}:\n{out}");
+            assert_eq!(report["setup"]["runtime"], "mpi", "{context}");
+            assert_eq!(report["answer"]["in_set"], threads["answer"]["in_set"], "{context}");
+            for count in ["computed", "filled", "in_set", "iterations"] {
+                let (got, want) = (&report["answer"]["counts"][count], &threads["answer"]["counts"][count]);
+                assert_eq!(got, want, "{count}: {context}");
+            }
+            let per_pe: Vec<u64> = report["answer"]["pixels_per_pe"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_u64().unwrap())
+                .collect();
+            assert!(per_pe.len() <= np, "{context}");
+            assert_eq!(per_pe.iter().sum::<u64>(), 160 * 120, "every pixel has its PE: {context}");
+            assert_eq!(png_pixels(&image), png_pixels(&reference), "{context}");
+            assert_eq!(png_pixels(&pe_image).0, 160, "{context}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--max-nodes` stops the ranks (each after its share): rank 0 prints the
+/// partial report, `mpirun` exits with 3, for every strategy.
+#[test]
+fn max_nodes_stops_every_rank() {
+    require_mpirun();
+    for (i, strategy) in strategies().enumerate() {
+        let np = 2 + i % 2;
+        let args =
+            ["uts", "--tree", "T1L", "--max-nodes", "300000", "--strategy", strategy, "--init", init(i)];
+        let all = [&args[..], &["--runtime", "mpi", "--no-progress", "--json"]].concat();
+        let (status, out, err) = mpirun_status(np, &all, &[]);
+        let context = format!("np {np}, {strategy}:\n{out}\n{err}");
+        assert_eq!(status.code(), Some(3), "{context}");
+        assert!(err.contains("treelb: interrupted: --max-nodes 300000 reached after"), "{context}");
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {context}"));
+        assert_eq!(report["interrupted"], true, "{context}");
+        let units = report["work_units"].as_u64().unwrap();
+        assert!(units < 300_000 + 3 * 256 * 2, "{units}: {context}");
+    }
+    // A decision search interrupted before its answer says "unknown".
+    let file = shared_instance("clique/keller4.clq");
+    let all = ["clique", &file, "--k", "12", "--max-nodes", "3000", "--runtime", "mpi", "--no-progress"];
+    let (status, out, err) = mpirun_status(3, &all, &[]);
+    assert_eq!(status.code(), Some(3), "{out}\n{err}");
+    assert!(out.contains("answer        unknown"), "{out}");
 }

@@ -15,6 +15,8 @@
 //!   early stop of decision searches.
 //! * [`init`] — how the root reaches the PEs: PE 0 alone, or selective
 //!   initialization by the bits of the PE index.
+//! * [`limit`] — a cap on the units of work of a run, which stops every PE
+//!   as a decided decision search does.
 //! * [`strategy`] — every balancing scheme of the seeds as a state machine
 //!   per PE (and one [`strategy::Hub`] per run where a scheme needs a shared
 //!   structure): events in, actions out, no threads, no messages, no clock.
@@ -70,6 +72,7 @@
 pub mod backoff;
 pub mod incumbent;
 pub mod init;
+pub mod limit;
 pub mod reduce;
 pub mod rng;
 pub mod search;

@@ -172,6 +172,15 @@ impl Mpi {
         threading_name(self.threading)
     }
 
+    /// Whether `flag` is true on any rank (every rank calls it; a
+    /// collective, after a run).
+    pub fn any(&self, flag: bool) -> bool {
+        let world = self.universe.world();
+        let mut any = 0u8;
+        world.all_reduce_into(&u8::from(flag), &mut any, mpi::collective::SystemOperation::max());
+        any != 0
+    }
+
     /// Waits until every rank has called it, sleeping meanwhile (a
     /// non-blocking barrier tested every millisecond): ranks that wait for
     /// rank 0 to finish a sequential run leave it the cores, where a plain
@@ -301,7 +310,10 @@ where
         // Cut here, before any PE works and before any message is
         // received, so that every rank cuts the same tree (see
         // `crate::shared`).
-        (None, Some(rank_shares(codec, spec, &root, rank, threads, ranks)))
+        crate::pe::set_current_pe(Some(rank * threads));
+        let shares = rank_shares(codec, spec, &root, rank, threads, ranks);
+        crate::pe::set_current_pe(None);
+        (None, Some(shares))
     } else {
         ((rank == 0).then_some(root), None)
     };

@@ -60,6 +60,8 @@ mod pe;
 
 #[cfg(feature = "mpi")]
 pub use driver::{Mpi, run};
+#[cfg(feature = "mpi")]
+pub use pe::current_pe;
 
 use std::fmt;
 use std::time::Duration;

@@ -66,6 +66,26 @@ use crate::outbox::Outbox;
 use crate::wire::{self, Codec};
 use treelb::backoff::Patience;
 
+thread_local! {
+    /// The global index of the PE this thread runs, while it runs one.
+    static CURRENT_PE: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The global index (`rank · threads + thread`) of the PE running on this
+/// thread, inside [`crate::run`] (in `work` and `split` of a piece); `None`
+/// on any other thread. While a rank cuts its initial shares (selective
+/// initialization, static assignment) it is the rank's first PE, whose
+/// thread does the cutting. Applications use it to show which PE did which part of the work (the
+/// Mandelbrot image coloured by PE).
+pub fn current_pe() -> Option<usize> {
+    CURRENT_PE.with(|c| c.get())
+}
+
+/// Sets what [`current_pe`] says on this thread.
+pub(crate) fn set_current_pe(pe: Option<usize>) {
+    CURRENT_PE.with(|c| c.set(pe));
+}
+
 /// The body of PE thread `t` of this rank.
 pub(crate) fn pe_main<C>(
     ctx: &Ctx<'_, C>,
@@ -78,6 +98,7 @@ where
     C::Work: Clone,
 {
     let g = ctx.rank * ctx.threads + t;
+    set_current_pe(Some(g));
     let p = ctx.ranks * ctx.threads;
     let spec = &ctx.config.spec;
     let machine = spec.grouped_machine(g, p, ctx.threads);
@@ -113,6 +134,7 @@ where
         terminated: false,
     };
     pe.run(world);
+    set_current_pe(None);
     let mut stats = pe.stats;
     stats.add_tally(&pe.machine.tally());
     if let Some(hub) = &pe.hub {
@@ -205,12 +227,20 @@ where
         let slow = self.ctx.config.slow.filter(|s| s.rank == self.ctx.rank).map(|s| s.pause);
         self.ctx.shared.busy.fetch_add(1, Ordering::Relaxed);
         loop {
+            if work.should_stop() {
+                // Decided before this piece started (a piece from the pool
+                // after the stop): drop it unworked.
+                break;
+            }
             let progress = work.work(budget, &mut self.acc);
             self.stats.work_units += progress.used(budget);
             self.share();
-            if progress.is_exhausted() || work.should_stop() {
-                // Exhausted, or the computation is decided: the rest of the
-                // piece is dropped, requests get "no work" from now on.
+            if progress.is_exhausted() {
+                break;
+            }
+            if work.should_stop() {
+                // The computation is decided: the rest of the piece is
+                // dropped, requests get "no work" from now on.
                 break;
             }
             if let Some(pause) = slow {

@@ -11,6 +11,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
 use treelb::{PeStats, Work};
 
@@ -157,6 +158,64 @@ where
     #[inline]
     fn should_stop(&self) -> bool {
         self.search.should_stop()
+    }
+}
+
+/// The codec of [`Limited`] pieces: the pieces of `inner`, counted against
+/// this rank's [`Limit`] once they arrive. The rank stops (works and gives
+/// away nothing more) when its limit is reached; see [`treelb::limit`].
+///
+/// ```
+/// use treelb::limit::{Limit, Limited};
+/// use treelb::search::SplitPolicy;
+/// use treelb::Work;
+/// use treelb_apps::nqueens::NQueens;
+/// use treelb_mpi::wire::{Codec, DfsCodec, LimitedCodec};
+///
+/// let queens = NQueens::new(8).unwrap();
+/// let limit = Limit::new(5);
+/// let inner = DfsCodec::new(&queens, SplitPolicy::OldestHalf);
+/// let codec = LimitedCodec::new(&inner, &limit);
+/// let mut piece = Limited::new(inner.root(), &limit);
+/// piece.work(5, &mut Default::default());
+/// let mut bytes = Vec::new();
+/// codec.encode(piece.split().unwrap(), &mut bytes);
+/// assert!(codec.decode(&bytes).unwrap().should_stop());
+/// assert!(codec.should_stop());
+/// ```
+pub struct LimitedCodec<'c, C> {
+    inner: &'c C,
+    limit: &'c Limit,
+}
+
+impl<'c, C: Codec> LimitedCodec<'c, C> {
+    /// The pieces of `inner`, counted against `limit`.
+    pub fn new(inner: &'c C, limit: &'c Limit) -> Self {
+        LimitedCodec { inner, limit }
+    }
+}
+
+impl<'c, C: Codec> Codec for LimitedCodec<'c, C>
+where
+    C::Work: 'c,
+{
+    type Work = Limited<'c, C::Work>;
+
+    fn encode(&self, piece: Limited<'c, C::Work>, out: &mut Vec<u8>) {
+        self.inner.encode(piece.into_inner(), out);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Limited<'c, C::Work>, DecodeError> {
+        Ok(Limited::new(self.inner.decode(bytes)?, self.limit))
+    }
+
+    fn shared(&self) -> Option<&dyn Shared> {
+        self.inner.shared()
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.limit.reached() || self.inner.should_stop()
     }
 }
 

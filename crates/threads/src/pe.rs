@@ -161,6 +161,12 @@ impl<'a, W: Work> Pe<'a, W> {
         shared.pools[self.me].set_working(true);
         let mailbox = &shared.mailboxes[self.me];
         let exit = loop {
+            if work.should_stop() {
+                // Decided before this piece started (a piece from the pool
+                // after the stop): drop it unworked.
+                shared.stop_all();
+                break Some(Exit::Aborted);
+            }
             let progress = work.work(self.budget, &mut self.acc);
             self.stats.work_units += progress.used(self.budget);
             mailbox.publish_units(self.stats.work_units);

@@ -13,15 +13,18 @@
 //! * exactly one `p` line, before any edge: `p edge N M` or `p col N M`
 //!   with `N` vertices and `M` edges;
 //! * `e U V` lines, vertices numbered from 1. An edge may be listed twice (in
-//!   either direction); the count `M` of the header is not checked against
-//!   the lines, because files in the wild disagree with their own headers;
+//!   either direction). A count `M` of the header that is neither the
+//!   number of `e` lines nor the number of distinct edges is a
+//!   [`DimacsWarning`] of [`parse_with_warnings`], not an error: files in
+//!   the wild disagree with their own headers;
 //! * `n V W` lines (vertex weights of weighted instances) are checked and
 //!   ignored;
 //! * a line `END` ends the data (some challenge files have one); nothing
 //!   but comments and blank lines may follow it.
 //!
-//! Every malformed input is a [`DimacsError`] naming the line and what was
-//! expected there.
+//! The file is read as bytes: a comment may hold any bytes (a byte that is
+//! not UTF-8 elsewhere makes that line fail to parse). Every malformed input
+//! is a [`DimacsError`] naming the line and what was expected there.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -125,8 +128,32 @@ pub enum DimacsError {
         found: String,
     },
     /// The input ended without a `p` line.
-    #[error("the input has no problem line `p edge N M`")]
-    MissingHeader,
+    #[error("line {line}: the input ended without a problem line `p edge N M`")]
+    MissingHeader {
+        /// The line after the last one.
+        line: usize,
+    },
+}
+
+/// Something odd about a DIMACS file that does not keep it from being read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DimacsWarning {
+    /// The problem line's edge count is neither the number of `e` lines
+    /// nor the number of distinct edges.
+    #[error(
+        "line {line}: the problem line declares {declared} edges, the file lists {lines} edge lines \
+         ({distinct} distinct edges)"
+    )]
+    EdgeCount {
+        /// The line of the `p` line.
+        line: usize,
+        /// `M` of the `p` line.
+        declared: u64,
+        /// The number of `e` lines.
+        lines: u64,
+        /// The number of distinct edges.
+        distinct: u64,
+    },
 }
 
 /// Parses a DIMACS graph from a string.
@@ -151,11 +178,36 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Graph, DimacsError> {
 
 /// Parses a DIMACS graph from a reader.
 pub fn parse(reader: impl BufRead) -> Result<Graph, DimacsError> {
+    parse_with_warnings(reader).map(|(graph, _)| graph)
+}
+
+/// Reads a DIMACS graph from a file, with the [`DimacsWarning`]s about it.
+pub fn read_file_with_warnings(path: impl AsRef<Path>) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
+    let file = std::fs::File::open(path)?;
+    parse_with_warnings(std::io::BufReader::new(file))
+}
+
+/// Parses a DIMACS graph from a reader, with the [`DimacsWarning`]s about
+/// it.
+///
+/// ```
+/// use treelb_apps::clique::dimacs;
+/// let (g, warnings) = dimacs::parse_with_warnings("p edge 3 5\ne 1 2\ne 2 3\n".as_bytes())?;
+/// assert_eq!(g.edge_count(), 2);
+/// assert_eq!(
+///     warnings[0].to_string(),
+///     "line 1: the problem line declares 5 edges, the file lists 2 edge lines (2 distinct edges)"
+/// );
+/// # Ok::<(), dimacs::DimacsError>(())
+/// ```
+pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
     let mut graph: Option<(Graph, usize)> = None;
     let mut end: Option<usize> = None;
-    for (index, text) in reader.lines().enumerate() {
-        let line = index + 1;
-        let text = text?;
+    let (mut declared, mut edge_lines, mut distinct) = (0u64, 0u64, 0u64);
+    let mut last = 0;
+    for text in crate::text::Lines::new(reader) {
+        let (line, text) = text?;
+        last = line;
         let mut fields = text.split_whitespace();
         let Some(kind) = fields.next() else {
             continue;
@@ -181,7 +233,7 @@ pub fn parse(reader: impl BufRead) -> Result<Graph, DimacsError> {
                     return Err(bad());
                 }
                 let n: usize = n.parse().map_err(|_| bad())?;
-                let _m: u64 = m.parse().map_err(|_| bad())?;
+                declared = m.parse().map_err(|_| bad())?;
                 if n > MAX_VERTICES {
                     return Err(DimacsError::TooManyVertices { line, n });
                 }
@@ -202,7 +254,8 @@ pub fn parse(reader: impl BufRead) -> Result<Graph, DimacsError> {
                 if u == v {
                     return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
                 }
-                g.add_edge(u, v);
+                edge_lines += 1;
+                distinct += u64::from(g.add_edge(u, v));
             }
             "n" => {
                 let Some((g, _)) = graph.as_ref() else {
@@ -220,7 +273,12 @@ pub fn parse(reader: impl BufRead) -> Result<Graph, DimacsError> {
             _ => return Err(DimacsError::UnknownLine { line, found: text.trim().to_owned() }),
         }
     }
-    graph.map(|(g, _)| g).ok_or(DimacsError::MissingHeader)
+    let (graph, header) = graph.ok_or(DimacsError::MissingHeader { line: last + 1 })?;
+    let mut warnings = Vec::new();
+    if declared != edge_lines && declared != distinct {
+        warnings.push(DimacsWarning::EdgeCount { line: header, declared, lines: edge_lines, distinct });
+    }
+    Ok((graph, warnings))
 }
 
 /// A 1-based vertex number as a 0-based index, checked.

@@ -116,13 +116,23 @@ impl Graph {
         g
     }
 
-    /// The subgraph induced by `vertices`, renumbered `0..vertices.len()`
-    /// in the given order.
+    /// The subgraph induced by `vertices` (distinct), renumbered
+    /// `0..vertices.len()` in the given order. Reads each of their rows
+    /// once: `O(k·n/64 + m)` for `k` vertices, not `O(k²)`.
+    ///
+    /// # Panics
+    /// If a vertex is out of range or listed twice.
     pub fn induced(&self, vertices: &[usize]) -> Graph {
+        let mut position = vec![usize::MAX; self.n];
+        for (i, &v) in vertices.iter().enumerate() {
+            assert!(position[v] == usize::MAX, "vertex {v} listed twice");
+            position[v] = i;
+        }
         let mut g = Graph::new(vertices.len());
         for (i, &u) in vertices.iter().enumerate() {
-            for (j, &v) in vertices.iter().enumerate().skip(i + 1) {
-                if self.has_edge(u, v) {
+            for v in self.neighbours(u) {
+                let j = position[v];
+                if j != usize::MAX && j > i {
                     g.add_edge(i, j);
                 }
             }

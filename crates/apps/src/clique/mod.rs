@@ -25,6 +25,6 @@ pub mod dimacs;
 mod graph;
 mod search;
 
-pub use dimacs::DimacsError;
+pub use dimacs::{DimacsError, DimacsWarning};
 pub use graph::Graph;
 pub use search::{CliqueNode, CliqueSearch};

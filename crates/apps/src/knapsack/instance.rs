@@ -39,7 +39,7 @@ pub enum InstanceError {
     /// An item with a profit or weight outside `1..=MAX_VALUE`.
     #[error("item {item}: profit {profit} and weight {weight} must be between 1 and {max}", max = MAX_VALUE)]
     BadItem {
-        /// The 0-based item number.
+        /// The 1-based item number (the `item`-th item of the list).
         item: usize,
         /// Its profit.
         profit: i64,
@@ -60,7 +60,7 @@ impl Instance {
         }
         for (item, &Item { profit, weight }) in items.iter().enumerate() {
             if !(1..=MAX_VALUE).contains(&profit) || !(1..=MAX_VALUE).contains(&weight) {
-                return Err(InstanceError::BadItem { item, profit, weight });
+                return Err(InstanceError::BadItem { item: item + 1, profit, weight });
             }
         }
         Ok(Instance { items, capacity })
@@ -303,13 +303,17 @@ pub enum ParseError {
         source: InstanceError,
     },
     /// The input has no header.
-    #[error("the input is empty: expected the header `N CAPACITY`")]
-    Empty,
+    #[error("line {line}: expected the header `N CAPACITY`, found the end of the input")]
+    Empty {
+        /// The line after the last one.
+        line: usize,
+    },
 }
 
 /// Parses the plain format of the classic knapsack test sets: a header line
 /// `N CAPACITY`, then `N` lines `PROFIT WEIGHT`. Blank lines and lines
-/// starting with `#` are ignored.
+/// starting with `#` are ignored (the file is read as bytes: a comment may
+/// hold any). Items are numbered from 1 in errors, as on the command line.
 ///
 /// ```
 /// use treelb_apps::knapsack::parse_str;
@@ -332,10 +336,9 @@ pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
     let mut header: Option<(usize, i64)> = None;
     let mut items = Vec::new();
     let mut last = 0;
-    for (index, text) in reader.lines().enumerate() {
-        let line = index + 1;
+    for read in crate::text::Lines::new(reader) {
+        let (line, text) = read?;
         last = line;
-        let text = text?;
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
@@ -371,7 +374,7 @@ pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
                     });
                 };
                 if !(1..=MAX_VALUE).contains(&profit) || !(1..=MAX_VALUE).contains(&weight) {
-                    let source = InstanceError::BadItem { item: items.len(), profit, weight };
+                    let source = InstanceError::BadItem { item: items.len() + 1, profit, weight };
                     return Err(ParseError::Invalid { line, source });
                 }
                 items.push(Item { profit, weight });
@@ -379,7 +382,7 @@ pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
         }
     }
     let Some((n, capacity)) = header else {
-        return Err(ParseError::Empty);
+        return Err(ParseError::Empty { line: last + 1 });
     };
     if items.len() < n {
         return Err(ParseError::MissingItems { line: last + 1, expected: n, found: items.len() });

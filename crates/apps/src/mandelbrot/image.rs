@@ -1,14 +1,14 @@
 //! The output of the pieces — [`Patches`] of pixels — and the assembled
 //! [`Image`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use treelb::Reduce;
 
 use super::Mandelbrot;
 use super::piece::Rect;
 
 /// What the pieces did, summed over all of them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Counts {
     /// Pixels computed by iterating.
     pub computed: u64,
@@ -42,7 +42,7 @@ impl Reduce for Counts {
 /// Computed pixels whose indices form an arithmetic progression
 /// `start, start + step, …` (a stretch of a row, or of a column), made by
 /// one PE. Their values are the next `len` entries of [`Patches::values`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Run {
     start: u64,
     step: u64,
@@ -51,7 +51,7 @@ struct Run {
 }
 
 /// A rectangle filled with one value without computing it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Fill {
     rect: Rect,
     value: u32,
@@ -62,7 +62,7 @@ struct Fill {
 /// rectangles, and [`Counts`]. Merging concatenates (the larger absorbs the
 /// smaller), so it is associative and commutative as a set of patches, and
 /// every pixel is stored once, in 4 bytes plus a share of its run.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Patches {
     runs: Vec<Run>,
     /// The values of the runs' pixels, run after run.
@@ -112,6 +112,36 @@ impl Patches {
     /// Puts every patch in its place. Fails if a pixel of the image was
     /// made twice or not at all, or lies outside it.
     pub fn into_image(self, m: &Mandelbrot) -> Result<Image, CoverageError> {
+        match self.assemble(m)? {
+            (image, 0) => Ok(image),
+            (_, missing) => Err(CoverageError { missing, ..CoverageError::default() }),
+        }
+    }
+
+    /// Puts the patches of an interrupted computation in their places: the
+    /// image and the number of pixels never made (value 0, no PE, not
+    /// computed). Fails if a pixel was made twice or lies outside the
+    /// image.
+    ///
+    /// ```
+    /// use treelb::Work;
+    /// use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
+    /// let m = Mandelbrot::new(View::STANDARD, 20, 10, 50).unwrap();
+    /// let mut piece = m.work(Method::Pixels);
+    /// let mut patches = Default::default();
+    /// piece.work(100, &mut patches);
+    /// let (image, missing) = patches.clone().into_partial_image(&m).unwrap();
+    /// assert!(missing > 0 && missing < 200);
+    /// assert!(patches.into_image(&m).is_err());
+    /// assert_eq!(image.values.len(), 200);
+    /// ```
+    pub fn into_partial_image(self, m: &Mandelbrot) -> Result<(Image, u64), CoverageError> {
+        self.assemble(m)
+    }
+
+    /// The image and the number of pixels never made; an error for pixels
+    /// made twice or outside the image.
+    fn assemble(self, m: &Mandelbrot) -> Result<(Image, u64), CoverageError> {
         let pixels = m.pixels() as usize;
         let mut image = Image {
             width: m.width(),
@@ -158,8 +188,8 @@ impl Patches {
             }
         }
         errors.outside += outside;
-        errors.missing = made.iter().filter(|&&m| !m).count() as u64;
-        if errors == CoverageError::default() { Ok(image) } else { Err(errors) }
+        let missing = made.iter().filter(|&&m| !m).count() as u64;
+        if errors == CoverageError::default() { Ok((image, missing)) } else { Err(errors) }
     }
 }
 

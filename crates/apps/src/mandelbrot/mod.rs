@@ -77,10 +77,10 @@ mod piece;
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use image::{Counts, CoverageError, Image, Patches};
-pub use piece::Piece;
+pub use piece::{Piece, PieceState};
 
 /// A rectangle `[x0, x1] × [y0, y1]` of the complex plane: real parts from
 /// `x0` to `x1`, imaginary parts from `y0` to `y1`.
@@ -379,6 +379,12 @@ impl Mandelbrot {
         Piece::new(*self, method)
     }
 
+    /// The piece of this computation that holds `state` (see
+    /// [`Piece::into_state`]).
+    pub fn piece(&self, state: PieceState) -> Piece {
+        Piece::from_state(*self, state)
+    }
+
     /// The point of the plane at the centre of pixel `(x, y)` (row `y = 0`
     /// at the top, at the largest imaginary part).
     #[inline]
@@ -416,7 +422,7 @@ impl Mandelbrot {
 }
 
 /// The state of one orbit: `z_n`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Orbit {
     zr: f64,
     zi: f64,

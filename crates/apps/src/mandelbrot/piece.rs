@@ -20,13 +20,14 @@
 //! computed ring around it are in the set, so that after a cut each part
 //! knows its own ring exactly.
 
+use serde::{Deserialize, Serialize};
 use treelb::{Progress, Work};
 
 use super::image::Patches;
 use super::{Mandelbrot, Method, Orbit};
 
 /// A rectangle of pixels: columns `x..x + w`, rows `y..y + h`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Rect {
     pub(crate) x: u32,
     pub(crate) y: u32,
@@ -44,7 +45,7 @@ impl Rect {
 /// are in the set: `top` and `bottom` run over the `w + 2` columns
 /// `x − 1 ..= x + w` (corners included), `left` and `right` over the `h`
 /// rows `y .. y + h`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Ring {
     top: Vec<bool>,
     bottom: Vec<bool>,
@@ -59,7 +60,7 @@ impl Ring {
 }
 
 /// Work not yet started.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Task {
     /// A rectangle none of whose pixels is computed.
     Frame(Rect),
@@ -79,7 +80,7 @@ impl Task {
 }
 
 /// The pixels a job computes, as a sequence.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Seq {
     /// The pixels of a rectangle in row-major order.
     Rows(Rect),
@@ -114,7 +115,7 @@ impl Seq {
 }
 
 /// What follows a job.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Then {
     /// Nothing: the job's pixels were all there was.
     Nothing,
@@ -126,7 +127,7 @@ enum Then {
 }
 
 /// A sequence of pixels being computed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Job {
     seq: Seq,
     /// The next pixel to finish, and the end of the sequence.
@@ -189,6 +190,16 @@ impl Job {
     }
 }
 
+/// The state of a [`Piece`] without its computation ([`Piece::into_state`]):
+/// serializable, so that a piece can cross to another process that holds
+/// the same [`Mandelbrot`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PieceState {
+    tasks: Vec<Task>,
+    job: Option<Job>,
+    generation: u32,
+}
+
 /// A piece of a Mandelbrot computation; see the [module
 /// documentation](super).
 #[derive(Clone, Debug)]
@@ -227,6 +238,32 @@ impl Piece {
     /// The computation this piece belongs to.
     pub fn problem(&self) -> &Mandelbrot {
         &self.m
+    }
+
+    /// What the piece holds besides its computation: its tasks, the job in
+    /// progress (with the orbit it stopped in) and its generation.
+    /// [`Mandelbrot::piece`] rebuilds the same piece from it, e.g. after it
+    /// crossed to another process.
+    ///
+    /// ```
+    /// use treelb::Work;
+    /// use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
+    /// let m = Mandelbrot::new(View::STANDARD, 40, 30, 100).unwrap();
+    /// let mut piece = m.work(Method::Subdivide);
+    /// let mut first = Default::default();
+    /// piece.work(777, &mut first);
+    /// let again = m.piece(piece.clone().into_state());
+    /// let (a, _) = treelb::seq::run_work(piece);
+    /// let (b, _) = treelb::seq::run_work(again);
+    /// assert_eq!(a, b);
+    /// ```
+    pub fn into_state(self) -> PieceState {
+        PieceState { tasks: self.tasks, job: self.job, generation: self.generation }
+    }
+
+    /// The piece of `m` holding `state`.
+    pub(crate) fn from_state(m: Mandelbrot, state: PieceState) -> Piece {
+        Piece { m, tasks: state.tasks, job: state.job, generation: state.generation }
     }
 
     /// Starts a task: fills it, or makes it the job in progress, or (an

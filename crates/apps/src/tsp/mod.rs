@@ -33,6 +33,10 @@ pub use dp::{HELD_KARP_MAX_N, held_karp};
 pub use search::{AscentParams, TspNode, TspSearch};
 pub use tsplib::{EdgeWeightFormat, EdgeWeightType, TsplibError};
 
+/// The largest distance, in absolute value, an instance may have (2⁴⁰):
+/// tour lengths and bounds of up to 4096 such edges stay far inside `i64`.
+pub const MAX_DISTANCE: i64 = 1 << 40;
+
 use crate::splitmix::SplitMix64;
 
 /// A symmetric TSP instance: `n` nodes and integer distances.
@@ -107,7 +111,7 @@ impl Tsp {
                     return Err(MatrixError::Asymmetric { i, j });
                 }
                 let d = dist[i * n + j];
-                if d.unsigned_abs() > 1 << 40 {
+                if d.unsigned_abs() > MAX_DISTANCE as u64 {
                     return Err(MatrixError::TooLarge { i, j, d });
                 }
             }

@@ -100,13 +100,20 @@ impl EdgeWeightType {
     /// assert_eq!(EdgeWeightType::Att.distance([0.0, 0.0, 0.0], [10.0, 0.0, 0.0]), 4); // √10 = 3.16 → 4
     /// ```
     pub fn distance(self, a: [f64; 3], b: [f64; 3]) -> i64 {
-        let nint = |x: f64| (x + 0.5).floor() as i64;
+        self.distance_f64(a, b) as i64
+    }
+
+    /// [`EdgeWeightType::distance`] before the conversion to an integer: a
+    /// whole number, or infinite or NaN where the coordinates are too far
+    /// apart (the conversion would saturate).
+    pub fn distance_f64(self, a: [f64; 3], b: [f64; 3]) -> f64 {
+        let nint = |x: f64| (x + 0.5).floor();
         let (dx, dy, dz) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
         match self {
             EdgeWeightType::Explicit => panic!("explicit weights have no distance function"),
             EdgeWeightType::Euc2d => nint((dx * dx + dy * dy).sqrt()),
             EdgeWeightType::Euc3d => nint((dx * dx + dy * dy + dz * dz).sqrt()),
-            EdgeWeightType::Ceil2d => (dx * dx + dy * dy).sqrt().ceil() as i64,
+            EdgeWeightType::Ceil2d => (dx * dx + dy * dy).sqrt().ceil(),
             EdgeWeightType::Man2d => nint(dx.abs() + dy.abs()),
             EdgeWeightType::Man3d => nint(dx.abs() + dy.abs() + dz.abs()),
             EdgeWeightType::Max2d => nint(dx.abs()).max(nint(dy.abs())),
@@ -114,7 +121,7 @@ impl EdgeWeightType {
             EdgeWeightType::Att => {
                 let r = ((dx * dx + dy * dy) / 10.0).sqrt();
                 let t = nint(r);
-                if (t as f64) < r { t + 1 } else { t }
+                if t < r { t + 1.0 } else { t }
             }
             EdgeWeightType::Geo => {
                 // TSPLIB's truncated π, on purpose: the published optima use it.
@@ -131,7 +138,10 @@ impl EdgeWeightType {
                 let q1 = (lon_a - lon_b).cos();
                 let q2 = (lat_a - lat_b).cos();
                 let q3 = (lat_a + lat_b).cos();
-                (RRR * (0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)).acos() + 1.0) as i64
+                let d = RRR * (0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)).acos() + 1.0;
+                // As the reference's `(int)`: truncated, and 0 where acos
+                // of a rounded 1 + ε is NaN.
+                if d.is_nan() { 0.0 } else { d.trunc() }
             }
         }
     }
@@ -351,10 +361,31 @@ pub enum TsplibError {
         why: &'static str,
     },
     /// A required keyword or section that never came.
-    #[error("expected {what} in the instance, but the input ended without it")]
+    #[error("line {line}: expected {what} in the instance, but the input ended without it")]
     Missing {
+        /// The line where the input ended (`EOF`, or the line after the
+        /// last).
+        line: usize,
         /// The keyword or section.
         what: &'static str,
+    },
+    /// A distance too large for the search's sums (from coordinates too
+    /// far apart, or an explicit weight).
+    #[error(
+        "line {line}: the distance between nodes {i} and {j} is {distance:e}, too large (at most {max} in \
+         absolute value)",
+        max = super::MAX_DISTANCE
+    )]
+    TooLarge {
+        /// The line of the later of the two nodes' coordinates, or of the
+        /// weight.
+        line: usize,
+        /// First node (1-based).
+        i: usize,
+        /// Second node (1-based).
+        j: usize,
+        /// The distance.
+        distance: f64,
     },
 }
 
@@ -367,7 +398,7 @@ struct Token {
 /// Line-by-line reader that hands out whitespace-separated tokens for
 /// sections and whole lines for the header.
 struct Lines<R> {
-    lines: std::iter::Enumerate<std::io::Lines<R>>,
+    lines: crate::text::Lines<R>,
     /// Tokens left on the current line, in order.
     pending: std::collections::VecDeque<Token>,
     /// The line number of the last line read.
@@ -378,7 +409,7 @@ struct Lines<R> {
 
 impl<R: BufRead> Lines<R> {
     fn new(reader: R) -> Self {
-        Lines { lines: reader.lines().enumerate(), pending: Default::default(), line: 0, pushed: None }
+        Lines { lines: crate::text::Lines::new(reader), pending: Default::default(), line: 0, pushed: None }
     }
 
     fn next_line(&mut self) -> Result<Option<(usize, String)>, TsplibError> {
@@ -387,9 +418,10 @@ impl<R: BufRead> Lines<R> {
         }
         match self.lines.next() {
             None => Ok(None),
-            Some((i, text)) => {
-                self.line = i + 1;
-                Ok(Some((i + 1, text?)))
+            Some(read) => {
+                let (line, text) = read?;
+                self.line = line;
+                Ok(Some((line, text)))
             }
         }
     }
@@ -460,8 +492,10 @@ struct Parsed {
     dimension: Option<usize>,
     weight_type: Option<EdgeWeightType>,
     weight_format: Option<EdgeWeightFormat>,
-    coords: Option<Vec<[f64; 3]>>,
+    coords: Option<(Vec<[f64; 3]>, Vec<usize>)>,
     matrix: Option<Vec<i64>>,
+    /// The last line read: where a missing keyword or section was due.
+    end: usize,
     fixed: Vec<(u32, u32)>,
     display: bool,
     type_seen: bool,
@@ -508,7 +542,9 @@ fn keyword(text: &str) -> (&str, &str) {
 pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
     let mut lines = Lines::new(reader);
     let mut p = Parsed::default();
+    let mut ended = false;
     while let Some((line, text)) = lines.next_line()? {
+        p.end = line;
         if text.trim().is_empty() {
             continue;
         }
@@ -520,7 +556,10 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
             found: value.to_owned(),
         };
         match key {
-            "EOF" => break,
+            "EOF" => {
+                ended = true;
+                break;
+            }
             "NAME" => p.name = Some(value.to_owned()),
             "COMMENT" => {
                 let c = p.comment.get_or_insert_with(String::new);
@@ -678,18 +717,25 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
             _ => return Err(TsplibError::UnknownKeyword { line, found: text.trim().to_owned() }),
         }
     }
+    if !ended {
+        // The input ended without EOF: what is missing was due after its
+        // last line.
+        p.end += 1;
+    }
     build(p)
 }
 
-/// Reads `n` lines `i x y [z]` of a coordinate section.
+/// Reads `n` lines `i x y [z]` of a coordinate section: the coordinates
+/// and the line of each node.
 fn coordinates(
     lines: &mut Lines<impl BufRead>,
     section: &'static str,
     n: usize,
     dims: usize,
-) -> Result<Vec<[f64; 3]>, TsplibError> {
+) -> Result<(Vec<[f64; 3]>, Vec<usize>), TsplibError> {
     let mut coords = vec![[f64::NAN; 3]; n];
     let mut seen = vec![false; n];
+    let mut at = vec![0; n];
     for k in 0..n {
         let remaining = (n - k) * (dims + 1);
         let (node, line): (i64, usize) = number(lines, section, "a node number", remaining)?;
@@ -700,6 +746,7 @@ fn coordinates(
         if std::mem::replace(&mut seen[i - 1], true) {
             return Err(TsplibError::DuplicateNode { line, section, node: i });
         }
+        at[i - 1] = line;
         for (d, slot) in coords[i - 1].iter_mut().enumerate().take(dims) {
             let (x, line): (f64, usize) = number(lines, section, "a coordinate", remaining - 1 - d)?;
             if !x.is_finite() {
@@ -717,7 +764,7 @@ fn coordinates(
         }
     }
     lines.finish_section(section)?;
-    Ok(coords)
+    Ok((coords, at))
 }
 
 /// Reads an explicit matrix in `format`.
@@ -735,6 +782,9 @@ fn matrix(
         let (w, line): (i64, usize) = number(lines, S, "an integer edge weight", total - k)?;
         if i == j {
             continue;
+        }
+        if w.unsigned_abs() > super::MAX_DISTANCE as u64 {
+            return Err(TsplibError::TooLarge { line, i: i + 1, j: j + 1, distance: w as f64 });
         }
         if set[j * n + i] && m[j * n + i] != w {
             return Err(TsplibError::Asymmetric { line, i: j + 1, j: i + 1, dij: m[j * n + i], dji: w });
@@ -812,19 +862,27 @@ fn closes_short_cycle(edges: &[(u32, u32)], n: usize) -> bool {
 
 /// The instance from what was parsed: the distance matrix by the weight type.
 fn build(p: Parsed) -> Result<Tsp, TsplibError> {
-    let n = p.dimension.ok_or(TsplibError::Missing { what: "DIMENSION" })?;
-    let weight_type = p.weight_type.ok_or(TsplibError::Missing { what: "EDGE_WEIGHT_TYPE" })?;
+    let line = p.end;
+    let n = p.dimension.ok_or(TsplibError::Missing { line, what: "DIMENSION" })?;
+    let weight_type = p.weight_type.ok_or(TsplibError::Missing { line, what: "EDGE_WEIGHT_TYPE" })?;
     let dist = match weight_type {
         EdgeWeightType::Explicit => {
-            p.weight_format.ok_or(TsplibError::Missing { what: "EDGE_WEIGHT_FORMAT (EXPLICIT weights)" })?;
-            p.matrix.ok_or(TsplibError::Missing { what: "EDGE_WEIGHT_SECTION (EXPLICIT weights)" })?
+            p.weight_format
+                .ok_or(TsplibError::Missing { line, what: "EDGE_WEIGHT_FORMAT (EXPLICIT weights)" })?;
+            p.matrix.ok_or(TsplibError::Missing { line, what: "EDGE_WEIGHT_SECTION (EXPLICIT weights)" })?
         }
         t => {
-            let coords = p.coords.as_ref().ok_or(TsplibError::Missing { what: "NODE_COORD_SECTION" })?;
+            let (coords, at) =
+                p.coords.as_ref().ok_or(TsplibError::Missing { line, what: "NODE_COORD_SECTION" })?;
             let mut d = vec![0i64; n * n];
             for i in 0..n {
                 for j in i + 1..n {
-                    let w = t.distance(coords[i], coords[j]);
+                    let w = t.distance_f64(coords[i], coords[j]);
+                    if w.is_nan() || w.abs() > super::MAX_DISTANCE as f64 {
+                        let line = at[i].max(at[j]);
+                        return Err(TsplibError::TooLarge { line, i: i + 1, j: j + 1, distance: w });
+                    }
+                    let w = w as i64;
                     d[i * n + j] = w;
                     d[j * n + i] = w;
                 }
@@ -832,8 +890,8 @@ fn build(p: Parsed) -> Result<Tsp, TsplibError> {
             d
         }
     };
-    let mut tsp =
-        Tsp::from_matrix(n, dist).map_err(|_| TsplibError::Missing { what: "a valid distance matrix" })?;
+    // The matrix is symmetric and its weights in range: checked above.
+    let mut tsp = Tsp::from_matrix(n, dist).expect("a checked distance matrix");
     tsp.name = p.name.unwrap_or_default();
     tsp.comment = p.comment.unwrap_or_default();
     tsp.weight_type = Some(weight_type);
@@ -892,9 +950,8 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
     let mut n: Option<usize> = None;
     let mut tour: Option<Vec<u32>> = None;
     let mut in_section = false;
-    for (index, text) in reader.lines().enumerate() {
-        let line = index + 1;
-        let text = text?;
+    for read in crate::text::Lines::new(reader) {
+        let (line, text) = read?;
         let trimmed = text.trim();
         if trimmed.is_empty() {
             continue;

@@ -314,6 +314,115 @@ impl Params {
     }
 }
 
+impl Params {
+    /// The expected number of nodes of the tree, taken over the random root
+    /// state (before the seed is known); infinite when the expectation is
+    /// (a binomial part with `q * m >= 1`) or exceeds `f64::MAX`.
+    ///
+    /// * binomial: the root has `floor(b0)` children, each the root of a
+    ///   Galton–Watson subtree of `1 / (1 - q m)` nodes in expectation:
+    ///   `1 + floor(b0) / (1 - q m)`;
+    /// * geometric: a node at depth `d` has a geometric number of children
+    ///   of mean `b_d` ([`geometric_branching`](Params::geometric_branching))
+    ///   truncated at [`MAX_NUM_CHILDREN`], so level `d + 1` holds level `d`'s
+    ///   expected size times that mean; the sum of the levels;
+    /// * hybrid: the geometric levels above `shift_depth * gen_mx`, then
+    ///   every node of the first binomial level with its `1 / (1 - q m)`;
+    /// * balanced: `floor(b0)^d` nodes at each depth `d <= gen_mx`.
+    ///
+    /// The sizes of single trees scatter widely around it (T1 has 4.1
+    /// million nodes, the expectation of its parameters is 1.4 million; T3
+    /// 4.1 million against 2.0 million).
+    ///
+    /// ```
+    /// use treelb_apps::uts::Params;
+    /// let t3: Params = "-t 0 -b 2000 -q 0.124875 -m 8 -r 42".parse().unwrap();
+    /// assert!((t3.expected_nodes() - 2_000_001.0).abs() < 1e-3);
+    /// let t1: Params = "-t 1 -a 3 -d 10 -b 4 -r 19".parse().unwrap();
+    /// assert!((t1.expected_nodes() / 1_398_101.0 - 1.0).abs() < 1e-6);
+    /// let balanced: Params = "-t 3 -b 3 -d 4".parse().unwrap();
+    /// assert_eq!(balanced.expected_nodes(), 121.0);
+    /// let critical: Params = "-t 0 -q 0.2 -m 5".parse().unwrap();
+    /// assert_eq!(critical.expected_nodes(), f64::INFINITY);
+    /// ```
+    pub fn expected_nodes(&self) -> f64 {
+        // Expected nodes of a binomial subtree hanging from a non-root node.
+        let binomial_subtree = || {
+            let qm = self.binomial_branching();
+            if qm < 1.0 { 1.0 / (1.0 - qm) } else { f64::INFINITY }
+        };
+        match self.tree_type {
+            TreeType::Binomial => 1.0 + self.b0.floor() * binomial_subtree(),
+            TreeType::Balanced => {
+                let b = self.b0.floor();
+                let mut level = 1.0;
+                let mut total = 1.0;
+                for _ in 0..self.gen_mx {
+                    level *= b;
+                    total += level;
+                    if !total.is_finite() || level == 0.0 {
+                        break;
+                    }
+                }
+                total
+            }
+            TreeType::Geometric => self.geometric_levels(u32::MAX).0,
+            TreeType::Hybrid => {
+                // Heights below shift_depth * gen_mx are geometric.
+                let geometric_heights = (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32;
+                let (above, boundary) = self.geometric_levels(geometric_heights);
+                if boundary == 0.0 { above } else { above + boundary * binomial_subtree() }
+            }
+        }
+    }
+
+    /// The expected sizes of the geometric levels `0..heights` summed, and
+    /// the expected size of level `heights` (the first one not summed);
+    /// stops early where the levels are empty or the sum overflows, or has
+    /// converged (the exponential-decrease shape has no last level).
+    fn geometric_levels(&self, heights: u32) -> (f64, f64) {
+        let mut level = 1.0;
+        let mut total = 0.0;
+        for depth in 0..heights {
+            total += level;
+            level *= truncated_geometric_mean(self.geometric_branching(depth));
+            if level == 0.0 {
+                return (total, 0.0);
+            }
+            if !total.is_finite() {
+                return (f64::INFINITY, f64::INFINITY);
+            }
+            // The shape's branching factor only falls from here on and the
+            // level no longer adds a billionth: the rest is negligible.
+            let deep = depth > self.gen_mx.saturating_mul(5).saturating_add(2);
+            if deep && level < 1e-12 * total {
+                return (total + level, 0.0);
+            }
+            if depth >= EXPECTATION_DEPTHS {
+                // Not converged after this many levels: as good as infinite.
+                return (f64::INFINITY, f64::INFINITY);
+            }
+        }
+        (total, level)
+    }
+}
+
+/// Levels [`Params::expected_nodes`] sums at most.
+const EXPECTATION_DEPTHS: u32 = 10_000_000;
+
+/// The mean of the number of children of a geometric node with target
+/// branching factor `b_i`, truncated at [`MAX_NUM_CHILDREN`]: `P(N >= k) =
+/// r^k` with `r = b_i / (1 + b_i)`, so `E[min(N, 100)] = r (1 - r^100) /
+/// (1 - r)`. No children where `b_i <= 0`.
+fn truncated_geometric_mean(b_i: f64) -> f64 {
+    if b_i.is_nan() || b_i <= 0.0 {
+        return 0.0;
+    }
+    let r = b_i / (1.0 + b_i);
+    // (1 - r) = 1 / (1 + b_i); exact also for large b_i.
+    r * (1.0 - r.powi(MAX_NUM_CHILDREN as i32)) * (1.0 + b_i)
+}
+
 /// A probability for a message: three decimals, or two significant digits
 /// if it is tiny.
 fn probability(p: &f64) -> String {

@@ -8,7 +8,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::{Incumbent, Search};
 use treelb_apps::bnb::BnbStats;
-use treelb_threads::Outcome;
 
 use crate::config::{Error, RunConfig, Runtime};
 use crate::report::Line;
@@ -22,7 +21,7 @@ pub(crate) fn run<S>(
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
     cfg: &RunConfig,
-) -> Result<Option<Outcome<BnbStats>>, Error>
+) -> Result<Option<super::Ran<BnbStats>>, Error>
 where
     S: Search<Output = BnbStats>,
     S::Node: Clone + Serialize + DeserializeOwned,

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 use treelb_apps::clique::{CliqueSearch, Graph, dimacs};
 
+use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::CliqueArgs;
 use crate::config::{Error, RunConfig, err, number};
@@ -37,7 +38,7 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
     let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
@@ -47,7 +48,11 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
         ));
     }
     let path = Path::new(&args.file);
-    let graph = dimacs::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+    let (graph, warnings) =
+        dimacs::read_file_with_warnings(path).map_err(|e| err!("{}: {e}", path.display()))?;
+    for w in warnings {
+        eprintln!("treelb: warning: {}: {w}", path.display());
+    }
     let make = || match k {
         Some(k) => CliqueSearch::k_clique(&graph, k),
         None if args.no_heuristic => CliqueSearch::max_clique_unseeded(&graph),
@@ -56,9 +61,10 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
     let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let best = search.incumbent.into_best();
     let clique: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
     let verified = graph.is_clique(&clique);
@@ -73,7 +79,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
         None => {
             let omega = clique.len() as i64;
             let mut line = Line::new("ω", omega).note("clique number");
-            if let Some(e) = expected {
+            if interrupted {
+                line = line.note("partial: the largest clique found before the interruption, a lower bound");
+            } else if let Some(e) = expected {
                 ok = e == omega;
                 line = line.note(if ok {
                     format!("expected: {e} ✓")
@@ -87,15 +95,22 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
         }
         Some(k) => {
             let exists = clique.len() >= k as usize;
-            lines.push(Line::new("answer", if exists { "yes" } else { "no" }).note(format!(
-                "{} clique of {k} vertices",
-                if exists { "there is a" } else { "there is no" }
-            )));
+            if interrupted && !exists {
+                lines.push(
+                    Line::new("answer", "unknown")
+                        .note(format!("interrupted before a clique of {k} vertices was found or ruled out")),
+                );
+            } else {
+                lines.push(Line::new("answer", if exists { "yes" } else { "no" }).note(format!(
+                    "{} clique of {k} vertices",
+                    if exists { "there is a" } else { "there is no" }
+                )));
+            }
             if exists {
                 lines
                     .push(Line::new("witness", bnb::one_based(&clique)).note(verified_note(&graph, &clique)));
             }
-            (None, Some(exists))
+            (None, (exists || !interrupted).then_some(exists))
         }
     };
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
@@ -116,12 +131,15 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<bool, Error
         pruned: stats.pruned,
         sequential: seq,
     };
-    Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats)
+    Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if !ok {
         eprintln!("treelb: error: ω = {} found, {} expected", clique.len(), expected.unwrap_or_default());
     }
-    Ok(ok)
+    Ok(ok.into())
 }
 
 fn verified_note(graph: &Graph, clique: &[u32]) -> String {

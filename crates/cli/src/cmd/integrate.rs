@@ -9,8 +9,9 @@ use serde::Serialize;
 use treelb::SplitPolicy;
 use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
 
+use super::Status;
 use crate::args::IntegrateArgs;
-use crate::config::{Error, RunConfig, err, number};
+use crate::config::{Error, RunConfig, Runtime, err, number};
 use crate::report::{Line, Report};
 
 /// The relative difference from the sequential run that every P must stay
@@ -59,6 +60,9 @@ struct Answer {
     value: f64,
     /// The sum of the accepted intervals' error estimates |K15 − G7|.
     error_estimate: f64,
+    /// The error estimate is within the tolerance (otherwise the exit code
+    /// is 1).
+    converged: bool,
     /// The integral in closed form.
     exact: f64,
     /// value − exact.
@@ -72,12 +76,12 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, Error> {
     if args.list {
         for t in &INTEGRANDS {
             writeln!(out, "{:<12} [{}, {}]  {}", t.name, t.a, t.b, t.description)?;
         }
-        return Ok(true);
+        return Ok(Status::Done);
     }
     let mut cfg = RunConfig::from_args(&args.run)?;
     if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
@@ -89,23 +93,54 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
     let tol = tolerance(&args.tol)?;
     let max_depth: u32 = number("--max-depth", &args.max_depth)?;
-    let integral = t.integral(tol).map_err(|e| err!("--tol: {e}"))?.with_max_depth(max_depth);
+    let integral = t
+        .integral(tol)
+        .map_err(|e| err!("--tol: {e}"))?
+        .with_max_depth(max_depth)
+        .map_err(|e| err!("--max-depth: {e}"))?;
 
     let seq = args.compare_seq.then(|| {
         let start = Instant::now();
         let (estimate, _) = treelb::seq::run_work(integral.work());
         (start.elapsed().as_secs_f64(), estimate.value())
     });
-    let outcome = super::run_threads(integral.work(), &cfg, None, "intervals")?;
+    let outcome = match cfg.kind {
+        Runtime::Threads => Some(super::run_threads(integral.work(), &cfg, None, "intervals")?),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => super::mpi::run_codec(&super::mpi::IntervalsCodec(&integral), integral.work(), &cfg)?,
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let Some(outcome) = outcome else {
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
+    };
     let e = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;
+    if !(value.is_finite() && e.error().is_finite()) {
+        // No report: a NaN or infinite value is no answer.
+        eprintln!(
+            "treelb: error: integrate {}: the value is {value} and the error estimate {}: the integrand was not \
+             finite at a point the rule evaluated",
+            t.name,
+            e.error()
+        );
+        return Ok(Status::Failed);
+    }
 
     let mut ok = true;
     let mut lines = vec![
-        Line::new("value", value).note("Σ of the accepted 15-point Kronrod estimates, compensated"),
-        Line::new("error estimate", format!("{:.2e}", e.error()))
-            .note(format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e}")),
+        Line::new("value", value).note(if interrupted {
+            "partial: Σ of the intervals accepted before the interruption"
+        } else {
+            "Σ of the accepted 15-point Kronrod estimates, compensated"
+        }),
+        Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.error() <= tol {
+            format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e} ✓")
+        } else {
+            format!("Σ |K15 − G7| over the accepted intervals; NOT CONVERGED: above the tolerance {tol:e}")
+        }),
         Line::new("closed form", exact).note(t.description),
         Line::new("difference", format!("{difference:.2e}")).note(if difference.abs() <= tol {
             "value − closed form; within the tolerance ✓".to_owned()
@@ -127,7 +162,9 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         let relative = (value - seq_value).abs() / seq_value.abs().max(f64::MIN_POSITIVE);
         let agrees = relative <= SEQUENTIAL_AGREEMENT;
         ok &= agrees;
-        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if agrees {
+        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if interrupted {
+            format!("value {seq_value}; not compared with the partial value")
+        } else if agrees {
             format!("value {seq_value}; relative difference {relative:.1e} ≤ 1e-12 ✓")
         } else {
             format!("value {seq_value}; MISMATCH: relative difference {relative:.1e} > 1e-12")
@@ -142,6 +179,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
     let answer = Answer {
         value,
         error_estimate: e.error(),
+        converged: e.error() <= tol,
         exact,
         difference,
         evaluated: e.evaluated,
@@ -150,13 +188,26 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<bool, Er
         max_depth: e.max_depth,
         sequential,
     };
-    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats)
+    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
-    if !ok {
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "intervals"));
+    }
+    if e.error() > tol {
+        ok = false;
+        eprintln!(
+            "treelb: error: integrate {}: did not converge: the error estimate {:.2e} is above the tolerance \
+             {tol:e} ({} intervals accepted above their share at the depth limit {max_depth} or the noise \
+             floor of f; raise --max-depth or --tol)",
+            t.name,
+            e.error(),
+            e.at_depth_limit
+        );
+    } else if !ok {
         eprintln!(
             "treelb: error: the value differs from the sequential run by more than {SEQUENTIAL_AGREEMENT:e} \
              relative"
         );
     }
-    Ok(ok)
+    Ok(ok.into())
 }

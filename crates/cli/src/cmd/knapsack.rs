@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 use treelb_apps::knapsack::{self, Class, Instance, Knapsack, Spec};
 
+use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::KnapsackArgs;
 use crate::config::{Error, RunConfig, err, number, positive};
@@ -39,7 +40,7 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     let (instance, spec, title) = match &args.file {
         Some(file) => {
@@ -76,9 +77,10 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<bool, Err
     let search = make();
     let root_bound = search.root_bound();
     let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let (optimum, items) = search.incumbent.into_best().unwrap_or((0, Vec::new()));
     if instance.profit_of(&items) != Some(optimum) {
         return Err(err!("internal error: the packing {items:?} does not achieve {optimum}"));
@@ -89,7 +91,14 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<bool, Err
     let mut lines = Vec::new();
     let dp = if args.dp { Some(dp_check(&instance)?) } else { None };
     let mut best = Line::new("optimum", optimum);
-    if let Some(dp) = dp {
+    if interrupted {
+        best = best.note(match dp {
+            Some(dp) => {
+                format!("partial: the best packing found before the interruption; the optimum is {dp}")
+            }
+            None => "partial: the best packing found before the interruption, a lower bound".to_owned(),
+        });
+    } else if let Some(dp) = dp {
         ok = dp == optimum;
         best = best.note(if ok {
             format!("dynamic program: {dp} ✓")
@@ -123,11 +132,15 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<bool, Err
         pruned: stats.pruned,
         sequential: seq,
     };
-    Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats).write(cfg.json, out)?;
+    Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if let (false, Some(dp)) = (ok, dp) {
         eprintln!("treelb: error: branch and bound found {optimum}, the dynamic program {dp}");
     }
-    Ok(ok)
+    Ok(ok.into())
 }
 
 fn dp_check(instance: &Instance) -> Result<i64, Error> {

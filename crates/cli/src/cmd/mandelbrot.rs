@@ -9,12 +9,57 @@ use std::time::Instant;
 use serde::Serialize;
 use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View};
 
+use super::Status;
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, err, positive};
 use crate::report::{Line, Report};
 
 /// The area of the whole set (pixel counting at high resolution).
 const AREA: f64 = 1.5066;
+
+/// Bytes a pixel takes at the peak, when the patches of the run become the
+/// image: 4 of the patches' value, then 4 of the value, 8 of the PE, 1 of
+/// "computed" and 1 of "made" in the image.
+const BYTES_PER_PIXEL: u64 = 18;
+
+/// Bytes a pixel takes at rank 0 besides, under MPI: the other ranks'
+/// patches as received, in postcard's variable-length integers.
+const MPI_BYTES_PER_PIXEL: u64 = 6;
+
+/// Parses `--max-memory`: bytes, with an optional K, M, G or T suffix
+/// (powers of 1024).
+fn bytes(flag: &str, value: &str) -> Result<u64, Error> {
+    let v = value.trim();
+    let (digits, shift) = match v.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(err!("{flag}: unknown unit in `{value}` (expected K, M, G or T)")),
+            };
+            (&v[..i], shift)
+        }
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| err!("{flag} expects a positive number of bytes such as 2G or 500M, got `{value}`"))
+}
+
+/// A number of bytes for people: `4.5 GiB`.
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / f64::from(1u32 << 30)),
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
+        n => format!("{n} bytes"),
+    }
+}
 
 #[derive(Serialize)]
 struct Instance {
@@ -40,6 +85,8 @@ struct Sequential {
 #[derive(Serialize)]
 struct Answer {
     pixels: u64,
+    /// Pixels not made (an interrupted run).
+    missing: u64,
     in_set: u64,
     /// In-set pixels × pixel area.
     area: f64,
@@ -51,13 +98,8 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
-    if cfg.kind == Runtime::Mpi {
-        return Err(err!(
-            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
-        ));
-    }
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;
     let max_iter = dimension("--max-iter", &args.max_iter)?;
@@ -72,13 +114,33 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         .map_err(|e| err!("{e}"))?
         .with_min_area(min_area)
         .with_tiles(tiles)
-        .with_pe_hook(treelb_threads::current_pe);
+        .with_pe_hook(match cfg.kind {
+            Runtime::Threads => treelb_threads::current_pe,
+            #[cfg(feature = "mpi")]
+            Runtime::Mpi => treelb_mpi::current_pe,
+            #[cfg(not(feature = "mpi"))]
+            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        });
+    let max_memory = bytes("--max-memory", &args.max_memory)?;
+    let per_pixel = BYTES_PER_PIXEL + if cfg.kind == Runtime::Mpi { MPI_BYTES_PER_PIXEL } else { 0 };
+    let memory = u64::from(width) * u64::from(height) * per_pixel;
+    if memory > max_memory {
+        return Err(err!(
+            "{width} × {height} pixels need about {} of memory ({per_pixel} bytes a pixel), above --max-memory \
+             {} (raise it, e.g. --max-memory {}G)",
+            human_bytes(memory),
+            human_bytes(max_memory),
+            memory.div_ceil(1 << 30)
+        ));
+    }
     if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
         && a == b
     {
         return Err(err!("--out and --pe-out name the same file `{a}`"));
     }
     // Open the outputs first: a bad path fails before the computation.
+    // Under MPI every rank does (and truncates the file) before the ranks
+    // meet to start; only rank 0 writes, after the run.
     let image_file = args.out.as_deref().map(|p| create("--out", p)).transpose()?;
     let pe_file = args.pe_out.as_deref().map(|p| create("--pe-out", p)).transpose()?;
 
@@ -87,9 +149,24 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         let (_, iterations) = treelb::seq::run_work(m.work(method));
         Sequential { wall_secs: start.elapsed().as_secs_f64(), iterations }
     });
-    let outcome = super::run_threads(m.work(method), &cfg, None, "iterations")?;
+    let outcome = match cfg.kind {
+        Runtime::Threads => Some(super::run_threads(m.work(method), &cfg, None, "iterations")?),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => super::mpi::run_codec(&super::mpi::PieceCodec(m), m.work(method), &cfg)?,
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let Some(outcome) = outcome else {
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
+    };
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let counts = outcome.output.counts;
-    let image = outcome.output.into_image(&m).map_err(|e| err!("internal error: {e}"))?;
+    let (image, missing) = if interrupted {
+        outcome.output.into_partial_image(&m)
+    } else {
+        outcome.output.into_image(&m).map(|image| (image, 0))
+    }
+    .map_err(|e| err!("internal error: {e}"))?;
 
     if let Some((path, file)) = image_file {
         write_png(&path, file, &image, escape_colour)?;
@@ -106,6 +183,13 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         Line::new("pixels", format!("{width} × {height} = {pixels}")),
         Line::new("in set", in_set).note(format!("{:.2} %", percent(in_set, pixels))),
     ];
+    if interrupted {
+        lines.insert(
+            1,
+            Line::new("missing", missing)
+                .note("partial: pixels not made before the interruption (value 0, of no PE in the images)"),
+        );
+    }
     let whole = View::STANDARD;
     let area_line = Line::new("area", format!("{area:.5}"));
     lines.push(if view.x0 <= whole.x0 && view.x1 >= whole.x1 && view.y0 <= whole.y0 && view.y1 >= whole.y1 {
@@ -163,6 +247,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
     };
     let answer = Answer {
         pixels,
+        missing,
         in_set,
         area,
         counts,
@@ -171,9 +256,12 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<bool, E
         pe_image: args.pe_out.clone(),
         sequential,
     };
-    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats)
+    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
-    Ok(true)
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "iterations"));
+    }
+    Ok(Status::Done)
 }
 
 /// A size or count that must be at least 1 and fit in 32 bits.
@@ -234,8 +322,16 @@ fn write_png(
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(fail)?;
-    let data: Vec<u8> = (0..image.values.len()).flat_map(|i| colour(image, i)).collect();
-    writer.write_image_data(&data).map_err(fail)?;
+    // Row by row: no copy of the whole image in RGB.
+    let mut stream = writer.stream_writer().map_err(fail)?;
+    let width = image.width as usize;
+    let mut row = Vec::with_capacity(3 * width);
+    for y in 0..image.height as usize {
+        row.clear();
+        row.extend((y * width..(y + 1) * width).flat_map(|i| colour(image, i)));
+        stream.write_all(&row).map_err(|e| err!("{path}: {e}"))?;
+    }
+    stream.finish().map_err(fail)?;
     writer.finish().map_err(fail)
 }
 

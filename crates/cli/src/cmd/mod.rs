@@ -18,12 +18,50 @@ pub(crate) mod uts;
 use std::fs::File;
 use std::time::Duration;
 
-use treelb::Work;
+use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Search};
-use treelb_threads::{Outcome, run_with_monitor};
+use treelb::{RunStats, Work};
+use treelb_threads::run_with_monitor;
 
 use crate::config::{Error, RunConfig, err};
 use crate::progress::Progress;
+
+/// How a run command ended: its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// The answer is complete (and matched the published one where known):
+    /// exit code 0.
+    Done,
+    /// The answer did not match, or is not trustworthy: exit code 1.
+    Failed,
+    /// `--max-nodes` stopped the run; the report is partial: exit code 3.
+    Interrupted,
+}
+
+impl From<bool> for Status {
+    fn from(ok: bool) -> Self {
+        if ok { Status::Done } else { Status::Failed }
+    }
+}
+
+/// The end of a run: the merged output, the statistics, and whether
+/// `--max-nodes` stopped it before the work was done.
+pub(crate) struct Ran<O> {
+    pub(crate) output: O,
+    pub(crate) stats: RunStats,
+    pub(crate) interrupted: bool,
+}
+
+/// The status of a run that `--max-nodes` stopped after `units` units of
+/// work, after one line on stderr saying so (the report on stdout is marked
+/// too).
+pub(crate) fn interrupted(cfg: &RunConfig, units: u64, unit: &str) -> Status {
+    eprintln!(
+        "treelb: interrupted: --max-nodes {} reached after {units} {unit}; the report is partial",
+        cfg.max_nodes.unwrap_or_default()
+    );
+    Status::Interrupted
+}
 
 /// Runs `root` on the threads runtime with a progress indicator and, with
 /// `--trace FILE`, writes the trace there (the file is created before the
@@ -33,11 +71,36 @@ pub(crate) fn run_threads<W: Work + Clone>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Outcome<W::Output>, Error> {
+) -> Result<Ran<W::Output>, Error> {
+    match cfg.max_nodes {
+        None => run_threads_unlimited(root, cfg, expected_units, unit).map(|(output, stats)| Ran {
+            output,
+            stats,
+            interrupted: false,
+        }),
+        Some(max) => {
+            let limit = Limit::new(max);
+            let (output, stats) =
+                run_threads_unlimited(Limited::new(root, &limit), cfg, expected_units, unit)?;
+            Ok(Ran { output, stats, interrupted: limit.interrupted() })
+        }
+    }
+}
+
+/// [`run_threads`] without `--max-nodes`.
+fn run_threads_unlimited<W: Work + Clone>(
+    root: W,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<(W::Output, RunStats), Error> {
     let trace_file = match &cfg.trace {
         Some(path) => Some((path, File::create(path).map_err(|e| err!("--trace {path}: {e}"))?)),
         None => None,
     };
+    if let Some(line) = &cfg.prelude {
+        eprintln!("{line}");
+    }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
     let mut outcome =
         run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| progress.update(s))?;
@@ -59,9 +122,8 @@ pub(crate) fn run_threads<W: Work + Clone>(
             ),
         ];
         trace.write_csv(file).map_err(|e| err!("--trace {path}: {e}"))?;
-        outcome.trace = Some(trace);
     }
-    Ok(outcome)
+    Ok((outcome.output, outcome.stats))
 }
 
 /// This process's command line, quoted for a POSIX shell where needed.
@@ -84,16 +146,12 @@ pub(crate) fn run_search<S>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Outcome<S::Output>, Error>
+) -> Result<Ran<S::Output>, Error>
 where
     S: Search,
     S::Node: Clone,
 {
-    if cfg.kind == crate::config::Runtime::Mpi {
-        return Err(crate::config::err!(
-            "--runtime mpi runs uts, nqueens, clique, knapsack and tsp (this command needs --runtime threads)"
-        ));
-    }
+    debug_assert_eq!(cfg.kind, crate::config::Runtime::Threads, "MPI runs go through run_portable");
     run_threads(DfsWork::new(search, cfg.split_policy), cfg, expected_units, unit)
 }
 
@@ -105,7 +163,7 @@ pub(crate) fn run_portable<S>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Option<Outcome<S::Output>>, Error>
+) -> Result<Option<Ran<S::Output>>, Error>
 where
     S: Search,
     S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,

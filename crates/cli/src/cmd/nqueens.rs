@@ -5,6 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 use treelb_apps::nqueens::{NQueens, NQueensResult};
 
+use super::Status;
 use crate::args::NqueensArgs;
 use crate::config::{Error, RunConfig, number};
 use crate::report::{Line, Report};
@@ -21,18 +22,21 @@ struct Answer {
     published_solutions: Option<u64>,
 }
 
-pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     let n: u32 = number("N", &args.n)?;
     let problem = NQueens::new(n)?;
     let Some(outcome) = super::run_portable(&problem, &cfg, None, "nodes")? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let published = NQueens::known_solutions(n);
     let mut solutions = Line::new("solutions", result.solutions);
-    let matches = published.is_none_or(|p| p == result.solutions);
-    if let Some(p) = published {
+    let matches = interrupted || published.is_none_or(|p| p == result.solutions);
+    if let Some(p) = published.filter(|_| interrupted) {
+        solutions = solutions.note(format!("partial: the published count is {p}"));
+    } else if let Some(p) = published {
         solutions = solutions.note(if matches {
             format!("published: {p} ✓")
         } else {
@@ -42,13 +46,16 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<bool, Erro
     let lines = vec![solutions, Line::new("nodes", result.nodes)];
     let answer = Answer { result, published_solutions: published };
     let title = format!("N-Queens, n = {n}");
-    Report::new("nqueens", title, Instance { n }, answer, lines, "nodes", &cfg, outcome.stats)
+    Report::new("nqueens", title, Instance { n }, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if !matches {
         eprintln!(
             "treelb: error: {} solutions found, the published count is {published:?}",
             result.solutions
         );
     }
-    Ok(matches)
+    Ok(matches.into())
 }

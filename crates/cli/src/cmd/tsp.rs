@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 use treelb_apps::tsp::{HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
 
+use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
 use crate::config::{Error, RunConfig, err, number, positive};
@@ -46,7 +47,7 @@ struct Answer {
     sequential: Option<Sequential>,
 }
 
-pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
     let mut cfg = RunConfig::from_args(&args.run)?;
     if args.run.budget == treelb_threads::DEFAULT_BUDGET.to_string() {
         cfg.spec.budget = TSP_BUDGET;
@@ -76,10 +77,15 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
     let initial = search.incumbent.best();
     let root_bound = search.root_bound();
     let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let Some((length, tour)) = search.incumbent.into_best() else {
+        if interrupted {
+            eprintln!("treelb: tsp: no tour was found before the interruption");
+            return Ok(super::interrupted(&cfg, units, "nodes"));
+        }
         return Err(err!("no tour contains all the fixed edges of the instance"));
     };
     let verified = is_permutation(&tour, n) && tsp.tour_length(&tour) == Some(length);
@@ -99,7 +105,9 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
 
     let mut ok = true;
     let mut line = Line::new("length", length).note("optimal tour length");
-    if let Some(e) = expected {
+    if interrupted {
+        line = line.note("partial: the shortest tour found before the interruption, an upper bound");
+    } else if let Some(e) = expected {
         ok &= e == length;
         line = line.note(if e == length {
             format!("expected: {e} ✓")
@@ -107,7 +115,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
             format!("MISMATCH: expected {e}")
         });
     }
-    if let Some(d) = dp {
+    if let Some(d) = dp.filter(|_| !interrupted) {
         ok &= d == length;
         line = line.note(if d == length {
             format!("Held–Karp DP: {d} ✓")
@@ -157,11 +165,15 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<bool, Error> {
         pruned: stats.pruned,
         sequential: seq,
     };
-    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats).write(cfg.json, out)?;
+    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if !ok {
         eprintln!("treelb: error: tour length {length} does not match the expected one");
     }
-    Ok(ok)
+    Ok(ok.into())
 }
 
 fn is_permutation(tour: &[u32], n: usize) -> bool {

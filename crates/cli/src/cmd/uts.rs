@@ -3,14 +3,20 @@
 use std::io::Write;
 
 use serde::Serialize;
-use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, Uts, UtsResult};
+use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, TreeType, Uts, UtsResult};
 
+use super::Status;
 use crate::args::UtsArgs;
 use crate::config::{Error, RunConfig, err};
 use crate::report::{Line, Report};
 
 /// The sample tree run when neither `--tree` nor parameters are given.
 pub(crate) const DEFAULT_TREE: &str = "T1";
+
+/// Without `--max-nodes`, trees of more nodes than this (published, or
+/// expected over the random root state), or of more SHA-1 evaluations, are
+/// refused before the run.
+pub(crate) const DEFAULT_SIZE_LIMIT: f64 = 1e11;
 
 /// Looks a sample tree up by name, ignoring case.
 pub(crate) fn sample(name: &str) -> Result<&'static SampleTree, Error> {
@@ -30,6 +36,9 @@ struct Instance<'a> {
     sample: Option<&'a str>,
     flags: String,
     params: Params,
+    /// The expected number of nodes over the random root state (`null`
+    /// where it is infinite).
+    expected_nodes: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -39,14 +48,14 @@ struct Answer {
     published_nodes: Option<u64>,
 }
 
-pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
+pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
     if args.list {
         for t in SAMPLE_TREES {
             writeln!(out, "{:<8} {:>15} nodes  {:<26} {}", t.name, t.nodes, t.description, t.flags)?;
         }
-        return Ok(true);
+        return Ok(Status::Done);
     }
-    let cfg = RunConfig::from_args(&args.run)?;
+    let mut cfg = RunConfig::from_args(&args.run)?;
     let flags = args.reference_flags();
     let (tree, params) = if flags.is_empty() {
         let tree = sample(args.tree.as_deref().unwrap_or(DEFAULT_TREE))?;
@@ -55,11 +64,19 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
         (None, Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))?)
     };
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
+    // Parameters given as flags that are a sample tree's: its published size.
+    let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| sample_params(t) == params));
+    let expected_nodes = params.expected_nodes();
+    check_size(&params, tree, expected_nodes, cfg.max_nodes.is_some())?;
+    // Printed by the threads runtime as it starts (by MPI's ranks it would
+    // be once per rank; the report has it).
+    cfg.prelude = Some(format!("treelb: uts: {}", size_note(tree, expected_nodes)));
     let expected = tree.map(|t| t.nodes);
     let Some(outcome) = super::run_portable(&uts, &cfg, expected, "nodes")? else {
-        return Ok(true); // an MPI rank other than 0: rank 0 reports
+        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
+    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
     let title = match tree {
@@ -68,7 +85,9 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
     };
     let mut nodes = Line::new("nodes", result.nodes);
     let mut matches = true;
-    if let Some(t) = tree {
+    if let Some(t) = tree.filter(|_| interrupted) {
+        nodes = nodes.note(format!("partial: the published tree has {}", t.nodes));
+    } else if let Some(t) = tree {
         matches = t.nodes == result.nodes;
         nodes = nodes.note(if matches {
             format!("published: {} ✓", t.nodes)
@@ -76,12 +95,88 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<bool, Error> {
             format!("MISMATCH: published {}", t.nodes)
         });
     }
-    let lines = vec![nodes, Line::new("leaves", result.leaves), Line::new("max depth", result.max_depth)];
+    let lines = vec![
+        nodes,
+        Line::new("leaves", result.leaves),
+        Line::new("max depth", result.max_depth),
+        Line::new("expected", format_size(expected_nodes)).note("the mean size over the random root state"),
+    ];
     let answer = Answer { result, published_nodes: expected };
-    let instance = Instance { sample: tree.map(|t| t.name), flags: shown_flags, params };
-    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats).write(cfg.json, out)?;
+    let instance = Instance {
+        sample: tree.map(|t| t.name),
+        flags: shown_flags,
+        params,
+        expected_nodes: expected_nodes.is_finite().then_some(expected_nodes),
+    };
+    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .write(cfg.json, out)?;
+    if interrupted {
+        return Ok(super::interrupted(&cfg, units, "nodes"));
+    }
     if !matches {
         eprintln!("treelb: error: the tree has {} nodes, the published count is {expected:?}", result.nodes);
     }
-    Ok(matches)
+    Ok(matches.into())
+}
+
+/// A tree size for people: `4130071 nodes`, `1.40e30 nodes`, `infinite`.
+fn format_size(nodes: f64) -> String {
+    match nodes {
+        n if !n.is_finite() => "infinite".to_owned(),
+        n if n < 1e9 => format!("{n:.0} nodes"),
+        n => format!("{n:.2e} nodes"),
+    }
+}
+
+/// What is known of the size before the run, in one line.
+fn size_note(tree: Option<&SampleTree>, expected: f64) -> String {
+    match tree {
+        Some(t) => format!(
+            "the published tree has {} nodes (the expected size of its parameters: {})",
+            t.nodes,
+            format_size(expected)
+        ),
+        None => format!("expected tree size: {} (over the random root state)", format_size(expected)),
+    }
+}
+
+/// Refuses trees that would run unboundedly: a binomial part with q·m ≥ 1
+/// that the tree reaches (infinite expected size; the published T3L runs by
+/// its name), and
+/// without `--max-nodes` a published or expected size, or a number of
+/// SHA-1 evaluations, above [`DEFAULT_SIZE_LIMIT`].
+fn check_size(params: &Params, tree: Option<&SampleTree>, expected: f64, limited: bool) -> Result<(), Error> {
+    let binomial = matches!(params.tree_type, TreeType::Binomial | TreeType::Hybrid);
+    let qm = params.binomial_branching();
+    if tree.is_none() && binomial && qm >= 1.0 && !expected.is_finite() {
+        return Err(err!(
+            "UTS parameters: expected binomial branching factor q * m = {} * {} = {qm} is not below 1: the \
+             expected tree size is infinite (the published T3L runs as --tree T3L)",
+            params.q,
+            params.m
+        ));
+    }
+    if limited {
+        return Ok(());
+    }
+    let size = tree.map_or(expected, |t| t.nodes as f64);
+    let what = if tree.is_some() { "published" } else { "expected" };
+    if size > DEFAULT_SIZE_LIMIT {
+        return Err(err!(
+            "UTS parameters: the {what} tree size is {}, above the limit of {DEFAULT_SIZE_LIMIT:e} nodes \
+             (--max-nodes N runs at most about N nodes)",
+            format_size(size)
+        ));
+    }
+    let evaluations = size * f64::from(params.granularity);
+    if evaluations > DEFAULT_SIZE_LIMIT {
+        return Err(err!(
+            "UTS parameters: the {what} work is {} × {} SHA-1 evaluations per child (-g) = {:.2e}, above the \
+             limit of {DEFAULT_SIZE_LIMIT:e} (--max-nodes N runs at most about N nodes)",
+            format_size(size),
+            params.granularity,
+            evaluations
+        ));
+    }
+    Ok(())
 }

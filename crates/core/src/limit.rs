@@ -1,0 +1,197 @@
+//! A cap on the work of a run: [`Limited`] pieces stop every PE once the
+//! pieces of one [`Limit`] have done its number of units.
+//!
+//! The stop is the early stop of decision searches
+//! ([`Work::should_stop`]): a runtime asks after every slice of Δt units,
+//! and once the limit is reached the PE drops the rest of its piece and
+//! every PE stops (the threads runtime), or the PE starts and gives away
+//! nothing more (MPI, where each rank holds its own `Limit`). The run ends
+//! with the output of the work done, and [`Limit::interrupted`] says that
+//! it is partial: work was dropped. The units done may pass the limit by up
+//! to one slice per PE.
+//!
+//! ```
+//! use treelb::limit::{Limit, Limited};
+//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb::{seq, Work};
+//!
+//! /// The complete binary tree of height 20: 2²¹ − 1 nodes.
+//! struct Binary;
+//! impl Search for Binary {
+//!     type Node = u32;
+//!     type Output = u64;
+//!     fn root(&self) -> u32 { 0 }
+//!     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+//!         *acc += 1;
+//!         if d < 20 { c.push(d + 1); c.push(d + 1); }
+//!     }
+//! }
+//!
+//! let limit = Limit::new(10_000);
+//! let (nodes, units) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &limit));
+//! assert!(limit.reached() && limit.interrupted());
+//! assert!(nodes >= 10_000 && nodes < (1 << 21) - 1);
+//! assert_eq!(units, limit.units());
+//!
+//! // Exactly enough: the limit is reached, but nothing was dropped.
+//! let enough = Limit::new((1 << 21) - 1);
+//! let (nodes, _) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &enough));
+//! assert!(enough.reached() && !enough.interrupted());
+//! assert_eq!(nodes, (1 << 21) - 1);
+//! ```
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::{Progress, Work};
+
+/// The most units of work the pieces of a run may do, and how many they
+/// did; shared by all [`Limited`] pieces of the run.
+#[derive(Debug)]
+pub struct Limit {
+    max: u64,
+    done: AtomicU64,
+    /// A piece with work left was told to stop.
+    dropped: AtomicBool,
+}
+
+impl Limit {
+    /// A limit of `max` units.
+    pub fn new(max: u64) -> Self {
+        Limit { max, done: AtomicU64::new(0), dropped: AtomicBool::new(false) }
+    }
+
+    /// The limit.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// The units done so far by the pieces of this limit.
+    pub fn units(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+
+    /// Whether the pieces have done `max` units or more: from now on every
+    /// piece with work left stops.
+    pub fn reached(&self) -> bool {
+        self.units() >= self.max
+    }
+
+    /// Whether a piece with work left stopped at the limit: the output of
+    /// the run is partial.
+    pub fn interrupted(&self) -> bool {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, units: u64) {
+        if units > 0 {
+            self.done.fetch_add(units, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A piece of work that counts its units against a [`Limit`] and asks every
+/// PE to stop once the limit is reached. Its parts share the limit.
+#[derive(Debug)]
+pub struct Limited<'l, W> {
+    inner: W,
+    limit: &'l Limit,
+}
+
+impl<'l, W> Limited<'l, W> {
+    /// `inner`, counted against `limit`.
+    pub fn new(inner: W, limit: &'l Limit) -> Self {
+        Limited { inner, limit }
+    }
+
+    /// The piece without its limit.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+
+    /// The piece.
+    pub fn inner(&self) -> &W {
+        &self.inner
+    }
+}
+
+impl<W: Clone> Clone for Limited<'_, W> {
+    fn clone(&self) -> Self {
+        Limited { inner: self.inner.clone(), limit: self.limit }
+    }
+}
+
+impl<W: Work> Work for Limited<'_, W> {
+    type Output = W::Output;
+
+    #[inline]
+    fn work(&mut self, budget: u64, acc: &mut W::Output) -> Progress {
+        let progress = self.inner.work(budget, acc);
+        self.limit.add(progress.used(budget));
+        progress
+    }
+
+    fn split(&mut self) -> Option<Self> {
+        self.inner.split().map(|inner| Limited { inner, limit: self.limit })
+    }
+
+    fn generation(&self) -> u32 {
+        self.inner.generation()
+    }
+
+    fn load(&self) -> u64 {
+        self.inner.load()
+    }
+
+    /// Whether the computation is decided (the inner piece's own early
+    /// stop) or the limit is reached. Runtimes ask it of pieces with work
+    /// left, so the latter marks the run [interrupted](Limit::interrupted).
+    #[inline]
+    fn should_stop(&self) -> bool {
+        if self.inner.should_stop() {
+            return true;
+        }
+        if self.limit.reached() {
+            self.limit.dropped.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{Children, DfsWork, Search, SplitPolicy};
+
+    struct Chain(u32);
+
+    impl Search for Chain {
+        type Node = u32;
+        type Output = u64;
+        fn root(&self) -> u32 {
+            0
+        }
+        fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+            *acc += 1;
+            if d < self.0 {
+                c.push(d + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn parts_share_the_limit_and_stop_together() {
+        let search = Chain(1000);
+        let limit = Limit::new(50);
+        let mut piece = Limited::new(DfsWork::new(&search, SplitPolicy::OldestHalf), &limit);
+        let mut acc = 0;
+        assert_eq!(piece.work(30, &mut acc), Progress::Pending);
+        assert!(!piece.should_stop());
+        let other = piece.clone();
+        assert_eq!(piece.work(30, &mut acc), Progress::Pending);
+        assert!(!limit.interrupted());
+        assert!(limit.reached() && piece.should_stop() && other.should_stop());
+        assert!(limit.interrupted());
+        assert_eq!((acc, limit.units(), limit.max()), (60, 60, 50));
+    }
+}
