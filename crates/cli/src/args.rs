@@ -89,7 +89,11 @@ pub(crate) struct RunArgs {
     /// How the root reaches the PEs: root (PE 0 starts) or selective
     #[arg(long, value_name = "INIT", default_value = "root")]
     pub(crate) init: String,
-    /// Balancing strategy
+    /// Balancing strategy: random-polling, global-round-robin,
+    /// async-round-robin, work-sharing, extreme-work-sharing, two-choice,
+    /// always-go-left, max-load, multilevel, master-worker, static-block,
+    /// static-cyclic or static-random (the README's table says what each
+    /// does)
     #[arg(long, value_name = "NAME", default_value = "random-polling")]
     pub(crate) strategy: String,
     /// multilevel: fan-out of each level of the producer tree, root first,

@@ -826,3 +826,17 @@ fn trace_and_plot_trace_bad_input_gets_one_line_and_exit_code_2() {
         assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
     }
 }
+
+/// `--help` of every run command names every strategy (the list is written
+/// out in the help text; this keeps it from drifting from the strategies).
+#[test]
+fn help_lists_every_strategy() {
+    for command in ["uts", "nqueens", "clique", "knapsack", "tsp", "integrate", "mandelbrot"] {
+        let out = treelb(&[command, "--help"]);
+        assert!(out.status.success(), "{command} --help");
+        let help = stdout(&out);
+        for strategy in treelb::Strategy::ALL {
+            assert!(help.contains(strategy.name()), "`treelb {command} --help` does not name {strategy}");
+        }
+    }
+}
