@@ -133,11 +133,13 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             }
         };
         if self.interrupted {
+            let by = match self.setup.max_nodes {
+                Some(max) if !crate::cmd::signalled() => format!("--max-nodes {max}"),
+                _ => "a signal (Ctrl-C or SIGTERM)".to_owned(),
+            };
             let note = format!(
-                "stopped by --max-nodes {} after {} {}: every answer below is partial",
-                self.setup.max_nodes.unwrap_or_default(),
-                self.work_units,
-                self.unit
+                "stopped by {by} after {} {}: every answer below is partial",
+                self.work_units, self.unit
             );
             line("INTERRUPTED", "yes", Some(&note))?;
         }

@@ -840,3 +840,56 @@ fn help_lists_every_strategy() {
         }
     }
 }
+
+/// Ctrl-C (SIGINT) during a long threads run: every PE stops after its
+/// slice, the report is marked interrupted (exit code 3), and the trace of
+/// the run so far is written (it held an older file's contents until then).
+#[test]
+fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("treelb-sigint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "an older file\n").unwrap();
+    // T1XL has 1.6 billion nodes: minutes at P = 2, so the signal comes
+    // long before its end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["uts", "--tree", "T1XL", "--threads", "2", "--no-progress", "--trace"])
+        .arg(&trace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    // The first stderr line comes after the handler is installed, just
+    // before the PEs start.
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.contains("published tree"), "{first}");
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("HUNG: the run did not end within {LIMIT:?} of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    assert_eq!(status.code(), Some(3), "{out}\n{rest}");
+    assert!(out.contains("INTERRUPTED") && out.contains("a signal"), "{out}");
+    assert!(rest.contains("interrupted by a signal"), "{rest}");
+    let written = std::fs::read_to_string(&trace).unwrap();
+    assert!(written.starts_with("# ") && written.lines().count() > 3, "{written}");
+    assert!(!written.contains("an older file"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,5 +1,7 @@
 //! A cap on the work of a run: [`Limited`] pieces stop every PE once the
-//! pieces of one [`Limit`] have done its number of units.
+//! pieces of one [`Limit`] have done its number of units, or once
+//! [`Limit::stop`] was called (from another thread: a Ctrl-C handler, a
+//! watchdog).
 //!
 //! The stop is the early stop of decision searches
 //! ([`Work::should_stop`]): a runtime asks after every slice of Δt units,
@@ -52,12 +54,53 @@ pub struct Limit {
     done: AtomicU64,
     /// A piece with work left was told to stop.
     dropped: AtomicBool,
+    /// [`Limit::stop`] was called.
+    stop: AtomicBool,
 }
 
 impl Limit {
     /// A limit of `max` units.
     pub fn new(max: u64) -> Self {
-        Limit { max, done: AtomicU64::new(0), dropped: AtomicBool::new(false) }
+        Limit { max, done: AtomicU64::new(0), dropped: AtomicBool::new(false), stop: AtomicBool::new(false) }
+    }
+
+    /// No cap on the units, only [`stop`](Self::stop). Its pieces count
+    /// nothing (no shared counter is touched per slice), so
+    /// [`units`](Self::units) stays 0.
+    ///
+    /// ```
+    /// use treelb::limit::{Limit, Limited};
+    /// use treelb::{Progress, Work};
+    /// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    ///
+    /// struct Endless;
+    /// impl Search for Endless {
+    ///     type Node = ();
+    ///     type Output = u64;
+    ///     fn root(&self) {}
+    ///     fn expand(&self, _: (), n: &mut u64, c: &mut Children<'_, ()>) { *n += 1; c.push(()); }
+    /// }
+    /// let limit = Limit::unbounded();
+    /// let mut piece = Limited::new(DfsWork::new(&Endless, SplitPolicy::OldestHalf), &limit);
+    /// let mut n = 0;
+    /// assert_eq!(piece.work(1000, &mut n), Progress::Pending);
+    /// assert!(!piece.should_stop());
+    /// limit.stop(); // e.g. from a Ctrl-C handler
+    /// assert!(piece.should_stop() && limit.interrupted() && limit.stopped());
+    /// ```
+    pub fn unbounded() -> Self {
+        Limit::new(u64::MAX)
+    }
+
+    /// Asks every piece of this limit to stop at its next check (after its
+    /// current slice of work); callable from any thread.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`stop`](Self::stop) was called.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// The limit.
@@ -70,10 +113,11 @@ impl Limit {
         self.done.load(Ordering::Relaxed)
     }
 
-    /// Whether the pieces have done `max` units or more: from now on every
-    /// piece with work left stops.
+    /// Whether the pieces have done `max` units or more, or
+    /// [`stop`](Self::stop) was called: from now on every piece with work
+    /// left stops.
     pub fn reached(&self) -> bool {
-        self.units() >= self.max
+        self.stopped() || self.units() >= self.max
     }
 
     /// Whether a piece with work left stopped at the limit: the output of
@@ -82,8 +126,9 @@ impl Limit {
         self.dropped.load(Ordering::Relaxed)
     }
 
+    #[inline]
     fn add(&self, units: u64) {
-        if units > 0 {
+        if units > 0 && self.max != u64::MAX {
             self.done.fetch_add(units, Ordering::Relaxed);
         }
     }

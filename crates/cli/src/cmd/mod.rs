@@ -15,7 +15,9 @@ pub(crate) mod sim;
 pub(crate) mod tsp;
 pub(crate) mod uts;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use treelb::limit::{Limit, Limited};
@@ -52,10 +54,38 @@ pub(crate) struct Ran<O> {
     pub(crate) interrupted: bool,
 }
 
-/// The status of a run that `--max-nodes` stopped after `units` units of
-/// work, after one line on stderr saying so (the report on stdout is marked
-/// too).
+/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a threads run.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal stopped the run.
+pub(crate) fn signalled() -> bool {
+    SIGNALLED.load(Ordering::SeqCst)
+}
+
+/// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
+/// the threads run: the first signal stops every PE after its current slice
+/// and the run ends with a partial report (exit code 3), its trace written;
+/// a second signal ends the process at once (exit code 130). MPI runs keep
+/// the default behaviour (mpirun forwards the signal and the ranks end).
+fn catch_signals() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if SIGNALLED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// The status of a run that `--max-nodes` or a signal stopped after `units`
+/// units of work, after one line on stderr saying so (the report on stdout
+/// is marked too).
 pub(crate) fn interrupted(cfg: &RunConfig, units: u64, unit: &str) -> Status {
+    if SIGNALLED.load(Ordering::SeqCst) {
+        eprintln!("treelb: interrupted by a signal after {units} {unit}; the report is partial");
+        return Status::Interrupted;
+    }
     eprintln!(
         "treelb: interrupted: --max-nodes {} reached after {units} {unit}; the report is partial",
         cfg.max_nodes.unwrap_or_default()
@@ -72,40 +102,49 @@ pub(crate) fn run_threads<W: Work + Clone>(
     expected_units: Option<u64>,
     unit: &'static str,
 ) -> Result<Ran<W::Output>, Error> {
-    match cfg.max_nodes {
-        None => run_threads_unlimited(root, cfg, expected_units, unit).map(|(output, stats)| Ran {
-            output,
-            stats,
-            interrupted: false,
-        }),
-        Some(max) => {
-            let limit = Limit::new(max);
-            let (output, stats) =
-                run_threads_unlimited(Limited::new(root, &limit), cfg, expected_units, unit)?;
-            Ok(Ran { output, stats, interrupted: limit.interrupted() })
-        }
-    }
+    // Always a limit: `--max-nodes`, or none but the stop a signal asks
+    // for (an unbounded limit touches no shared counter per slice).
+    let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
+    catch_signals();
+    let (output, stats) =
+        run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, Some(&limit))?;
+    Ok(Ran { output, stats, interrupted: limit.interrupted() })
 }
 
-/// [`run_threads`] without `--max-nodes`.
-fn run_threads_unlimited<W: Work + Clone>(
+/// [`run_threads`] on a limited root; `limit` (if any) is stopped when a
+/// signal arrives.
+fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
+    limit: Option<&Limit>,
 ) -> Result<(W::Output, RunStats), Error> {
-    let trace_file = match &cfg.trace {
-        Some(path) => Some((path, File::create(path).map_err(|e| err!("--trace {path}: {e}"))?)),
-        None => None,
-    };
+    // A bad path fails before the run; an existing file keeps its contents
+    // until the run has a trace to write.
+    if let Some(path) = &cfg.trace {
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| err!("--trace {path}: {e}"))?;
+    }
     if let Some(line) = &cfg.prelude {
         eprintln!("{line}");
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let mut outcome =
-        run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| progress.update(s))?;
+    let mut outcome = run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| {
+        progress.update(s);
+        if let Some(limit) = limit
+            && SIGNALLED.load(Ordering::Relaxed)
+        {
+            limit.stop();
+        }
+    })?;
     progress.finish();
-    if let (Some((path, file)), Some(mut trace)) = (trace_file, outcome.trace.take()) {
+    if let (Some(path), Some(mut trace)) = (&cfg.trace, outcome.trace.take()) {
+        let file = File::create(path).map_err(|e| err!("--trace {path}: {e}"))?;
         let c = &cfg.spec;
         trace.notes = vec![
             "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
