@@ -482,15 +482,20 @@ impl<W: SimWork> Sim<W> {
     /// (`s(w)`) add `t_word` each to the travel.
     #[inline]
     fn send_piece(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg, slot: Option<u32>) {
-        let costs = &self.m.costs;
-        let extra = match slot {
-            Some(s) if costs.t_word > 0 => {
-                let w = self.flight[s as usize].as_ref().map_or(0, Work::load);
-                costs.size.words(w) * costs.t_word
-            }
-            _ => 0,
-        };
+        let extra = slot.map_or(0, |s| self.words_time(s));
         self.send_words(from, to, t, msg, extra);
+    }
+
+    /// The time the words of the piece in flight in `slot` add to its
+    /// message's travel, `s(w) · t_word`.
+    #[inline]
+    fn words_time(&self, slot: u32) -> Time {
+        let costs = &self.m.costs;
+        if costs.t_word == 0 {
+            return 0;
+        }
+        let w = self.flight[slot as usize].as_ref().map_or(0, Work::load);
+        costs.size.words(w) * costs.t_word
     }
 
     #[inline]
@@ -540,10 +545,7 @@ impl<W: SimWork> Sim<W> {
             t += end;
             // A piece handed out carries its words (`s(w)`).
             let words = match msg.tag() {
-                Tag::Answer if msg.value != NONE && self.m.costs.t_word > 0 => {
-                    let w = self.flight[msg.value as usize].as_ref().map_or(0, Work::load);
-                    self.m.costs.size.words(w) * self.m.costs.t_word
-                }
+                Tag::Answer if msg.value != NONE => self.words_time(msg.value),
                 _ => 0,
             };
             self.q.push(t + self.m.delay(0, to as u32) + words, Kind::Arrive { to: to as u32, msg });

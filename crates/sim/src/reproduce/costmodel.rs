@@ -12,7 +12,6 @@ use super::*;
 use crate::engine::{SimConfig, SimReport, simulate};
 use crate::machine::{Costs, Machine, Network, Overhead};
 use crate::sweep::Observer;
-use crate::workload::{AlphaDist, AlphaModel};
 
 /// Every strategy under both cost models.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -35,13 +34,7 @@ pub fn cost_models(scale: Scale, obs: &mut dyn Observer) -> CostModels {
     };
     let work_per_pe = if scale == Scale::Tiny { 1 << 15 } else { 1 << 17 };
     obs.phase("cost models", Strategy::ALL.len() as u64);
-    let model = AlphaModel {
-        total: work_per_pe * u64::from(p),
-        dist: AlphaDist::Uniform { min: 0.1 },
-        atomic: 100,
-        max_generation: u32::MAX,
-        seed: 8,
-    };
+    let model = sharing_model(work_per_pe, p);
     let run = |strategy, overhead| {
         let costs = Costs { overhead, ..Costs::default() };
         let cfg = SimConfig::model(Machine::new(p, Network::Crossbar, costs), strategy, Init::Root, 5);

@@ -7,7 +7,7 @@ use treelb::{Init, Strategy};
 use super::*;
 use crate::machine::{Costs, MessageSize, Network};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
-use crate::sweep::{IsoPoint, IsoSetup, Observer, fit_line, isoefficiency};
+use crate::sweep::{IsoPoint, IsoSetup, Observer, isoefficiency};
 use crate::workload::AlphaDist;
 
 /// Reproduction 2: isoefficiency of the work-stealing schemes.
@@ -38,13 +38,7 @@ impl IsoCurve {
 
     /// The slope of log W against log P over the points with P ≥ `from`.
     pub fn slope_from(&self, from: u32) -> f64 {
-        let pts: Vec<_> = self
-            .found()
-            .into_iter()
-            .filter(|&(p, _)| p >= f64::from(from))
-            .map(|(p, w)| (p.ln(), w.ln()))
-            .collect();
-        fit_line(&pts).0
+        loglog_slope(&self.found(), from)
     }
 
     /// A legend label.

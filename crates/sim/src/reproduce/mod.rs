@@ -178,6 +178,14 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     }
 }
 
+/// The least-squares slope of log W against log P over the points (P, W)
+/// with P ≥ `from`: the exponent of W's growth.
+fn loglog_slope(points: &[(f64, f64)], from: u32) -> f64 {
+    let pts: Vec<_> =
+        points.iter().filter(|&&(p, _)| p >= f64::from(from)).map(|&(p, w)| (p.ln(), w.ln())).collect();
+    crate::sweep::fit_line(&pts).0
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }

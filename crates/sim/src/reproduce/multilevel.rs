@@ -8,7 +8,7 @@ use crate::multilevel::{self as ml, IsoTree, Search};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::producer::Sizes;
 use crate::queue::Time;
-use crate::sweep::{Observer, fit_line};
+use crate::sweep::Observer;
 
 /// Reproduction 4, continued (`001_…` §5): the multi-level scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -57,13 +57,7 @@ impl MultiCurve {
 
     /// The least-squares slope of log W against log p for p ≥ `from`.
     pub fn slope_from(&self, from: u32) -> f64 {
-        let pts: Vec<_> = self
-            .found()
-            .into_iter()
-            .filter(|&(p, _)| p >= f64::from(from))
-            .map(|(p, w)| (p.ln(), w.ln()))
-            .collect();
-        fit_line(&pts).0
+        loglog_slope(&self.found(), from)
     }
 
     /// The exponent of `001_…` Theorem 3, (ℓ+1)/ℓ.

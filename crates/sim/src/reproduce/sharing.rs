@@ -73,6 +73,18 @@ impl Sharing {
     }
 }
 
+/// The work of reproductions 7 and 8: `work_per_pe` ticks per PE on `p`
+/// PEs, α uniform in [0.1, 0.5], T_atomic = 100.
+pub fn sharing_model(work_per_pe: u64, p: u32) -> AlphaModel {
+    AlphaModel {
+        total: work_per_pe * u64::from(p),
+        dist: AlphaDist::Uniform { min: 0.1 },
+        atomic: 100,
+        max_generation: u32::MAX,
+        seed: 8,
+    }
+}
+
 /// Runs reproduction 7.
 pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
     let ps: &[u32] = match scale {
@@ -84,13 +96,7 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
     obs.phase("stealing vs sharing", (ps.len() * COMPARED.len()) as u64);
     let mut runs = Vec::new();
     for &p in ps {
-        let model = AlphaModel {
-            total: work_per_pe * u64::from(p),
-            dist: AlphaDist::Uniform { min: 0.1 },
-            atomic: 100,
-            max_generation: u32::MAX,
-            seed: 8,
-        };
+        let model = sharing_model(work_per_pe, p);
         let machine = Machine::new(p, Network::Crossbar, Costs::default());
         for strategy in COMPARED {
             let cfg = SimConfig::model(machine, strategy, Init::Root, 5);
