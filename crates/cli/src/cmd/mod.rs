@@ -106,19 +106,18 @@ pub(crate) fn run_threads<W: Work + Clone>(
     // for (an unbounded limit touches no shared counter per slice).
     let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
     catch_signals();
-    let (output, stats) =
-        run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, Some(&limit))?;
+    let (output, stats) = run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit)?;
     Ok(Ran { output, stats, interrupted: limit.interrupted() })
 }
 
-/// [`run_threads`] on a limited root; `limit` (if any) is stopped when a
+/// [`run_threads`] on a root limited by `limit`, which is stopped when a
 /// signal arrives.
 fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-    limit: Option<&Limit>,
+    limit: &Limit,
 ) -> Result<(W::Output, RunStats), Error> {
     // A bad path fails before the run; an existing file keeps its contents
     // until the run has a trace to write.
@@ -136,9 +135,7 @@ fn run_threads_limited<W: Work + Clone>(
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
     let mut outcome = run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| {
         progress.update(s);
-        if let Some(limit) = limit
-            && SIGNALLED.load(Ordering::Relaxed)
-        {
+        if SIGNALLED.load(Ordering::Relaxed) {
             limit.stop();
         }
     })?;
