@@ -180,6 +180,27 @@ impl RunSpec {
         self.grouped_machine(me, p, 1)
     }
 
+    /// The machines of all `p` PEs, in PE order: [`machine`](Self::machine)
+    /// of each, with what they share (the producer tree of `multilevel`)
+    /// built once, so that the whole list costs O(p).
+    ///
+    /// ```
+    /// use treelb::{RunSpec, Strategy};
+    /// let spec = RunSpec::with_strategy(Strategy::Multilevel);
+    /// let all = spec.machines(9);
+    /// assert_eq!(all.len(), 9);
+    /// assert_eq!(format!("{:?}", all[4]), format!("{:?}", spec.machine(4, 9)));
+    /// ```
+    pub fn machines(&self, p: usize) -> Vec<Machine> {
+        match self.strategy {
+            Strategy::Multilevel => {
+                let tree = self.producer_tree(p);
+                (0..p).map(|me| Machine::Multilevel(Multilevel::new(&tree, me))).collect()
+            }
+            _ => (0..p).map(|me| self.machine(me, p)).collect(),
+        }
+    }
+
     /// The machine of PE `me` of `p`, the PEs in groups of `group` (the
     /// threads of one MPI rank in hybrid runs; `p` a multiple of it).
     pub fn grouped_machine(&self, me: usize, p: usize, group: usize) -> Machine {

@@ -50,6 +50,7 @@
 //! ```
 
 mod backoff;
+mod gate;
 mod mailbox;
 mod pe;
 mod sync;
@@ -59,8 +60,8 @@ pub mod trace;
 use std::any::Any;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
@@ -72,6 +73,7 @@ use treelb::Reduce;
 use treelb::spec::unpack;
 use treelb::strategy::Hub;
 
+use gate::Gate;
 use mailbox::Mailbox;
 use pe::{Exit, Pe, PoolSlot};
 use termination::Termination;
@@ -196,6 +198,18 @@ pub(crate) struct Shared<W> {
     pub(crate) tickets: CachePadded<AtomicU64>,
     /// The hub of max-load (load heap) and master–worker (central pool).
     pub(crate) hub: Option<Mutex<Hub<W>>>,
+    /// Every PE's thread, registered by the PE itself when it starts: to
+    /// unpark it when a message for it arrives.
+    threads: Vec<OnceLock<Thread>>,
+    /// The search permits (strategies whose idle PEs keep asking), if
+    /// there are more PEs than permits.
+    pub(crate) gate: Option<Gate>,
+    /// Whether idle PEs close their request slots (their machines refuse
+    /// every request while idle: the stealing strategies and max-load).
+    pub(crate) closes_when_idle: bool,
+    /// Whether a PE waiting for an answer spins a little before it parks:
+    /// only when every PE has a core of its own.
+    pub(crate) spins: bool,
     aborted: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     monitor: Thread,
@@ -208,6 +222,35 @@ impl<W> Shared<W> {
 
     pub(crate) fn wake_monitor(&self) {
         self.monitor.unpark();
+    }
+
+    /// Registers the calling thread as PE `me`'s, so that [`Shared::wake`]
+    /// reaches it. The PE checks for messages only after this returns.
+    pub(crate) fn register(&self, me: usize) {
+        let _ = self.threads[me].set(thread::current());
+        // Pairs with the fence in `wake`: either the sender sees the
+        // registered thread and unparks it, or this PE's first check after
+        // registering sees the sender's message (no lost wake-up).
+        std::sync::atomic::fence(Ordering::SeqCst);
+    }
+
+    /// Wakes PE `pe` if it is parked: called after every message for it
+    /// (answer, request, push, permit). Cheap when it is not parked (one
+    /// atomic swap in `Thread::unpark`).
+    #[inline]
+    pub(crate) fn wake(&self, pe: usize) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if let Some(t) = self.threads[pe].get() {
+            t.unpark();
+        }
+    }
+
+    /// Wakes every PE: once, when the run ends or aborts.
+    pub(crate) fn wake_all(&self) {
+        for pe in 0..self.threads.len() {
+            self.wake(pe);
+        }
+        self.wake_monitor();
     }
 
     /// Records the first panic and stops every PE.
@@ -229,7 +272,7 @@ impl<W> Shared<W> {
         for mailbox in &self.mailboxes {
             mailbox.abort();
         }
-        self.wake_monitor();
+        self.wake_all();
     }
 }
 
@@ -270,7 +313,18 @@ where
     let live = initial.iter().map(|(pieces, ..)| pieces.len()).sum();
     let pools: Vec<PoolSlot<W>> = (0..p).map(|_| PoolSlot::new()).collect();
     let busy_at_start: Vec<bool> = initial.iter().map(|(pieces, ..)| !pieces.is_empty()).collect();
+    // More PEs than cores: idle PEs of the strategies that keep asking
+    // need permits to ask (see `gate`); the others park until a message.
+    let ncores = cores();
+    let asks_again = matches!(
+        spec.strategy,
+        Strategy::RandomPolling | Strategy::GlobalRoundRobin | Strategy::AsyncRoundRobin | Strategy::MaxLoad
+    );
     let shared = Shared {
+        threads: (0..p).map(|_| OnceLock::new()).collect(),
+        gate: (asks_again && p > ncores).then(|| Gate::new(ncores, p)),
+        closes_when_idle: asks_again,
+        spins: p <= ncores,
         mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
         pools,
         termination: Termination::new(live),
@@ -281,12 +335,14 @@ where
         monitor: thread::current(),
     };
     let mut initial = initial.into_iter();
+    let mut machines = spec.machines(p).into_iter();
     let cores = if config.pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
     let results: Vec<PeEnd<W::Output>> = thread::scope(|scope| {
         let handles: Vec<_> = (0..p)
             .map(|me| {
                 let shared = &shared;
                 let start = initial.next().expect("one list of pieces per PE");
+                let machine = machines.next().expect("one machine per PE");
                 let core = (!cores.is_empty()).then(|| cores[me % cores.len()]);
                 let tracer = tracers.next().flatten();
                 thread::Builder::new()
@@ -296,7 +352,7 @@ where
                             // Best effort: an unpinned PE still runs.
                             core_affinity::set_for_current(core);
                         }
-                        pe_main(me, shared, config, start, tracer)
+                        pe_main(me, shared, config, machine, start, tracer)
                     })
                     .expect("failed to spawn a PE thread")
             })
@@ -336,6 +392,15 @@ where
     let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
     let decisions = config.record_decisions.then_some(decisions);
     Ok(Outcome { output, stats: RunStats { wall, pes }, trace, decisions })
+}
+
+/// The cores the PEs share: the machine's (tests may pretend otherwise).
+fn cores() -> usize {
+    #[cfg(all(test, not(loom)))]
+    if let Some(n) = tests::CORES.with(|c| c.get()) {
+        return n;
+    }
+    thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// What a PE thread hands back: its output, counters, trace and decisions.
@@ -380,11 +445,12 @@ fn pe_main<W: Work + Clone>(
     me: usize,
     shared: &Shared<W>,
     config: &Config,
+    machine: treelb::strategy::Machine,
     (pieces, output, units): (Vec<W>, W::Output, u64),
     tracer: Option<Tracer>,
 ) -> PeEnd<W::Output> {
     CURRENT_PE.with(|c| c.set(Some(me)));
-    let machine = config.spec.machine(me, config.threads);
+    shared.register(me);
     let mut pe = Pe::new(me, shared, config.spec.budget, machine);
     pe.tracer = tracer;
     pe.decisions = config.record_decisions.then(Vec::new);

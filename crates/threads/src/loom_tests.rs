@@ -354,6 +354,53 @@ fn loom_mailbox_two_requesters_one_slot() {
     });
 }
 
+/// PE 0 goes idle and closes its slot the way `pe.rs` does (answer what is
+/// there, "no work", until the empty slot closes) while PE 1 asks it for
+/// work: either PE 1's claim fails at once (the slot was closed) and no
+/// answer is owed, or PE 0 finds the request before the slot closes and
+/// answers it. No accepted request is lost behind a closed slot, and a
+/// closed slot looks empty to its owner until it reopens.
+///
+/// Exhaustive: 2 threads, 20 executions.
+#[test]
+fn loom_mailbox_closing_never_hides_a_request() {
+    check(Explore::Exhaustive, || {
+        let sched = Sched::new(2);
+        let boxes = mailboxes::<usize>(2);
+        let requester = {
+            let (boxes, sched) = (boxes.clone(), sched.clone());
+            thread::spawn(move || {
+                boxes[1].expect_reply();
+                let accepted = boxes[0].post_request(1);
+                if accepted && let Some(answer) = wait_reply(&boxes[1], &mut Waiter::new(&sched, 1)) {
+                    assert_eq!(answer, None, "an idle PE has no work");
+                }
+                sched.finish(1);
+                accepted
+            })
+        };
+        let mut answered = 0;
+        while let Err(request) = boxes[0].close() {
+            match request {
+                Request::From(j) => {
+                    boxes[j].answer(None);
+                    answered += 1;
+                }
+                Request::Abort => panic!("nobody aborts"),
+                Request::Demand => panic!("nobody demands"),
+            }
+        }
+        assert!(boxes[0].take_request().is_none(), "a closed slot holds no request");
+        sched.finish(0);
+        let accepted = requester.join().unwrap();
+        assert_eq!(answered, usize::from(accepted), "every accepted request is answered, once");
+        assert!(!boxes[0].post_request(1), "a closed slot refuses claims");
+        boxes[0].open();
+        assert!(boxes[0].post_request(1), "an opened slot takes claims again");
+        sched.fair()
+    });
+}
+
 /// PEs 1 and 2 both ask PE 0, which serves its slot all the time: both
 /// claims may succeed (one after the other was taken) or one may fail, and
 /// every accepted request is answered exactly once, with the piece meant

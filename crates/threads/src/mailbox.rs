@@ -11,6 +11,10 @@
 //!   checks the slot every Δt units of work with one relaxed load — the whole
 //!   cost of polling on the busy path — and takes a request with a swap.
 //!   [`ABORT`] in the slot tells the owner to stop at once (a PE panicked).
+//!   [`CLOSED`]: the owner is idle and would answer any request "no work"
+//!   (the strategies whose idle PEs always refuse, see [`Mailbox::close`]);
+//!   a requester's claim fails at once, as if the slot were taken, and
+//!   the owner is not woken for nothing.
 //! * `reply` is where the PE that took this PE's request answers it: exactly
 //!   one answer per accepted request, either a piece of work or "no work".
 //!
@@ -32,6 +36,8 @@ pub(crate) const NO_REQUEST: usize = usize::MAX;
 pub(crate) const ABORT: usize = usize::MAX - 1;
 /// The request slot holds the master's demand for a part (master–worker).
 pub(crate) const DEMAND: usize = usize::MAX - 2;
+/// The request slot is closed: its owner is idle and refuses every request.
+pub(crate) const CLOSED: usize = usize::MAX - 3;
 
 const WAITING: u8 = 0;
 const NO_WORK: u8 = 1;
@@ -91,6 +97,7 @@ impl<W> Mailbox<W> {
         }
         match self.request.load(Ordering::Relaxed) {
             ABORT => Some(Request::Abort),
+            CLOSED => None,
             _ => match self.request.swap(NO_REQUEST, Ordering::Acquire) {
                 NO_REQUEST => None,
                 ABORT => Some(Request::Abort),
@@ -106,6 +113,38 @@ impl<W> Mailbox<W> {
     /// mailbox first.
     pub(crate) fn post_request(&self, me: usize) -> bool {
         self.request.compare_exchange(NO_REQUEST, me, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// Owner, idle: closes the slot, so that requests fail at once instead
+    /// of waiting for an answer that can only be "no work" (a refused claim
+    /// counts as "no work" at the requester, see [`Mailbox::post_request`]).
+    /// Only an empty slot closes, so no request is lost: if the slot holds
+    /// one, it is taken out and returned (`Err`) for the owner to answer
+    /// before it tries again; the abort mark is returned and stays. While
+    /// the slot is closed no request arrives: requests are claimed only
+    /// from an empty slot.
+    pub(crate) fn close(&self) -> Result<(), Request> {
+        match self.request.compare_exchange(NO_REQUEST, CLOSED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) | Err(CLOSED) => Ok(()),
+            Err(ABORT) => Err(Request::Abort),
+            // A request: take it (the swap sees the latest value, which may
+            // be the abort mark by now).
+            Err(_) => match self.request.swap(NO_REQUEST, Ordering::Acquire) {
+                ABORT => {
+                    self.abort();
+                    Err(Request::Abort)
+                }
+                DEMAND => Err(Request::Demand),
+                NO_REQUEST | CLOSED => unreachable!("only the owner empties or closes its slot"),
+                from => Err(Request::From(from)),
+            },
+        }
+    }
+
+    /// Owner, about to work: opens a closed slot. An abort mark stays (the
+    /// owner's next poll finds it).
+    pub(crate) fn open(&self) {
+        let _ = self.request.compare_exchange(CLOSED, NO_REQUEST, Ordering::AcqRel, Ordering::Relaxed);
     }
 
     /// The master asks the owner for a part. Returns false if the slot was

@@ -19,6 +19,12 @@
 //! * a push is an append to the target's pool under its lock;
 //! * a load query is a read of what the target published (its pieces held),
 //!   answered at once;
+//! * every message unparks its receiver, and an idle PE with nothing to do
+//!   parks (see `gate`): with thousands of PEs on a few cores, idle PEs cost
+//!   nothing, and nothing is scanned per request;
+//! * idle PEs of the strategies whose idle answer is always "no work"
+//!   close their request slots, so that a request to them fails at once
+//!   instead of waking them (see `mailbox`);
 //! * the hub (load heap, central pool) is a lock: the PE that sends it a
 //!   message runs it, and carries out what it answers; global round robin's
 //!   counter is one atomic fetch-and-add (the hub's counter, without the
@@ -137,7 +143,7 @@ impl<'a, W: Work> Pe<'a, W> {
             }
             self.feed(Event::Exhausted, None);
             if self.shared.termination.piece_exhausted() {
-                self.shared.wake_monitor();
+                self.shared.wake_all();
                 return Exit::Done;
             }
         }
@@ -200,12 +206,43 @@ impl<'a, W: Work> Pe<'a, W> {
 
     /// Idle phase: tells the machine, answers requests, waits for an
     /// answer or a push, until a piece comes or the run ends.
+    ///
+    /// An idle PE that has nothing to do parks: it is unparked by every
+    /// message for it (an answer, a request, a push, a permit) and by the
+    /// end of the run, so that thousands of idle PEs cost no processor time
+    /// (see `gate`). Only a PE that holds a search permit (or every PE, when
+    /// there are no more PEs than cores) waits by the back-off instead,
+    /// because it asks again by itself.
     fn find_work(&mut self) -> Result<W, Exit> {
+        let shared = self.shared;
+        let mine = &shared.mailboxes[self.me];
+        self.mark(State::Idle);
+        if shared.closes_when_idle {
+            // Answer what is already there, then close the slot.
+            while let Err(request) = mine.close() {
+                if !self.serve(request) {
+                    return Err(Exit::Aborted);
+                }
+            }
+        }
+        let found = self.idle_loop();
+        if let Some(gate) = &shared.gate
+            && let Some(next) = gate.leave(self.me)
+        {
+            shared.wake(next);
+        }
+        if shared.closes_when_idle && found.is_ok() {
+            mine.open();
+        }
+        found
+    }
+
+    /// The loop of the idle phase (see [`Pe::find_work`]).
+    fn idle_loop(&mut self) -> Result<W, Exit> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
         let mut between = Backoff::new(Wait::RETRY);
         let mut answer = Backoff::new(Wait::REPLY);
-        self.mark(State::Idle);
         loop {
             if let Some(piece) = self.take_pooled() {
                 return Ok(piece);
@@ -217,11 +254,22 @@ impl<'a, W: Work> Pe<'a, W> {
                 return Err(self.exit_reason());
             }
             if self.awaiting.is_none() {
+                if let Some(gate) = &shared.gate
+                    && !gate.enter(self.me)
+                {
+                    // Queued for a permit: unparked when handed one.
+                    std::thread::park();
+                    continue;
+                }
                 self.feed(Event::Idle { local_work: false }, None);
                 answer = Backoff::new(Wait::REPLY);
             }
             match self.awaiting {
-                None => between.wait(),
+                // Nothing asked (or refused at once): a PE that asks again
+                // by itself backs off; one that only waits for pushes, for
+                // its producer's answer or for the end parks.
+                None if shared.closes_when_idle => between.wait(),
+                None => std::thread::park(),
                 Some(waited) => match mine.reply() {
                     Reply::Work(work) => {
                         self.awaiting = None;
@@ -235,7 +283,9 @@ impl<'a, W: Work> Pe<'a, W> {
                         self.feed(Event::Answer { from: waited.pe(), work: false }, None);
                         between.wait();
                     }
-                    Reply::Waiting => answer.wait(),
+                    // The answer comes with an unpark.
+                    Reply::Waiting if shared.spins => answer.wait(),
+                    Reply::Waiting => std::thread::park(),
                 },
             }
         }
@@ -245,10 +295,18 @@ impl<'a, W: Work> Pe<'a, W> {
     /// abort.
     fn serve_idle(&mut self) -> bool {
         match self.shared.mailboxes[self.me].take_request() {
-            Some(Request::From(from)) => self.feed(Event::Request { from, busy: false }, None),
-            Some(Request::Demand) => self.feed(Event::Demand { busy: false }, None),
-            Some(Request::Abort) => return false,
-            None => {}
+            Some(request) => self.serve(request),
+            None => true,
+        }
+    }
+
+    /// Answers a request this idle PE took from its slot. Returns false on
+    /// abort.
+    fn serve(&mut self, request: Request) -> bool {
+        match request {
+            Request::From(from) => self.feed(Event::Request { from, busy: false }, None),
+            Request::Demand => self.feed(Event::Demand { busy: false }, None),
+            Request::Abort => return false,
         }
         true
     }
@@ -286,6 +344,7 @@ impl<'a, W: Work> Pe<'a, W> {
                 self.mark(State::Requesting);
                 if shared.mailboxes[to].post_request(self.me) {
                     self.awaiting = Some(Awaiting::Pe(to));
+                    shared.wake(to);
                 } else {
                     // Its slot is taken: as good as "no work".
                     self.mark(State::Idle);
@@ -297,16 +356,21 @@ impl<'a, W: Work> Pe<'a, W> {
                 let given = part.is_some();
                 self.mark(State::Sending);
                 shared.mailboxes[to].answer(part);
+                shared.wake(to);
                 self.mark(if busy { State::Working } else { State::Idle });
                 self.feed(Event::Served { given, load }, None);
             }
-            Action::Refuse { to } => shared.mailboxes[to].answer(None),
+            Action::Refuse { to } => {
+                shared.mailboxes[to].answer(None);
+                shared.wake(to);
+            }
             Action::Push { to } => {
                 let (part, load) = self.split_for_other(work);
                 let given = part.is_some();
                 if let Some(part) = part {
                     self.mark(State::Sending);
                     shared.pools[to].push(part, self.me);
+                    shared.wake(to);
                 }
                 self.mark(if busy { State::Working } else { State::Idle });
                 self.feed(Event::Served { given, load }, None);
@@ -365,10 +429,14 @@ impl<'a, W: Work> Pe<'a, W> {
                     debug_assert_eq!(to, self.me);
                     self.feed(Event::Ticket(ticket), None);
                 }
-                HubAction::Hand { to, piece } => self.shared.mailboxes[to].answer(Some(piece)),
+                HubAction::Hand { to, piece } => {
+                    self.shared.mailboxes[to].answer(Some(piece));
+                    self.shared.wake(to);
+                }
                 HubAction::Demand { to } => {
                     // Refused only when the run aborts.
                     let _ = self.shared.mailboxes[to].post_demand();
+                    self.shared.wake(to);
                 }
             }
         }

@@ -26,9 +26,13 @@
 //! *Stability:* new work only arises by splitting an existing piece, so once
 //! no piece exists none ever will; `done` is final.
 //!
-//! *Liveness:* when the last piece is exhausted its PE brings `live` to zero
-//! and raises `done`; every idle PE checks `done` in each turn of its waiting
-//! loop (which only sleeps for bounded times), so all PEs stop.
+//! *Liveness:* when the last piece is exhausted its PE brings `live` to zero,
+//! raises `done` and then unparks every PE (once per run: O(P) in total,
+//! nothing per request). Every idle PE checks `done` in each turn of its
+//! waiting loop, before it parks or backs off; a PE parked before `done` was
+//! raised is unparked after it (`Thread::unpark` makes what happened before
+//! it visible to the unparked thread), and a PE that has not parked yet finds
+//! the unpark's token and does not sleep, so all PEs stop.
 //!
 //! On shared memory one atomic counter is the cheapest sound detector: it is
 //! touched once per transfer and once per exhausted piece, never on the

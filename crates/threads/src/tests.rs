@@ -86,6 +86,55 @@ fn every_p_strategy_init_and_policy_gives_the_sequential_answer() {
     }
 }
 
+thread_local! {
+    /// The number of cores `run` assumes on this thread, if set (see
+    /// `cores`): to test the paths of many PEs per core, and of a core per
+    /// PE, on any machine.
+    pub(crate) static CORES: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` as if the machine had `n` cores.
+fn with_cores<T>(n: usize, f: impl FnOnce() -> T) -> T {
+    CORES.with(|c| c.set(Some(n)));
+    let out = f();
+    CORES.with(|c| c.set(None));
+    out
+}
+
+#[test]
+fn many_pes_per_core_give_the_sequential_answer_under_every_strategy() {
+    // Idle PEs take turns for search permits (2 of them here) and park
+    // until a message comes; every strategy must still count exactly.
+    let tree = Irregular { depth: 15 };
+    let (expected, nodes) = seq::run_search(&tree);
+    for (p, cores) in [(64, 2), (256, 1), (200, 3)] {
+        for strategy in SUPPORTED_STRATEGIES {
+            for init in Init::ALL {
+                let config = under(strategy, config(p, init, 16));
+                let outcome =
+                    with_cores(cores, || run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config)).unwrap();
+                let what = format!("p = {p} on {cores} cores, {strategy}, {init}");
+                assert_eq!(outcome.output, expected, "{what}");
+                let total = outcome.stats.total();
+                assert_eq!(total.work_units, nodes, "{what}");
+                assert_eq!(total.pieces_sent, total.pieces_received, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_core_per_pe_gives_the_sequential_answer_under_every_strategy() {
+    // No permits, and waiting PEs spin before they park.
+    let tree = Irregular { depth: 12 };
+    let (expected, _) = seq::run_search(&tree);
+    for strategy in SUPPORTED_STRATEGIES {
+        let config = under(strategy, config(8, Init::Root, 16));
+        let outcome = with_cores(64, || run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config)).unwrap();
+        assert_eq!(outcome.output, expected, "{strategy}");
+    }
+}
+
 #[test]
 fn more_pes_than_work_terminates() {
     struct Leaf;
