@@ -303,8 +303,9 @@ impl RunSpec {
             for (index, share) in selective_shares(root, &all, assignment.pieces()) {
                 by_index[index] = Some(share);
             }
+            let by_pe = assignment.shares_by_pe(p);
             for (i, &pe) in wanted.iter().enumerate() {
-                for index in assignment.shares_of(pe) {
+                for &index in &by_pe[pe] {
                     shares[i].push(by_index[index].take().expect("every index has its share"));
                 }
             }

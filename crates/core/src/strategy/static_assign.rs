@@ -79,6 +79,29 @@ impl StaticAssignment {
         (0..self.owner.len()).filter(|&j| self.owner[j] == pe).map(|j| self.reverse(j)).collect()
     }
 
+    /// [`shares_of`](Self::shares_of) every PE of `0..p` at once, in one
+    /// pass over the parts (O(parts), where asking PE by PE costs
+    /// O(p · parts)).
+    ///
+    /// ```
+    /// use treelb::Strategy;
+    /// use treelb::strategy::static_assign::StaticAssignment;
+    /// let cyclic = StaticAssignment::new(Strategy::StaticCyclic, 3, 2, 0);
+    /// let all = cyclic.shares_by_pe(3);
+    /// for pe in 0..3 {
+    ///     assert_eq!(all[pe], cyclic.shares_of(pe));
+    /// }
+    /// ```
+    pub fn shares_by_pe(&self, p: usize) -> Vec<Vec<usize>> {
+        let mut all = vec![Vec::new(); p];
+        for (j, &pe) in self.owner.iter().enumerate() {
+            if let Some(list) = all.get_mut(pe) {
+                list.push(self.reverse(j));
+            }
+        }
+        all
+    }
+
     fn reverse(&self, j: usize) -> usize {
         if self.bits == 0 { 0 } else { j.reverse_bits() >> (usize::BITS - self.bits) }
     }
@@ -126,7 +149,11 @@ mod tests {
                 let a = StaticAssignment::new(strategy, p, 4, 9);
                 assert!(a.pieces().is_power_of_two() && a.pieces() >= 4 * p);
                 let mut all: Vec<usize> = (0..p).flat_map(|pe| a.shares_of(pe)).collect();
+                let by_pe: Vec<usize> = a.shares_by_pe(p).into_iter().flatten().collect();
                 all.sort_unstable();
+                let mut sorted = by_pe.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, all);
                 assert_eq!(all, (0..a.pieces()).collect::<Vec<_>>());
             }
         }
