@@ -51,6 +51,13 @@ impl Patience {
     /// spin 20 µs, yield up to 200 µs.
     pub const RETRY: Patience =
         Patience { spin: Duration::from_micros(20), yield_until: Duration::from_micros(200) };
+    /// Asking again on a core that nobody works on (the threads runtime's
+    /// search permits, with more PEs than cores): a hit may take thousands
+    /// of attempts (random polling finds one busy PE among P with
+    /// probability 1/P), each a compare-and-swap that fails at once, and the
+    /// core would idle otherwise; spin 10 ms, yield up to 50 ms.
+    pub const SEARCH: Patience =
+        Patience { spin: Duration::from_millis(10), yield_until: Duration::from_millis(50) };
 }
 
 /// What a waiting PE should do now.

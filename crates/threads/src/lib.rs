@@ -325,7 +325,7 @@ where
         gate: (asks_again && p > ncores).then(|| Gate::new(ncores, p)),
         closes_when_idle: asks_again,
         spins: p <= ncores,
-        mailboxes: (0..p).map(|_| Mailbox::new()).collect(),
+        mailboxes: (0..p).map(|_| if asks_again { Mailbox::closed() } else { Mailbox::new() }).collect(),
         pools,
         termination: Termination::new(live),
         tickets: CachePadded::new(AtomicU64::new(0)),

@@ -82,6 +82,16 @@ impl<W> Mailbox<W> {
         }
     }
 
+    /// A mailbox whose request slot starts closed: its owner is idle until
+    /// it works a piece (and opens the slot first), so that requests sent
+    /// before its thread even started fail at once instead of waiting for
+    /// it.
+    pub(crate) fn closed() -> Self {
+        let mailbox = Mailbox::new();
+        mailbox.request.store(CLOSED, Ordering::Relaxed);
+        mailbox
+    }
+
     /// Owner: is anything in the request slot? One relaxed load; the busy
     /// path calls this every Δt units of work.
     #[inline]

@@ -164,8 +164,16 @@ impl<'a, W: Work> Pe<'a, W> {
     fn work_on(&mut self, mut work: W) -> Option<Exit> {
         self.mark(State::Working);
         let shared = self.shared;
+        if let Some(gate) = &shared.gate {
+            gate.start_work(self.me);
+        }
         shared.pools[self.me].set_working(true);
         let mailbox = &shared.mailboxes[self.me];
+        if shared.closes_when_idle {
+            // Closed while idle (and before the PE started): requests may
+            // come now.
+            mailbox.open();
+        }
         let exit = loop {
             if work.should_stop() {
                 // Decided before this piece started (a piece from the pool
@@ -201,6 +209,9 @@ impl<'a, W: Work> Pe<'a, W> {
             }
         };
         shared.pools[self.me].set_working(false);
+        if let Some(gate) = &shared.gate {
+            gate.stop_work();
+        }
         exit
     }
 
@@ -227,12 +238,11 @@ impl<'a, W: Work> Pe<'a, W> {
         }
         let found = self.idle_loop();
         if let Some(gate) = &shared.gate
-            && let Some(next) = gate.leave(self.me)
+            && found.is_err()
         {
-            shared.wake(next);
-        }
-        if shared.closes_when_idle && found.is_ok() {
-            mine.open();
+            for pe in gate.leave(self.me) {
+                shared.wake(pe);
+            }
         }
         found
     }
@@ -241,8 +251,11 @@ impl<'a, W: Work> Pe<'a, W> {
     fn idle_loop(&mut self) -> Result<W, Exit> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
-        let mut between = Backoff::new(Wait::RETRY);
+        // A permit holder asks only on a core nobody works on (see `gate`):
+        // it need not sleep between attempts.
+        let mut between = Backoff::new(if shared.gate.is_some() { Wait::SEARCH } else { Wait::RETRY });
         let mut answer = Backoff::new(Wait::REPLY);
+        let mut queued = false;
         loop {
             if let Some(piece) = self.take_pooled() {
                 return Ok(piece);
@@ -254,12 +267,17 @@ impl<'a, W: Work> Pe<'a, W> {
                 return Err(self.exit_reason());
             }
             if self.awaiting.is_none() {
-                if let Some(gate) = &shared.gate
-                    && !gate.enter(self.me)
-                {
-                    // Queued for a permit: unparked when handed one.
-                    std::thread::park();
-                    continue;
+                if let Some(gate) = &shared.gate {
+                    if !gate.enter(self.me) {
+                        // Queued for a permit: unparked when handed one.
+                        queued = true;
+                        std::thread::park();
+                        continue;
+                    }
+                    if std::mem::take(&mut queued) {
+                        // The search starts now, not when the queueing did.
+                        between = Backoff::new(Wait::SEARCH);
+                    }
                 }
                 self.feed(Event::Idle { local_work: false }, None);
                 answer = Backoff::new(Wait::REPLY);
