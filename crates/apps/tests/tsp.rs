@@ -586,15 +586,38 @@ fn tour_files_and_their_errors() {
     assert_eq!(bad("TOUR_SECTION\n1 0\n"), "line 2: expected a positive node number, found `0`");
     assert_eq!(
         bad("DIMENSION : 3\nTOUR_SECTION\n1 2 -1\n"),
-        "the tour is not a permutation of 1..=3: 2 nodes listed"
+        "line 3: the tour is not a permutation of 1..=3: 2 nodes listed"
     );
     assert_eq!(
-        bad("DIMENSION : 3\nTOUR_SECTION\n1 2 2 -1\n"),
-        "the tour is not a permutation of 1..=3: node 2 is out of range or repeated"
+        bad("DIMENSION : 3\nTOUR_SECTION\n1 2\n2 -1\n"),
+        "line 4: the tour is not a permutation of 1..=3: node 2 is out of range or repeated"
     );
-    assert_eq!(bad("DIMENSION : x\n"), "line 1: expected the number of nodes after DIMENSION, found `x`");
+    assert_eq!(
+        bad("DIMENSION : x\n"),
+        "line 1: expected the number of nodes after DIMENSION (1 to 4096), found `x`"
+    );
     assert_eq!(bad("WHAT\n"), "line 1: expected a TSPLIB tour keyword, found `WHAT`");
     assert!(matches!(tsplib::read_tour_file("/no/such/tour"), Err(TourError::Io(_))));
+}
+
+#[test]
+fn tour_errors_found_by_the_fuzzer_name_their_line() {
+    let bad = |t: &str| tsplib::parse_tour_str(t).unwrap_err().to_string();
+    // A repeated node, a missing -1 and EOF: the line of the node, the line
+    // after the input.
+    assert_eq!(
+        bad("TYPE : TOUR\nDIMENSION : 3\nTOUR_SECTION\n1\n1\n3\n-1\nEOF\n"),
+        "line 5: the tour is not a permutation of 1..=3: node 1 is out of range or repeated"
+    );
+    assert_eq!(
+        bad("DIMENSION : 3\nTOUR_SECTION\n1\n2\n"),
+        "line 5: the tour is not a permutation of 1..=3: 2 nodes listed"
+    );
+    // A huge DIMENSION is refused before anything is allocated for it.
+    assert_eq!(
+        bad("DIMENSION : 9223372036854775807\nTOUR_SECTION\n1 -1\n"),
+        "line 1: expected the number of nodes after DIMENSION (1 to 4096), found `9223372036854775807`"
+    );
 }
 
 #[test]

@@ -917,8 +917,11 @@ pub enum TourError {
         found: String,
     },
     /// The tour is not a permutation of the nodes.
-    #[error("the tour is not a permutation of 1..={n}: {why}")]
+    #[error("line {line}: the tour is not a permutation of 1..={n}: {why}")]
     NotAPermutation {
+        /// The 1-based line of the node out of range or repeated, or the
+        /// line that ends the section when nodes are missing or extra.
+        line: usize,
         /// The dimension.
         n: usize,
         /// What is wrong.
@@ -948,10 +951,14 @@ pub fn read_tour_file(path: impl AsRef<Path>) -> Result<Vec<u32>, TourError> {
 /// Reads a TSPLIB tour from a reader.
 pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
     let mut n: Option<usize> = None;
-    let mut tour: Option<Vec<u32>> = None;
+    // The nodes, each with its line.
+    let mut tour: Vec<(u32, usize)> = Vec::new();
     let mut in_section = false;
+    // The line that ended the tour section (or the input).
+    let mut end = 0;
     for read in crate::text::Lines::new(reader) {
         let (line, text) = read?;
+        end = line + 1;
         let trimmed = text.trim();
         if trimmed.is_empty() {
             continue;
@@ -965,25 +972,41 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
                 })?;
                 if v == -1 {
                     in_section = false;
+                    end = line;
                     break;
                 }
                 let bad =
                     || TourError::Bad { line, expected: "a positive node number", found: token.to_owned() };
                 let v = u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(bad)?;
-                tour.get_or_insert_with(Vec::new).push(v - 1);
+                if tour.len() >= MAX_DIMENSION {
+                    return Err(TourError::Bad {
+                        line,
+                        expected: "at most 4096 nodes (the largest DIMENSION)",
+                        found: token.to_owned(),
+                    });
+                }
+                tour.push((v - 1, line));
             }
             continue;
         }
         let (key, value) = keyword(trimmed);
         match key {
-            "EOF" => break,
+            "EOF" => {
+                end = line;
+                break;
+            }
             "NAME" | "COMMENT" | "TYPE" => {}
             "DIMENSION" => {
-                n = Some(value.parse().map_err(|_| TourError::Bad {
+                let bad = || TourError::Bad {
                     line,
-                    expected: "the number of nodes after DIMENSION",
+                    expected: "the number of nodes after DIMENSION (1 to 4096)",
                     found: value.to_owned(),
-                })?);
+                };
+                let d: usize = value.parse().map_err(|_| bad())?;
+                if d == 0 || d > MAX_DIMENSION {
+                    return Err(bad());
+                }
+                n = Some(d);
             }
             "TOUR_SECTION" => in_section = true,
             _ => {
@@ -995,20 +1018,21 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
             }
         }
     }
-    let tour = tour.unwrap_or_default();
     let n = n.unwrap_or(tour.len());
     let mut seen = vec![false; n];
-    for &v in &tour {
+    for &(v, line) in &tour {
         let v = v as usize;
         if v >= n || std::mem::replace(&mut seen[v], true) {
             return Err(TourError::NotAPermutation {
+                line,
                 n,
                 why: format!("node {} is out of range or repeated", v + 1),
             });
         }
     }
     if tour.len() != n {
-        return Err(TourError::NotAPermutation { n, why: format!("{} nodes listed", tour.len()) });
+        return Err(TourError::NotAPermutation { line: end.max(1), n, why: format!("{} nodes listed", tour.len()) });
     }
+    let tour: Vec<u32> = tour.into_iter().map(|(v, _)| v).collect();
     Ok(tour)
 }
