@@ -1,5 +1,6 @@
 //! Fuzzed parsers: random and mutated files for the DIMACS, TSPLIB (problem
-//! and tour), knapsack and UTS-parameter parsers. Whatever the input, a
+//! and tour), knapsack, trace (`treelb_threads::trace`) and UTS-parameter
+//! parsers. Whatever the input, a
 //! parser returns `Ok` or an error that names its line (UTS flags: the flag)
 //! — never a panic, never a hang.
 //!
@@ -26,6 +27,7 @@ use treelb_apps::clique::dimacs;
 use treelb_apps::knapsack;
 use treelb_apps::tsp::tsplib;
 use treelb_apps::uts::Params;
+use treelb_threads::trace::Trace;
 
 /// The largest input a case feeds a parser.
 const MAX_INPUT: usize = 256 * 1024;
@@ -37,7 +39,8 @@ fn config() -> Config {
     Config { cases, failure_persistence: None, max_shrink_iters: 512, ..Config::default() }
 }
 
-const DIMACS: &str = "c a small graph\nc with comments\np edge 5 6\ne 1 2\ne 2 3\ne 3 4\ne 4 5\ne 5 1\ne 1 3\n";
+const DIMACS: &str =
+    "c a small graph\nc with comments\np edge 5 6\ne 1 2\ne 2 3\ne 3 4\ne 4 5\ne 5 1\ne 1 3\n";
 const DIMACS_WEIGHTS: &str = "p col 4 3\nn 1 5\nn 2 7\ne 1 2\ne 2 3\ne 3 4\nEND\n";
 const TSP_COORDS: &str = "NAME : tiny\nTYPE : TSP\nCOMMENT : five cities\nDIMENSION : 5\n\
 EDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 4\n3 6 0\n4 3 -4\n5 1.5 2.25\nEOF\n";
@@ -49,6 +52,9 @@ const TSP_LOWER: &str = "NAME: l\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXP
 EDGE_WEIGHT_FORMAT: LOWER_DIAG_ROW\nEDGE_WEIGHT_SECTION\n0\n1 0\n2 3 0\nFIXED_EDGES_SECTION\n1 2\n-1\nEOF\n";
 const TOUR: &str = "NAME : tiny.opt.tour\nTYPE : TOUR\nDIMENSION : 5\nTOUR_SECTION\n1\n3\n2\n5\n4\n-1\nEOF\n";
 const KNAPSACK: &str = "4 10\n# profit weight\n10 5\n40 4\n30 6\n50 3\n";
+const TRACE: &str = "# treelb trace: one line per interval\n# command: treelb uts --tree T1 --trace t.csv\n\
+pe,start_ns,end_ns,state\n0,0,1200,working\n0,1200,1300,splitting\n0,1300,1350,sending\n0,1350,9000,working\n\
+1,0,900,idle\n1,900,1400,requesting\n1,1400,9000,working\n";
 const UTS: &[&str] = &[
     "-t 0 -b 2000 -q 0.124875 -m 8 -r 42",
     "-t 1 -a 3 -d 10 -b 4 -r 19",
@@ -144,7 +150,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), prop::sample::select(ODD_NUMBERS)).prop_map(|(i, n)| Mutation::Number(i, n)),
         (any::<usize>(), prop::sample::select(ODD_NUMBERS)).prop_map(|(i, n)| Mutation::Number(i, n)),
         Just(Mutation::Crlf),
-        (any::<usize>(), prop::sample::select(vec![0xE9u8, 0xFF, 0x80, 0xC3])).prop_map(|(i, b)| Mutation::Latin1(i, b)),
+        (any::<usize>(), prop::sample::select(vec![0xE9u8, 0xFF, 0x80, 0xC3]))
+            .prop_map(|(i, b)| Mutation::Latin1(i, b)),
     ]
 }
 
@@ -300,6 +307,13 @@ fn names_a_line(message: &str) -> bool {
     })
 }
 
+/// Whether `message` names a UTS flag (`-q`) or parameter (`q`, `b0`, …) as
+/// a word of its own.
+fn names_a_parameter(message: &str) -> bool {
+    const NAMES: [&str; 13] = ["t", "b", "b0", "r", "m", "q", "a", "d", "f", "g", "gen_mx", "UTS", "flag"];
+    message.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|word| NAMES.contains(&word))
+}
+
 /// The check of every file parser: `Ok`, or a one-line error with a line.
 fn check_file<F>(what: &str, bytes: &[u8], parse: F) -> Result<(), TestCaseError>
 where
@@ -325,6 +339,20 @@ fn tsp(bytes: &[u8]) -> Option<String> {
 
 fn tour(bytes: &[u8]) -> Option<String> {
     tsplib::parse_tour(bytes).err().map(|e| e.to_string())
+}
+
+fn trace(bytes: &[u8]) -> Option<String> {
+    match Trace::parse_bytes(bytes) {
+        Ok(trace) => {
+            // What parses writes back and reads again alike.
+            let mut out = Vec::new();
+            trace.write_csv(&mut out).expect("writing to memory");
+            let again = Trace::parse_bytes(&out).expect("a written trace parses");
+            assert_eq!(again.pes, trace.pes, "a trace reads back as written");
+            None
+        }
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 fn knapsack(bytes: &[u8]) -> Option<String> {
@@ -355,6 +383,11 @@ proptest! {
     }
 
     #[test]
+    fn fuzz_trace(bytes in input(vec![TRACE.as_bytes().to_vec()])) {
+        check_file("the trace parser", &bytes.0, trace)?;
+    }
+
+    #[test]
     fn fuzz_uts_parameters(bytes in input(UTS.iter().map(|s| s.as_bytes().to_vec()).collect())) {
         // The flags come as one string (`--uts '…'`) or as arguments; an
         // error names the flag or the parameter that is wrong.
@@ -374,8 +407,8 @@ proptest! {
         })?;
         if let Some(message) = outcome {
             prop_assert!(
-                message.contains('-') && !message.contains('\n'),
-                "the error `{message}` names no flag; input: {:?}", String::from_utf8_lossy(&bytes)
+                names_a_parameter(&message) && !message.contains('\n'),
+                "the error `{message}` names no flag or parameter; input: {:?}", String::from_utf8_lossy(&bytes)
             );
         }
     }
@@ -389,4 +422,5 @@ fn mutations_change_what_they_say() {
     assert_eq!(apply(seed.clone(), &Mutation::Crlf), b"p edge 3 2\r\ne 1 2\r\ne 2 3\r\n");
     assert_eq!(apply(seed.clone(), &Mutation::Truncate(3)), b"p ed");
     assert!(names_a_line("line 3: bad") && !names_a_line("no line") && !names_a_line("line 0: x"));
+    assert!(names_a_parameter("q * m = 2 is above 1") && !names_a_parameter("the tree is infinite"));
 }

@@ -827,6 +827,23 @@ fn trace_and_plot_trace_bad_input_gets_one_line_and_exit_code_2() {
     }
 }
 
+#[test]
+fn plot_trace_reads_any_byte_in_a_note_and_names_the_line_of_a_bad_one() {
+    let dir = scratch("trace-latin1");
+    let note = dir.join("note.csv");
+    std::fs::write(&note, b"# caf\xe9\npe,start_ns,end_ns,state\n0,0,10,working\n").unwrap();
+    let summary = trace_summary(&note);
+    assert_eq!(summary["intervals"], 1);
+    assert_eq!(summary["notes"][0], "caf\u{FFFD}");
+    let row = dir.join("row.csv");
+    std::fs::write(&row, b"pe,start_ns,end_ns,state\n0,0,1\xe90,working\n").unwrap();
+    let o = treelb(&["plot-trace", row.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("line 2: end_ns must be a non-negative integer"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+}
+
 /// `--help` of every run command names every strategy (the list is written
 /// out in the help text; this keeps it from drifting from the strategies).
 #[test]

@@ -304,6 +304,24 @@ impl Trace {
         out.flush()
     }
 
+    /// [`parse`](Self::parse) for the bytes of a file: bytes that are not
+    /// UTF-8 (a Latin-1 letter in a note) become U+FFFD, so that a note keeps
+    /// whatever it says and any other line that holds one fails with its
+    /// line number.
+    ///
+    /// ```
+    /// use treelb_threads::trace::{Trace, CSV_HEADER};
+    /// let file = format!("# caf\u{e9} note\n{CSV_HEADER}\n0,0,5,working\n").into_bytes();
+    /// let mut latin1 = file.clone();
+    /// latin1.splice(5..7, [0xE9]); // the é as one Latin-1 byte
+    /// assert_eq!(Trace::parse_bytes(&latin1).unwrap().wall_ns, 5);
+    /// let e = Trace::parse_bytes(b"pe,start_ns,end_ns,state\n0,0,\xff,working\n").unwrap_err();
+    /// assert_eq!(e.line, 2);
+    /// ```
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Trace, ParseError> {
+        Trace::parse(&String::from_utf8_lossy(bytes))
+    }
+
     /// Reads a trace written by [`write_csv`](Self::write_csv) (or by hand):
     /// `#` lines are notes, blank lines are skipped, the first other line is
     /// the header; every row names a PE, a start, an end not before the

@@ -1031,7 +1031,11 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
         }
     }
     if tour.len() != n {
-        return Err(TourError::NotAPermutation { line: end.max(1), n, why: format!("{} nodes listed", tour.len()) });
+        return Err(TourError::NotAPermutation {
+            line: end.max(1),
+            n,
+            why: format!("{} nodes listed", tour.len()),
+        });
     }
     let tour: Vec<u32> = tour.into_iter().map(|(v, _)| v).collect();
     Ok(tour)

@@ -68,8 +68,8 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
     {
         return Err(err!("--out and --timeline name the same file `{a}`"));
     }
-    let text = std::fs::read_to_string(&args.file).map_err(|e| err!("{}: {e}", args.file))?;
-    let trace = Trace::parse(&text).map_err(|e| err!("{}: {e}", args.file))?;
+    let bytes = std::fs::read(&args.file).map_err(|e| err!("{}: {e}", args.file))?;
+    let trace = Trace::parse_bytes(&bytes).map_err(|e| err!("{}: {e}", args.file))?;
     if trace.pes.is_empty() || trace.wall_ns == 0 {
         return Err(err!("{}: the trace has no intervals", args.file));
     }
