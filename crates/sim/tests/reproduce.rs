@@ -35,6 +35,23 @@ fn global_round_robin_needs_more_work_than_random_polling() {
     assert!(rp.slope_from(32) < 1.6, "random polling grows like P^{}", rp.slope_from(32));
 }
 
+/// `000_…` Figure 3, last column: with h(w) = w^(1/3) random polling's W
+/// grows like P^1.5 on a crossbar (fitted exponent within ±0.1), and the
+/// verdict fails against a wrong exponent.
+#[test]
+fn power_law_splitting_needs_p_to_the_1_5() {
+    let iso = reproduce::iso(Scale::Tiny, &mut Quiet);
+    let c = iso.curves.iter().find(|c| c.power().is_some()).expect("an h(w) = w^a curve");
+    let slope = c.slope_from(reproduce::POWER_FROM);
+    assert!((slope - 1.5).abs() <= 0.1, "W grows like P^{slope}");
+    let check = |v: &reproduce::Verdict| {
+        v.checks.iter().find(|c| c.claim.contains("h(w) = w^")).expect("the h(w) check").pass
+    };
+    assert!(check(&iso.verdict()));
+    let wrong = reproduce::IsoClaims { power_exponent: |a| 1.0 / (1.0 - a) + 0.5, ..Default::default() };
+    assert!(!check(&iso.verdict_against(&wrong)));
+}
+
 /// `003_…` Theorem 1: the overhead over T_seq/P is within a constant of
 /// T_atomic + h(1/ε + T_rout + T_split) across h and T_rout.
 #[test]
