@@ -227,3 +227,23 @@ fn verdicts_pass_and_a_wrong_constant_fails_them() {
     let sh = reproduce::sharing(Scale::Tiny, &mut Quiet);
     assert!(sh.verdict().outcome() != reproduce::Outcome::NotReproduced, "{}", show(&sh.verdict()));
 }
+
+/// `003_…` Theorem 2: without trimming queues longer than √P build up;
+/// trimming holds them at ⌈√P⌉ and the worst seed stays within the
+/// constant of Theorem 1; a wrong (too small) constant fails the verdict.
+#[test]
+fn queue_trimming_bounds_queues_and_t_par() {
+    let t = reproduce::trim(Scale::Tiny, &mut Quiet);
+    for s in &t.settings {
+        assert!(s.on.max_queue <= t.limit as u64, "Δt {}: a queue of {}", s.dt, s.on.max_queue);
+        assert!(s.on.worst() / s.term <= reproduce::BOUND_CONSTANT, "Δt {}", s.dt);
+    }
+    let longest = t.settings.iter().map(|s| s.off.max_queue).max().unwrap();
+    assert!(longest > t.limit as u64, "queues without trimming: at most {longest}");
+    let v = t.verdict();
+    for claim in ["trimming keeps", "w.h.p."] {
+        assert!(v.checks.iter().any(|c| c.claim.contains(claim) && c.pass), "{claim}: {v:?}");
+    }
+    let wrong = reproduce::TrimClaims { constant: 0.1, ..Default::default() };
+    assert!(!t.verdict_against(&wrong).checks.iter().any(|c| c.claim.contains("w.h.p.") && c.pass));
+}

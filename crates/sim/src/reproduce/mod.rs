@@ -31,6 +31,7 @@ mod maxload;
 mod multilevel;
 mod sharing;
 mod speed;
+mod trim;
 mod verdict;
 
 pub use allocation::*;
@@ -43,6 +44,7 @@ pub use maxload::*;
 pub use multilevel::*;
 pub use sharing::*;
 pub use speed::*;
+pub use trim::*;
 pub use verdict::{Check, Outcome, Verdict};
 
 /// How large the reproductions are.
@@ -96,6 +98,9 @@ pub struct All {
     pub sharing: Sharing,
     /// The two cost models side by side.
     pub cost_models: CostModels,
+    /// Reproduction 9 (absent from reports written before it existed).
+    #[serde(default)]
+    pub trim: Option<Trim>,
     /// The simulator's speed.
     pub speed: Speed,
     /// The time each reproduction took.
@@ -105,7 +110,7 @@ pub struct All {
 impl All {
     /// Every verdict, with the reproduction it belongs to.
     pub fn verdicts(&self) -> Vec<(&'static str, Verdict)> {
-        vec![
+        let mut v = vec![
             ("1. utilization over time (`000_…` Figure 2)", self.fig2.verdict()),
             ("2. isoefficiency (`000_…` Figure 3, `002_…`)", self.iso.verdict()),
             ("3. the T_par bound (`003_…` Theorem 1)", self.bound.verdict()),
@@ -118,7 +123,11 @@ impl All {
             ("5. allocation (`002_…`)", self.allocation.verdict()),
             ("6. max-load visiting (`004_…` Theorem 2)", self.maxload.verdict()),
             ("7. stealing against sharing (`002_…`)", self.sharing.verdict()),
-        ]
+        ];
+        if let Some(t) = &self.trim {
+            v.push(("9. T_par w.h.p. with queue trimming (`003_…` Theorem 2)", t.verdict()));
+        }
+        v
     }
 }
 
@@ -160,6 +169,9 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let cost_models = cost_models(scale, obs);
     timed("8. the cost models", t);
     let t = now();
+    let trim = Some(trim(scale, obs));
+    timed("9. queue trimming (003_… Theorem 2)", t);
+    let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t);
     All {
@@ -173,6 +185,7 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         maxload,
         sharing,
         cost_models,
+        trim,
         speed,
         seconds,
     }
@@ -274,5 +287,8 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
     maxload::section(w, &all.maxload, dir)?;
     sharing::section(w, &all.sharing, dir)?;
     costmodel::section(w, &all.cost_models);
+    if let Some(t) = &all.trim {
+        trim::section(w, t);
+    }
     Ok(md)
 }
