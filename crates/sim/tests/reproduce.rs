@@ -247,3 +247,27 @@ fn queue_trimming_bounds_queues_and_t_par() {
     let wrong = reproduce::TrimClaims { constant: 0.1, ..Default::default() };
     assert!(!t.verdict_against(&wrong).checks.iter().any(|c| c.claim.contains("w.h.p.") && c.pass));
 }
+
+/// `002_…`: random polling with oldest-half donation finishes within a
+/// constant of max{N/p, h}·⌈log₂ d⌉ steps and extreme work sharing within
+/// one of W/p + h·d, neither below max{N/p, h}; a wrong constant fails.
+#[test]
+fn backtracking_bounds_hold() {
+    let b = reproduce::backtracking(Scale::Tiny, &mut Quiet);
+    for r in &b.trees {
+        let t = &r.tree;
+        assert!(r.polling_steps >= t.lower_bound(b.p), "{t:?}: {}", r.polling_steps);
+        assert!(
+            r.polling_steps <= reproduce::BOUND_CONSTANT * t.polling_bound(b.p),
+            "{t:?}: {}",
+            r.polling_steps
+        );
+        assert!(
+            r.sharing_steps <= reproduce::BOUND_CONSTANT * t.sharing_bound(b.p),
+            "{t:?}: {}",
+            r.sharing_steps
+        );
+    }
+    let wrong = reproduce::BacktrackClaims { constant: 0.5, ..Default::default() };
+    assert!(!b.verdict_against(&wrong).passed());
+}

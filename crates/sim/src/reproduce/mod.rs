@@ -22,6 +22,7 @@ use crate::queue::Time;
 use crate::sweep::Observer;
 
 mod allocation;
+mod backtrack;
 mod bound;
 mod costmodel;
 mod fig2;
@@ -35,6 +36,7 @@ mod trim;
 mod verdict;
 
 pub use allocation::*;
+pub use backtrack::*;
 pub use bound::*;
 pub use costmodel::*;
 pub use fig2::*;
@@ -101,6 +103,9 @@ pub struct All {
     /// Reproduction 9 (absent from reports written before it existed).
     #[serde(default)]
     pub trim: Option<Trim>,
+    /// Reproduction 10 (absent from reports written before it existed).
+    #[serde(default)]
+    pub backtracking: Option<Backtracking>,
     /// The simulator's speed.
     pub speed: Speed,
     /// The time each reproduction took.
@@ -126,6 +131,9 @@ impl All {
         ];
         if let Some(t) = &self.trim {
             v.push(("9. T_par w.h.p. with queue trimming (`003_…` Theorem 2)", t.verdict()));
+        }
+        if let Some(b) = &self.backtracking {
+            v.push(("10. backtracking and extreme work sharing (`002_…`)", b.verdict()));
         }
         v
     }
@@ -172,6 +180,9 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let trim = Some(trim(scale, obs));
     timed("9. queue trimming (003_… Theorem 2)", t);
     let t = now();
+    let backtracking = Some(backtracking(scale, obs));
+    timed("10. backtracking (002_…)", t);
+    let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t);
     All {
@@ -186,6 +197,7 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         sharing,
         cost_models,
         trim,
+        backtracking,
         speed,
         seconds,
     }
@@ -289,6 +301,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
     costmodel::section(w, &all.cost_models);
     if let Some(t) = &all.trim {
         trim::section(w, t);
+    }
+    if let Some(b) = &all.backtracking {
+        backtrack::section(w, b);
     }
     Ok(md)
 }
