@@ -271,3 +271,20 @@ fn backtracking_bounds_hold() {
     let wrong = reproduce::BacktrackClaims { constant: 0.5, ..Default::default() };
     assert!(!b.verdict_against(&wrong).passed());
 }
+
+/// `001_…` Theorems 3–4 beyond equal subtasks: exponential sizes need more
+/// work than equal ones on the same trees, and the best three-level tree
+/// has a root wider than p^(1/3).
+#[test]
+fn exponential_subtasks_cost_more_and_three_levels_want_a_wide_root() {
+    let m = reproduce::multi_exponential(Scale::Tiny, &mut Quiet);
+    for c in &m.curves {
+        let pen = c.penalty();
+        assert!(!pen.is_empty(), "ℓ = {}: nothing found", c.levels);
+        assert!(pen.iter().all(|&(_, r)| r > 1.0), "ℓ = {}: {pen:?}", c.levels);
+    }
+    let best = m.three.best().expect("a three-level tree reaches the target");
+    assert!(f64::from(best.fanout[0]) > f64::from(m.three.p).cbrt(), "{:?}", best.fanout);
+    let wrong = reproduce::ExpClaims { root_constant: 100.0, ..Default::default() };
+    assert!(!m.verdict_against(&wrong).passed());
+}

@@ -25,6 +25,7 @@ mod allocation;
 mod backtrack;
 mod bound;
 mod costmodel;
+mod exponential;
 mod fig2;
 mod iso;
 mod kimura;
@@ -39,6 +40,7 @@ pub use allocation::*;
 pub use backtrack::*;
 pub use bound::*;
 pub use costmodel::*;
+pub use exponential::*;
 pub use fig2::*;
 pub use iso::*;
 pub use kimura::*;
@@ -106,6 +108,9 @@ pub struct All {
     /// Reproduction 10 (absent from reports written before it existed).
     #[serde(default)]
     pub backtracking: Option<Backtracking>,
+    /// Reproduction 11 (absent from reports written before it existed).
+    #[serde(default)]
+    pub multi_exponential: Option<MultiExp>,
     /// The simulator's speed.
     pub speed: Speed,
     /// The time each reproduction took.
@@ -134,6 +139,9 @@ impl All {
         }
         if let Some(b) = &self.backtracking {
             v.push(("10. backtracking and extreme work sharing (`002_…`)", b.verdict()));
+        }
+        if let Some(m) = &self.multi_exponential {
+            v.push(("11. multi-level, exponential subtasks and ℓ = 3 (`001_…` Theorems 3–4)", m.verdict()));
         }
         v
     }
@@ -183,6 +191,9 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let backtracking = Some(backtracking(scale, obs));
     timed("10. backtracking (002_…)", t);
     let t = now();
+    let multi_exponential = Some(multi_exponential(scale, obs));
+    timed("11. multi-level, exponential subtasks (001_…)", t);
+    let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t);
     All {
@@ -198,6 +209,7 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         cost_models,
         trim,
         backtracking,
+        multi_exponential,
         speed,
         seconds,
     }
@@ -304,6 +316,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
     }
     if let Some(b) = &all.backtracking {
         backtrack::section(w, b);
+    }
+    if let Some(m) = &all.multi_exponential {
+        exponential::section(w, m);
     }
     Ok(md)
 }
