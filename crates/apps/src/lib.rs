@@ -27,6 +27,7 @@
 
 pub mod bnb;
 pub mod clique;
+pub mod connect4;
 pub mod integrate;
 pub mod knapsack;
 pub mod mandelbrot;
