@@ -18,10 +18,9 @@
 mod position;
 mod table;
 
-pub use position::{COLUMN_ORDER, HEIGHT, ParseError, Position, WIDTH};
+pub use position::{CELLS, COLUMN_ORDER, HEIGHT, ParseError, Position, WIDTH, column_mask};
 pub use table::Table;
 
-use position::{CELLS, column_mask};
 use treelb::game::{Bound, Expansion, Game, GameOutput, SeqStats, alpha_beta, solve};
 
 /// A solved position.
