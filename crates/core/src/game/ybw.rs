@@ -73,6 +73,22 @@
 //! piece's last report that counted are added to
 //! [`GameOutput::aborted_nodes`] when its work is dropped.
 //!
+//! **Which balancers.** A piece can give work only where the protocol
+//! allows (an eldest brother known, a child unstarted), so its
+//! [`split`](crate::Work::split) often answers `None`, and a split mutates
+//! shared frames. That fits the receiver-initiated strategies — random
+//! polling, global and asynchronous round robin — where a piece is split
+//! only when an idle PE asks, and the answer "nothing to give" is part of
+//! the protocol. The pushing strategies split busy pieces on their own
+//! schedule, the static ones cut the root once before the run (when it is
+//! atomic: no eldest brother has returned yet), the hub strategies keep
+//! pieces in a central pool or heap by load, and selective initialization
+//! splits copies of the root on every PE (copies of shared frames would
+//! report twice): the `connect4` command refuses them in one line. On MPI
+//! a value must flow back to a shared frame in another address space,
+//! which this shared-memory design does not do; the command refuses
+//! `--runtime mpi` as well.
+//!
 //! **Termination.** Every piece ends (its work is finite, or it is
 //! aborted); the root frame is finished by exactly one piece, which puts
 //! the value into the output. The runtime's termination detection sees
