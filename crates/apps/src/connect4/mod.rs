@@ -145,7 +145,7 @@ fn ordered_moves(pos: &Position, possible: u64) -> Vec<u32> {
             (cell != 0).then(|| (pos.move_score(cell), c))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0)); // stable: ties keep the column order
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0)); // stable: ties keep the column order
     scored.into_iter().map(|(_, c)| c).collect()
 }
 

@@ -181,7 +181,7 @@ impl Position {
 impl fmt::Display for Position {
     /// The board, top row first: `x` for the first player, `o` for the second.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let first = if self.moves % 2 == 0 { self.current } else { self.current ^ self.mask };
+        let first = if self.moves.is_multiple_of(2) { self.current } else { self.current ^ self.mask };
         for r in (0..HEIGHT).rev() {
             for c in 0..WIDTH {
                 let bit = 1 << (r + c * (HEIGHT + 1));
