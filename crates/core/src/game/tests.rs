@@ -100,3 +100,46 @@ proptest! {
         prop_assert_eq!(v, truth);
     }
 }
+
+/// Cutoffs abort stolen pieces (the stat sees them), more often when
+/// younger brothers do not wait; a piece under an aborted frame ends at its
+/// next slice without expanding anything.
+#[test]
+fn aborts_are_counted_and_more_frequent_without_waiting() {
+    let mut aborted = [0u64; 2];
+    for seed in 0..200 {
+        let g = Random { branching: 4, depth: 6 };
+        for (k, ybw) in [true, false].into_iter().enumerate() {
+            let out = scheduled(&g, (seed, 0), -1, 0, ybw, seed, 2);
+            assert_eq!(out.value.map(|v| v <= -1), Some(minimax(&g, &(seed, 0)) <= -1));
+            assert!(out.aborted_nodes <= out.nodes);
+            aborted[k] += out.aborted_nodes;
+        }
+    }
+    assert!(aborted[0] > 0 && aborted[1] > aborted[0], "{aborted:?}");
+}
+
+#[test]
+fn a_piece_under_a_cut_off_frame_ends_at_its_next_slice() {
+    // Find a schedule where a stolen piece's frame is cut off while the
+    // thief still holds work: the thief then ends without expanding.
+    let g = Random { branching: 5, depth: 7 };
+    let mut seen = 0;
+    for seed in 0..100 {
+        let mut a = YbwWork::new(&g, (seed, 0), -1, 0, true);
+        let mut out = GameOutput::default();
+        let mut thief = None;
+        while thief.is_none() && !a.work(1, &mut out).is_exhausted() {
+            thief = a.split();
+        }
+        let Some(mut b) = thief else { continue };
+        b.work(1, &mut out);
+        // The victim finishes alone; a cutoff of the shared frame aborts b.
+        while !a.work(1, &mut out).is_exhausted() {}
+        if super::ybw::tests_refuted(&b) {
+            assert_eq!(b.work(1000, &mut out), crate::Progress::Exhausted { used: 0 });
+            seen += 1;
+        }
+    }
+    assert!(seen > 0);
+}

@@ -183,6 +183,12 @@ fn refuted<P>(mut link: Option<&Arc<Shared<P>>>) -> bool {
     false
 }
 
+/// Whether `piece` works under a frame that was cut off (for tests).
+#[cfg(test)]
+pub(super) fn tests_refuted<G: Game>(piece: &YbwWork<'_, G>) -> bool {
+    refuted(piece.link.as_ref())
+}
+
 /// What a report to a shared frame tells the reporting piece.
 enum Reply<P> {
     /// Search this child of the frame with this window next.
