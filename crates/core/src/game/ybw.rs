@@ -23,9 +23,9 @@
 //! bounds. (`ybw = false` drops the rule, to measure what it buys.)
 //!
 //! **Urgency.** Of the frames whose young brothers may go, the piece gives
-//! from the shallowest: first the frame its own bottom frame reports to
-//! (see below), then the lowest frame of its stack, and of that frame the
-//! next child in the game's order. The shallowest frames are the ones on
+//! from the shallowest: first the shared frames up its chain of links (see
+//! below; the one nearest the root first), then the lowest frame of its
+//! stack, and of that frame the next child in the game's order. The shallowest frames are the ones on
 //! the principal variation of the piece's subtree, whose values every
 //! deeper frame waits for; a child given away from deep in the stack would
 //! be small and likely cut off.
@@ -450,8 +450,23 @@ impl<G: Game> Work for YbwWork<'_, G> {
     }
 
     fn split(&mut self) -> Option<Self> {
-        // The shallowest first: the frame the stack reports to.
-        if let Some(link) = self.link.clone() {
+        // The shallowest first: of the shared frames up the chain of links
+        // (each nearer the root than the last), the topmost with an
+        // unstarted child. Nothing under a frame that was cut off.
+        let mut shallowest = None;
+        let mut up = self.link.clone();
+        while let Some(s) = up {
+            if s.aborted.load(Ordering::Acquire) {
+                return None;
+            }
+            let st = s.lock();
+            if !st.finished && st.frame.next < st.frame.children.len() {
+                drop(st);
+                shallowest = Some(Arc::clone(&s));
+            }
+            up = s.up.clone();
+        }
+        if let Some(link) = shallowest {
             let mut guard = link.lock();
             let st = &mut *guard;
             let f = &mut st.frame;
@@ -461,8 +476,7 @@ impl<G: Game> Work for YbwWork<'_, G> {
                 let todo = (child, -f.beta, -f.alpha);
                 st.in_progress += 1;
                 drop(guard);
-                let piece = self.child_piece(Arc::clone(&link), todo);
-                return Some(piece);
+                return Some(self.child_piece(Arc::clone(&link), todo));
             }
         }
         let i = self.stack.iter().position(|f| self.may_give(f))?;
