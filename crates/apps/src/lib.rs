@@ -27,6 +27,8 @@
 
 pub mod bnb;
 pub mod clique;
+pub mod connect4;
+pub mod gametree;
 pub mod integrate;
 pub mod knapsack;
 pub mod mandelbrot;

@@ -35,6 +35,8 @@ pub(crate) enum Command {
     /// clique (1-based, verified). With --k K, stops every PE at the first
     /// clique of K vertices.
     Clique(CliqueArgs),
+    /// Connect Four solved exactly: score (Pons's convention), best move, nodes.
+    Connect4(crate::cmd::connect4::Connect4Args),
     /// 0/1 knapsack: a generated instance (Pisinger's classes) or a file.
     ///
     /// Branch and bound with the Dantzig bound, items sorted by ratio;

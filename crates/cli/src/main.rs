@@ -88,6 +88,7 @@ fn run(cli: &Cli) -> Result<Status, Error> {
         Command::Compare(args) => cmd::compare::run(args, &mut out)?.into(),
         Command::Sim(args) => cmd::sim::run(args, &mut out)?.into(),
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
+        Command::Connect4(args) => cmd::connect4::run(args, &mut out)?,
         Command::Knapsack(args) => cmd::knapsack::run(args, &mut out)?,
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,

@@ -7,6 +7,8 @@
 //!   it, and every piece has a *generation* (how many splits made it).
 //! * [`reduce`] — results of pieces merge by an associative, commutative
 //!   reduction ([`Reduce`]), so any schedule gives the sequential answer.
+//! * [`game`] — game-tree search: negamax by alpha-beta, sequential and
+//!   shared out under the young-brothers-wait concept ([`game::YbwWork`]).
 //! * [`search`] — a backtracking search only says how a node expands
 //!   ([`Search`]); the DFS-stack adapter [`DfsWork`] makes it a piece of work
 //!   and splits it by a [`SplitPolicy`] (half of the oldest generation, or the
@@ -70,6 +72,7 @@
 //! ```
 
 pub mod backoff;
+pub mod game;
 pub mod incumbent;
 pub mod init;
 pub mod limit;

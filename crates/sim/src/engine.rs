@@ -63,6 +63,11 @@ pub struct SimConfig {
     /// [`SimReport::decisions`] (for conformance tests).
     #[serde(default)]
     pub record_decisions: bool,
+    /// Queue trimming of the stealing strategies (`003_…` Theorem 2): at
+    /// most this many requests wait for a busy PE's probe; one more is
+    /// answered "no work" on arrival (`None`: off, the default).
+    #[serde(default)]
+    pub trim: Option<usize>,
 }
 
 /// The Δt of the machine model's reference runs (the reproductions, the
@@ -73,7 +78,7 @@ pub const REFERENCE_BUDGET: u64 = 100;
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
     pub fn new(machine: Machine, spec: RunSpec) -> Self {
-        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX, record_decisions: false }
+        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX, record_decisions: false, trim: None }
     }
 
     /// A reference run: `strategy` from `init` with the run seed `seed`,
@@ -126,6 +131,10 @@ pub struct SimReport {
     pub heap_ops: u64,
     /// Events processed.
     pub events: u64,
+    /// The most requests for work that ever waited at once for one busy
+    /// PE's probe.
+    #[serde(default)]
+    pub max_queue: u64,
     /// Whether the run finished (false if it hit the event limit).
     pub complete: bool,
     /// Wall-clock seconds the simulation took.
@@ -203,6 +212,12 @@ struct Sim<W: SimWork> {
     logs: Option<Vec<Vec<treelb::strategy::Decision>>>,
     /// Messages that arrived while a PE was busy, for its next probe.
     inbox: Vec<VecDeque<Msg>>,
+    /// The requests for work among them.
+    waiting: Vec<u32>,
+    /// The most requests that ever waited at one PE.
+    max_queue: u32,
+    /// Whether some machine trims its queue.
+    trims: bool,
     /// Pieces in flight (in messages, or in the hub's central pool), by
     /// slot; freed slots are reused.
     flight: Vec<Option<W>>,
@@ -264,6 +279,9 @@ pub fn simulate_with<W: SimWork>(
         machines: (0..p).map(|me| spec.machine(me, p)).collect(),
         logs: cfg.record_decisions.then(|| vec![Vec::new(); p]),
         inbox: (0..p).map(|_| VecDeque::new()).collect(),
+        waiting: vec![0; p],
+        max_queue: 0,
+        trims: false,
         flight: Vec::new(),
         free: Vec::new(),
         hub: spec.hub(p, |pe| busy_at_start[pe]),
@@ -278,6 +296,14 @@ pub fn simulate_with<W: SimWork>(
     };
     for (i, hot) in sim.hot.iter_mut().enumerate() {
         hot.slices = sim.machines[i].wants_slices();
+    }
+    if let Some(limit) = cfg.trim {
+        for m in &mut sim.machines {
+            if let treelb::strategy::Machine::Stealing(m) = m {
+                m.set_trimming(Some(limit));
+                sim.trims = true;
+            }
+        }
     }
     // How the pieces reach the PEs: at once (root), or after the broadcast
     // of the root and each PE's own descent of the splitting tree to its
@@ -394,6 +420,7 @@ pub fn simulate_with<W: SimWork>(
         counter_ops: sim.hub_ops,
         heap_ops,
         events,
+        max_queue: u64::from(sim.max_queue),
         complete,
         wall_seconds: wall.elapsed().as_secs_f64(),
         utilization: sim.util.finish(t_par, m.p),
@@ -568,6 +595,20 @@ impl<W: SimWork> Sim<W> {
                 self.settle(to, t);
             }
             return;
+        }
+        if msg.tag() == Tag::Request {
+            if self.trims
+                && let treelb::strategy::Machine::Stealing(m) = &self.machines[i]
+                && m.trims(self.waiting[i] as usize)
+            {
+                // Trimmed: answered "no work" on arrival, by the PE's
+                // message handling, without delaying its piece.
+                let mut t = now + self.m.costs.end_cost();
+                self.feed(to, Event::Request { from: msg.from() as usize, busy: false }, &mut t);
+                return;
+            }
+            self.waiting[i] += 1;
+            self.max_queue = self.max_queue.max(self.waiting[i]);
         }
         self.inbox[i].push_back(msg);
         if hot.running {
@@ -787,6 +828,7 @@ impl<W: SimWork> Sim<W> {
                 continue;
             }
             split |= splits;
+            self.waiting[i] -= u32::from(msg.tag() == Tag::Request);
             self.receive(id, msg, &mut t);
         }
         self.start_run(t, id);
@@ -824,6 +866,7 @@ impl<W: SimWork> Sim<W> {
             return;
         }
         // Idle now: what waited is answered as an idle PE answers.
+        self.waiting[i] = 0;
         while let Some(msg) = self.inbox[i].pop_front() {
             self.receive(id, msg, &mut t);
         }

@@ -353,6 +353,7 @@ impl Multilevel {
             counter_ops: 0,
             heap_ops: 0,
             events: transfers + last,
+            max_queue: 0,
             complete: true,
             wall_seconds: wall.elapsed().as_secs_f64(),
             utilization: rec.util.finish(run.t_par, p),

@@ -48,15 +48,26 @@ pub enum AlphaDist {
         /// The smallest ratio.
         min: f64,
     },
+    /// `α = min(1/2, (v/T_atomic)^(-a))` for a piece of size v: the part
+    /// split off holds `T_atomic^a · v^(1-a)`, so a piece of size w needs
+    /// about `(w/T_atomic)^a / a` splits to become atomic — `000_…`'s
+    /// h(w) = O(w^a), the last column of its Figure 3 (a search tree whose
+    /// height is polynomial in its size, split at the root).
+    Power {
+        /// The exponent a ∈ (0, 1).
+        a: f64,
+    },
 }
 
 impl AlphaDist {
-    /// α for a uniform random number `u ∈ [0, 1)`.
+    /// α for a uniform random number `u ∈ [0, 1)`, a piece of size `left`
+    /// and `T_atomic` = `atomic`.
     #[inline]
-    fn sample(self, u: f64) -> f64 {
+    fn sample(self, u: f64, left: u64, atomic: u64) -> f64 {
         match self {
             AlphaDist::Fixed { alpha } => alpha,
             AlphaDist::Uniform { min } => min + (0.5 - min) * u,
+            AlphaDist::Power { a } => (left as f64 / atomic.max(1) as f64).powf(-a).min(0.5),
         }
     }
 }
@@ -66,6 +77,7 @@ impl fmt::Display for AlphaDist {
         match self {
             AlphaDist::Fixed { alpha } => write!(f, "α = {alpha}"),
             AlphaDist::Uniform { min } => write!(f, "α uniform in [{min}, 0.5]"),
+            AlphaDist::Power { a } => write!(f, "α = (v/T_atomic)^(-{a})"),
         }
     }
 }
@@ -73,8 +85,17 @@ impl fmt::Display for AlphaDist {
 impl FromStr for AlphaDist {
     type Err = String;
 
-    /// `0.333` (fixed) or `0.1..0.5` / `uniform:0.1` (uniform from 0.1).
+    /// `0.333` (fixed), `0.1..0.5` / `uniform:0.1` (uniform from 0.1) or
+    /// `power:0.33` (h(w) = w^0.33).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(a) = s.strip_prefix("power:") {
+            let a: f64 = a.trim().parse().map_err(|_| format!("`{a}` is not a number"))?;
+            return if a > 0.0 && a < 1.0 {
+                Ok(AlphaDist::Power { a })
+            } else {
+                Err(format!("the exponent of power:a must be in (0, 1), got {a}"))
+            };
+        }
         let num = |t: &str| -> Result<f64, String> {
             let x: f64 = t.trim().parse().map_err(|_| format!("`{t}` is not a number"))?;
             if x > 0.0 && x <= 0.5 { Ok(x) } else { Err(format!("α must be in (0, 0.5], got {x}")) }
@@ -170,7 +191,7 @@ impl Work for AlphaPiece<'_> {
         }
         let r = mix(self.state);
         let u = (r >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let alpha = self.model.dist.sample(u);
+        let alpha = self.model.dist.sample(u, self.left, self.model.atomic);
         let small = ((self.left as f64 * alpha).round() as u64).clamp(1, self.left - 1);
         // Which part leaves is not the balancer's choice: it cannot see sizes.
         let given = if r & 1 == 0 { small } else { self.left - small };
@@ -234,5 +255,35 @@ mod tests {
         assert_eq!("0.1..0.5".parse(), Ok(AlphaDist::Uniform { min: 0.1 }));
         assert_eq!("uniform:0.2".parse(), Ok(AlphaDist::Uniform { min: 0.2 }));
         assert!("0.7".parse::<AlphaDist>().is_err());
+        assert_eq!("power:0.25".parse(), Ok(AlphaDist::Power { a: 0.25 }));
+        assert!("power:1".parse::<AlphaDist>().is_err());
+    }
+
+    /// The number of splits that make a piece atomic, following the larger
+    /// part: about (w/T_atomic)^a / a under `Power`, so quadrupling w with
+    /// a = 1/2 doubles it.
+    #[test]
+    fn power_law_splitting_depth_grows_like_w_to_the_a() {
+        let depth = |total: u64| {
+            let model = AlphaModel {
+                total,
+                dist: AlphaDist::Power { a: 0.5 },
+                atomic: 100,
+                max_generation: u32::MAX,
+                seed: 5,
+            };
+            let mut piece = model.root();
+            let mut splits = 0u32;
+            while let Some(other) = piece.split() {
+                if other.left() > piece.left() {
+                    piece = other;
+                }
+                splits += 1;
+            }
+            splits
+        };
+        let (small, large) = (depth(1 << 24), depth(1 << 26));
+        let ratio = f64::from(large) / f64::from(small);
+        assert!((1.8..2.2).contains(&ratio), "{small} then {large} splits");
     }
 }

@@ -35,6 +35,23 @@ fn global_round_robin_needs_more_work_than_random_polling() {
     assert!(rp.slope_from(32) < 1.6, "random polling grows like P^{}", rp.slope_from(32));
 }
 
+/// `000_…` Figure 3, last column: with h(w) = w^(1/3) random polling's W
+/// grows like P^1.5 on a crossbar (fitted exponent within ±0.1), and the
+/// verdict fails against a wrong exponent.
+#[test]
+fn power_law_splitting_needs_p_to_the_1_5() {
+    let iso = reproduce::iso(Scale::Tiny, &mut Quiet);
+    let c = iso.curves.iter().find(|c| c.power().is_some()).expect("an h(w) = w^a curve");
+    let slope = c.slope_from(reproduce::POWER_FROM);
+    assert!((slope - 1.5).abs() <= 0.1, "W grows like P^{slope}");
+    let check = |v: &reproduce::Verdict| {
+        v.checks.iter().find(|c| c.claim.contains("h(w) = w^")).expect("the h(w) check").pass
+    };
+    assert!(check(&iso.verdict()));
+    let wrong = reproduce::IsoClaims { power_exponent: |a| 1.0 / (1.0 - a) + 0.5, ..Default::default() };
+    assert!(!check(&iso.verdict_against(&wrong)));
+}
+
 /// `003_…` Theorem 1: the overhead over T_seq/P is within a constant of
 /// T_atomic + h(1/ε + T_rout + T_split) across h and T_rout.
 #[test]
@@ -209,4 +226,65 @@ fn verdicts_pass_and_a_wrong_constant_fails_them() {
 
     let sh = reproduce::sharing(Scale::Tiny, &mut Quiet);
     assert!(sh.verdict().outcome() != reproduce::Outcome::NotReproduced, "{}", show(&sh.verdict()));
+}
+
+/// `003_…` Theorem 2: without trimming queues longer than √P build up;
+/// trimming holds them at ⌈√P⌉ and the worst seed stays within the
+/// constant of Theorem 1; a wrong (too small) constant fails the verdict.
+#[test]
+fn queue_trimming_bounds_queues_and_t_par() {
+    let t = reproduce::trim(Scale::Tiny, &mut Quiet);
+    for s in &t.settings {
+        assert!(s.on.max_queue <= t.limit as u64, "Δt {}: a queue of {}", s.dt, s.on.max_queue);
+        assert!(s.on.worst() / s.term <= reproduce::BOUND_CONSTANT, "Δt {}", s.dt);
+    }
+    let longest = t.settings.iter().map(|s| s.off.max_queue).max().unwrap();
+    assert!(longest > t.limit as u64, "queues without trimming: at most {longest}");
+    let v = t.verdict();
+    for claim in ["trimming keeps", "w.h.p."] {
+        assert!(v.checks.iter().any(|c| c.claim.contains(claim) && c.pass), "{claim}: {v:?}");
+    }
+    let wrong = reproduce::TrimClaims { constant: 0.1, ..Default::default() };
+    assert!(!t.verdict_against(&wrong).checks.iter().any(|c| c.claim.contains("w.h.p.") && c.pass));
+}
+
+/// `002_…`: random polling with oldest-half donation finishes within a
+/// constant of max{N/p, h}·⌈log₂ d⌉ steps and extreme work sharing within
+/// one of W/p + h·d, neither below max{N/p, h}; a wrong constant fails.
+#[test]
+fn backtracking_bounds_hold() {
+    let b = reproduce::backtracking(Scale::Tiny, &mut Quiet);
+    for r in &b.trees {
+        let t = &r.tree;
+        assert!(r.polling_steps >= t.lower_bound(b.p), "{t:?}: {}", r.polling_steps);
+        assert!(
+            r.polling_steps <= reproduce::BOUND_CONSTANT * t.polling_bound(b.p),
+            "{t:?}: {}",
+            r.polling_steps
+        );
+        assert!(
+            r.sharing_steps <= reproduce::BOUND_CONSTANT * t.sharing_bound(b.p),
+            "{t:?}: {}",
+            r.sharing_steps
+        );
+    }
+    let wrong = reproduce::BacktrackClaims { constant: 0.5, ..Default::default() };
+    assert!(!b.verdict_against(&wrong).passed());
+}
+
+/// `001_…` Theorems 3–4 beyond equal subtasks: exponential sizes need more
+/// work than equal ones on the same trees, and the best three-level tree
+/// has a root wider than p^(1/3).
+#[test]
+fn exponential_subtasks_cost_more_and_three_levels_want_a_wide_root() {
+    let m = reproduce::multi_exponential(Scale::Tiny, &mut Quiet);
+    for c in &m.curves {
+        let pen = c.penalty();
+        assert!(!pen.is_empty(), "ℓ = {}: nothing found", c.levels);
+        assert!(pen.iter().all(|&(_, r)| r > 1.0), "ℓ = {}: {pen:?}", c.levels);
+    }
+    let best = m.three.best().expect("a three-level tree reaches the target");
+    assert!(f64::from(best.fanout[0]) > f64::from(m.three.p).cbrt(), "{:?}", best.fanout);
+    let wrong = reproduce::ExpClaims { root_constant: 100.0, ..Default::default() };
+    assert!(!m.verdict_against(&wrong).passed());
 }

@@ -4,6 +4,7 @@ pub(crate) mod bench;
 pub(crate) mod bnb;
 pub(crate) mod clique;
 pub(crate) mod compare;
+pub(crate) mod connect4;
 pub(crate) mod integrate;
 pub(crate) mod knapsack;
 pub(crate) mod mandelbrot;

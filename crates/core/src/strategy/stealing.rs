@@ -211,12 +211,31 @@ impl VictimSelector {
 }
 
 /// The machine of random polling, global and asynchronous round robin.
+///
+/// **Queue trimming** (`003_…` §4, Theorem 2; off unless
+/// [`set_trimming`](Self::set_trimming) turns it on). A busy PE splits for
+/// one request per probe, so requests can queue up behind a PE whose piece
+/// is hard to split while the PEs that sent them sit idle; Theorem 2's
+/// high-probability bound needs such queues to stay below order √P (or h ∈
+/// Ω(P log P)). With trimming, a request that arrives while `limit`
+/// requests already wait for this PE's next probe is answered "no work" at
+/// once, so no queue ever holds more than `limit` requests. This is
+/// correct because a trimmed request is, to its sender, a failed request
+/// like any other: the sender picks a new victim and asks again, no piece
+/// is lost or duplicated, and the bound's count of requests per split is
+/// unchanged — only the waiting in long queues goes. A driver that keeps
+/// requests waiting asks [`trims`](Self::trims) as one arrives and, if it
+/// says so, feeds the request as `Event::Request { busy: false }` (this PE
+/// will not split for it), which the machine answers with
+/// [`Action::Refuse`].
 #[derive(Clone, Debug)]
 pub struct Stealing {
     victims: VictimSelector,
     /// A request (or a ticket) is out and unanswered.
     pending: bool,
     tally: Tally,
+    /// Queue trimming: the most requests that may wait (`None`: off).
+    trim: Option<usize>,
 }
 
 impl Stealing {
@@ -227,7 +246,32 @@ impl Stealing {
             victims: VictimSelector::grouped(Victims::of(strategy), me, p, group, seed),
             pending: false,
             tally: Tally::default(),
+            trim: None,
         }
+    }
+
+    /// Turns queue trimming on with at most `limit` requests waiting (the
+    /// theorem's order: ⌈√P⌉), or off with `None`.
+    ///
+    /// ```
+    /// use treelb::Strategy;
+    /// use treelb::strategy::stealing::Stealing;
+    /// let mut m = Stealing::new(Strategy::RandomPolling, 0, 1024, 1, 7);
+    /// assert!(!m.trims(1000)); // off by default
+    /// m.set_trimming(Some(32));
+    /// assert!(!m.trims(31));
+    /// assert!(m.trims(32));
+    /// ```
+    pub fn set_trimming(&mut self, limit: Option<usize>) {
+        self.trim = limit;
+    }
+
+    /// Whether a request that arrives while this PE is busy and finds
+    /// `waiting` requests already waiting for its next probe is to be
+    /// answered "no work" at once (never without trimming).
+    #[inline]
+    pub fn trims(&self, waiting: usize) -> bool {
+        self.trim.is_some_and(|limit| waiting >= limit)
     }
 
     fn ask(&mut self, victim: Option<usize>, out: &mut Actions) {

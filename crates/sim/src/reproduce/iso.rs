@@ -44,6 +44,9 @@ impl IsoCurve {
     /// A legend label.
     pub fn label(&self) -> String {
         let size = self.setup.costs.size;
+        if let Some(a) = self.power() {
+            return format!("{} ({}, h(w) = w^{a:.2})", self.setup.strategy, self.setup.network);
+        }
         match (self.setup.network, size) {
             (Network::Crossbar, MessageSize::Constant) => self.setup.strategy.name().to_owned(),
             (network, MessageSize::Constant) => format!("{} ({network})", self.setup.strategy),
@@ -51,9 +54,19 @@ impl IsoCurve {
         }
     }
 
-    /// Whether pieces cost one word (Figure 3's first column).
+    /// Whether pieces cost one word and h(w) = O(log w) (Figure 3's first
+    /// column).
     pub fn constant_size(&self) -> bool {
-        self.setup.costs.size == MessageSize::Constant
+        self.setup.costs.size == MessageSize::Constant && self.power().is_none()
+    }
+
+    /// The exponent a of h(w) = w^a if the pieces split that way (Figure
+    /// 3's last column).
+    pub fn power(&self) -> Option<f64> {
+        match self.setup.dist {
+            AlphaDist::Power { a } => Some(a),
+            _ => None,
+        }
     }
 
     /// W at P, if found.
@@ -91,6 +104,9 @@ pub struct IsoClaims {
     /// Random polling on a crossbar with s(w) = log w: W ∝ this (Sanders:
     /// P log^(1+b) P, b = 1).
     pub log_size: fn(f64) -> f64,
+    /// Random polling on a crossbar with h(w) = w^a, s(w) = 1: W ∝
+    /// P^(this(a)) (Sanders: 1/(1-a)).
+    pub power_exponent: fn(f64) -> f64,
     /// Global round robin: W = Ω(P^this) (the lecture: 2).
     pub grr_exponent: f64,
     /// W / shape may change by at most this factor either way from
@@ -109,6 +125,7 @@ impl Default for IsoClaims {
             torus3d: |p| p.powf(4.0 / 3.0) * p.log2(),
             ring: |p| p * p * p.log2(),
             log_size: p_log2_p,
+            power_exponent: |a| 1.0 / (1.0 - a),
             grr_exponent: 2.0,
             band: std::f64::consts::SQRT_2,
             tolerance: 0.1,
@@ -177,6 +194,18 @@ impl Iso {
                 hi,
             ));
         }
+        for c in self.curves.iter().filter(|c| c.power().is_some()) {
+            let a = c.power().unwrap_or(f64::NAN);
+            v.push(Check::within(
+                &format!(
+                    "random polling on a crossbar, h(w) = w^{a:.2}: W ∝ P^(1/(1-a)) (`000_…` Fig. 3, b = 0)"
+                ),
+                &format!("fitted exponent, P ≥ {POWER_FROM}"),
+                c.slope_from(POWER_FROM),
+                (claims.power_exponent)(a),
+                claims.tolerance,
+            ));
+        }
         let slope = |s: Strategy| {
             self.curves
                 .iter()
@@ -233,6 +262,10 @@ fn p_squared(p: f64) -> f64 {
     p * p
 }
 
+/// The first P of the exponent fits of Figure 3's h(w) = w^a column (its
+/// sweeps stop early: W grows like P^1.5 and P²).
+pub const POWER_FROM: u32 = 32;
+
 /// The setup of reproduction 2 for a strategy and network.
 pub fn iso_setup(strategy: Strategy, network: Network, scale: Scale) -> IsoSetup {
     IsoSetup {
@@ -278,16 +311,31 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
         plan.push((Strategy::RandomPolling, Network::Ring, torus_top - 2));
         sized.push((Strategy::RandomPolling, Network::Crossbar, torus_top));
     }
-    let total: u64 = plan.iter().chain(&sized).map(|&(_, _, t)| u64::from(t - 3)).sum();
+    // Figure 3's column h(w) = w^a (s(w) = 1) on a crossbar, for a = 1/3
+    // and 1/2: W grows like P^1.5 and P², so the sweeps stop early.
+    let powers: Vec<(f64, u32)> = match scale {
+        Scale::Full => vec![(1.0 / 3.0, 12), (0.5, 8)],
+        Scale::Quick => vec![(1.0 / 3.0, 10), (0.5, 6)],
+        Scale::Tiny => vec![(1.0 / 3.0, 8)],
+    };
+    let total: u64 = plan.iter().chain(&sized).map(|&(_, _, t)| u64::from(t - 3)).sum::<u64>()
+        + powers.iter().map(|&(_, t)| u64::from(t - 3)).sum::<u64>();
     let plan: Vec<_> = plan
         .into_iter()
-        .map(|(s, n, t)| (s, n, t, Costs::default()))
-        .chain(sized.into_iter().map(|(s, n, t)| (s, n, t, log_size)))
+        .map(|(s, n, t)| (s, n, t, Costs::default(), None))
+        .chain(sized.into_iter().map(|(s, n, t)| (s, n, t, log_size, None)))
+        .chain(powers.into_iter().map(|(a, t)| {
+            (Strategy::RandomPolling, Network::Crossbar, t, Costs::default(), Some(AlphaDist::Power { a }))
+        }))
         .collect();
     obs.phase("isoefficiency", total);
     let mut curves = Vec::new();
-    for (strategy, network, top, costs) in plan {
-        let setup = IsoSetup { costs, ..iso_setup(strategy, network, scale) };
+    for (strategy, network, top, costs, dist) in plan {
+        let base = iso_setup(strategy, network, scale);
+        // The exponent fits of the h(w) = w^a curves need W to 2^(1/32)
+        // at every scale (a doubling of P multiplies W by 2.8 or 4 only).
+        let steps = if dist.is_some() { 5 } else { base.steps };
+        let setup = IsoSetup { costs, dist: dist.unwrap_or(base.dist), steps, ..base };
         let mut points = Vec::new();
         let mut guess = 1u64 << 16;
         for k in 4..=top {
@@ -354,7 +402,7 @@ pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotE
         "| scheme | slope | W/(P log P) | W/(P log² P) | W/(P^(4/3) log P) | W/(P^1.5 log P) | W/P² | W/(P² log P) |\n|---|---|---|---|---|---|---|---|"
     );
     let cell = |r: Option<f64>| r.map_or("–".to_owned(), |r| format!("{r:.2}"));
-    for c in &iso.curves {
+    for c in iso.curves.iter().filter(|c| c.power().is_none()) {
         let _ = writeln!(
             w,
             "| {} | {:.2} | {} | {} | {} | {} | {} | {} |",
@@ -367,6 +415,26 @@ pub(super) fn section(w: &mut String, iso: &Iso, dir: &Path) -> Result<(), PlotE
             cell(c.shape_ratio(from, &p_squared)),
             cell(c.shape_ratio(from, &|p: f64| p * p * p.log2())),
         );
+    }
+    let powers: Vec<&IsoCurve> = iso.curves.iter().filter(|c| c.power().is_some()).collect();
+    if !powers.is_empty() {
+        let _ = writeln!(
+            w,
+            "\nFigure 3's last column, h(w) = w^a and s(w) = 1 on a crossbar: the pieces split \
+             off hold T_atomic^a·v^(1-a) of a piece of size v (α = (v/T_atomic)^(-a)), so a \
+             piece of size w needs about (w/T_atomic)^a/a splits. Sanders predicts \
+             W ∝ P^(1/(1-a)):\n\n| a | P | fitted exponent, P ≥ {POWER_FROM} | predicted 1/(1-a) |\n|---|---|---|---|"
+        );
+        for c in powers {
+            let a = c.power().unwrap_or(f64::NAN);
+            let found = c.found();
+            let span = match (found.first(), found.last()) {
+                (Some(x), Some(y)) => format!("{}–{}", x.0, y.0),
+                _ => "–".into(),
+            };
+            let _ =
+                writeln!(w, "| {a:.2} | {span} | {:.2} | {:.2} |", c.slope_from(POWER_FROM), 1.0 / (1.0 - a));
+        }
     }
     let rp = iso.random_polling();
     let _ = writeln!(w, "\n{}", iso.verdict().markdown());

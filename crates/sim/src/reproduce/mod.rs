@@ -22,8 +22,10 @@ use crate::queue::Time;
 use crate::sweep::Observer;
 
 mod allocation;
+mod backtrack;
 mod bound;
 mod costmodel;
+mod exponential;
 mod fig2;
 mod iso;
 mod kimura;
@@ -31,11 +33,14 @@ mod maxload;
 mod multilevel;
 mod sharing;
 mod speed;
+mod trim;
 mod verdict;
 
 pub use allocation::*;
+pub use backtrack::*;
 pub use bound::*;
 pub use costmodel::*;
+pub use exponential::*;
 pub use fig2::*;
 pub use iso::*;
 pub use kimura::*;
@@ -43,6 +48,7 @@ pub use maxload::*;
 pub use multilevel::*;
 pub use sharing::*;
 pub use speed::*;
+pub use trim::*;
 pub use verdict::{Check, Outcome, Verdict};
 
 /// How large the reproductions are.
@@ -96,6 +102,15 @@ pub struct All {
     pub sharing: Sharing,
     /// The two cost models side by side.
     pub cost_models: CostModels,
+    /// Reproduction 9 (absent from reports written before it existed).
+    #[serde(default)]
+    pub trim: Option<Trim>,
+    /// Reproduction 10 (absent from reports written before it existed).
+    #[serde(default)]
+    pub backtracking: Option<Backtracking>,
+    /// Reproduction 11 (absent from reports written before it existed).
+    #[serde(default)]
+    pub multi_exponential: Option<MultiExp>,
     /// The simulator's speed.
     pub speed: Speed,
     /// The time each reproduction took.
@@ -105,7 +120,7 @@ pub struct All {
 impl All {
     /// Every verdict, with the reproduction it belongs to.
     pub fn verdicts(&self) -> Vec<(&'static str, Verdict)> {
-        vec![
+        let mut v = vec![
             ("1. utilization over time (`000_…` Figure 2)", self.fig2.verdict()),
             ("2. isoefficiency (`000_…` Figure 3, `002_…`)", self.iso.verdict()),
             ("3. the T_par bound (`003_…` Theorem 1)", self.bound.verdict()),
@@ -118,7 +133,17 @@ impl All {
             ("5. allocation (`002_…`)", self.allocation.verdict()),
             ("6. max-load visiting (`004_…` Theorem 2)", self.maxload.verdict()),
             ("7. stealing against sharing (`002_…`)", self.sharing.verdict()),
-        ]
+        ];
+        if let Some(t) = &self.trim {
+            v.push(("9. T_par w.h.p. with queue trimming (`003_…` Theorem 2)", t.verdict()));
+        }
+        if let Some(b) = &self.backtracking {
+            v.push(("10. backtracking and extreme work sharing (`002_…`)", b.verdict()));
+        }
+        if let Some(m) = &self.multi_exponential {
+            v.push(("11. multi-level, exponential subtasks and ℓ = 3 (`001_…` Theorems 3–4)", m.verdict()));
+        }
+        v
     }
 }
 
@@ -160,6 +185,15 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let cost_models = cost_models(scale, obs);
     timed("8. the cost models", t);
     let t = now();
+    let trim = Some(trim(scale, obs));
+    timed("9. queue trimming (003_… Theorem 2)", t);
+    let t = now();
+    let backtracking = Some(backtracking(scale, obs));
+    timed("10. backtracking (002_…)", t);
+    let t = now();
+    let multi_exponential = Some(multi_exponential(scale, obs));
+    timed("11. multi-level, exponential subtasks (001_…)", t);
+    let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t);
     All {
@@ -173,6 +207,9 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         maxload,
         sharing,
         cost_models,
+        trim,
+        backtracking,
+        multi_exponential,
         speed,
         seconds,
     }
@@ -274,5 +311,14 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
     maxload::section(w, &all.maxload, dir)?;
     sharing::section(w, &all.sharing, dir)?;
     costmodel::section(w, &all.cost_models);
+    if let Some(t) = &all.trim {
+        trim::section(w, t);
+    }
+    if let Some(b) = &all.backtracking {
+        backtrack::section(w, b);
+    }
+    if let Some(m) = &all.multi_exponential {
+        exponential::section(w, m);
+    }
     Ok(md)
 }

@@ -1,0 +1,285 @@
+//! `treelb connect4 POSITION` / `--file F` / `--generate N`: Connect Four
+//! solved exactly by parallel alpha-beta under young brothers wait.
+
+use std::io::Write;
+use std::time::Instant;
+
+use clap::Args;
+use serde::Serialize;
+use treelb::game::{GameOutput, YbwWork};
+use treelb::rng::SplitMix64;
+use treelb::{Init, Strategy};
+use treelb_apps::connect4::{Connect4, Position, Solved, WIDTH};
+
+use super::Status;
+use crate::args::RunArgs;
+use crate::config::{Error, RunConfig, Runtime, err, number, positive};
+
+/// `treelb connect4`
+#[derive(Debug, Args)]
+pub(crate) struct Connect4Args {
+    /// The position: the columns played, 1 to 7, first player first (e.g.
+    /// 4453; "" for the empty board)
+    #[arg(value_name = "POSITION", required_unless_present_any = ["file", "generate"], conflicts_with_all = ["file", "generate"])]
+    pub(crate) position: Option<String>,
+    /// Solve every position of FILE: one per line, `POSITION [SCORE]`; a
+    /// score that differs is a mismatch (exit code 1)
+    #[arg(long, value_name = "FILE", conflicts_with = "generate")]
+    pub(crate) file: Option<String>,
+    /// With --file: print one line per position (position, score, nodes, ms)
+    #[arg(long)]
+    pub(crate) each: bool,
+    /// Win, draw or loss only (1, 0, −1)
+    #[arg(long)]
+    pub(crate) weak: bool,
+    /// Transposition table of 2^K entries of 8 bytes, shared by all PEs
+    #[arg(long, value_name = "K", default_value = "24")]
+    pub(crate) tt_log2: String,
+    /// Give younger brothers away before their eldest brother has returned
+    /// (plain parallel alpha-beta, to measure what waiting buys)
+    #[arg(long)]
+    pub(crate) no_ybw: bool,
+    /// Solve by the sequential alpha-beta baseline instead of the runtime
+    #[arg(long)]
+    pub(crate) sequential: bool,
+    /// Print N random positions of --moves moves instead of solving
+    #[arg(long, value_name = "N")]
+    pub(crate) generate: Option<String>,
+    /// With --generate: moves per position (random play that never wins and
+    /// leaves the side to move no win at once)
+    #[arg(long, value_name = "M", default_value = "20")]
+    pub(crate) moves: String,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// The strategies a game search runs under: those where a PE gives work
+/// only when an idle PE asks for it.
+const STRATEGIES: [Strategy; 3] =
+    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
+
+#[derive(Serialize)]
+struct Row {
+    position: String,
+    #[serde(flatten)]
+    solved: Solved,
+    expected: Option<i32>,
+    seconds: f64,
+}
+
+pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, Error> {
+    let cfg = RunConfig::from_args(&args.run)?;
+    if let Some(n) = &args.generate {
+        let moves: u32 = number("--moves", &args.moves)?;
+        if moves > 40 {
+            return Err(err!("--moves must be at most 40, got {moves}"));
+        }
+        return generate(positive("--generate", n)?, moves, cfg.spec.seed, out);
+    }
+    check_supported(&cfg)?;
+    let log2: u32 = number("--tt-log2", &args.tt_log2)?;
+    if !(4..=32).contains(&log2) {
+        return Err(err!("--tt-log2 must be between 4 and 32, got {log2}"));
+    }
+    let jobs: Vec<(String, Option<i32>)> = match (&args.position, &args.file) {
+        (Some(p), _) => vec![(p.clone(), None)],
+        (None, Some(path)) => read_file(path)?,
+        (None, None) => unreachable!("clap requires a position, --file or --generate"),
+    };
+    let mut parsed = Vec::with_capacity(jobs.len());
+    for (i, (text, expected)) in jobs.iter().enumerate() {
+        let pos = Position::parse(text).map_err(|e| match &args.file {
+            Some(path) => err!("{path}:{}: position `{text}`: {e}", i + 1),
+            None => err!("position `{text}`: {e}"),
+        })?;
+        parsed.push((text.clone(), pos, *expected));
+    }
+    let game = Connect4::new(log2);
+    let mut rows = Vec::with_capacity(parsed.len());
+    for (text, pos, expected) in parsed {
+        let start = Instant::now();
+        let solved = if args.sequential {
+            game.solve_sequential(&pos, args.weak)
+        } else {
+            game.solve_with(&pos, args.weak, |p, a, b| parallel(&game, p, a, b, !args.no_ybw, &cfg))
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        let expected = expected.map(|s| if args.weak { s.signum() } else { s });
+        if args.each && !cfg.json {
+            writeln!(out, "{text} {} {} {:.3}", solved.score, solved.nodes, seconds * 1e3)?;
+        }
+        rows.push(Row { position: text, solved, expected, seconds });
+    }
+    let mismatches: Vec<&Row> =
+        rows.iter().filter(|r| r.expected.is_some_and(|e| e != r.solved.score)).collect();
+    let how = if args.sequential {
+        "sequential alpha-beta".to_owned()
+    } else {
+        format!(
+            "{} PEs, {}, {}",
+            cfg.threads,
+            cfg.spec.strategy,
+            if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" }
+        )
+    };
+    if cfg.json {
+        serde_json::to_writer_pretty(&mut *out, &rows).map_err(|e| err!("{e}"))?;
+        writeln!(out)?;
+    } else if args.position.is_some() {
+        let r = &rows[0];
+        let s = &r.solved;
+        writeln!(
+            out,
+            "Connect Four, position \"{}\" ({} moves), {how}",
+            r.position,
+            parsed_moves(&r.position)
+        )?;
+        writeln!(out, "score: {}{}", s.score, describe(s.score, args.weak))?;
+        match s.best_move {
+            Some(c) => writeln!(out, "best move: {c}")?,
+            None => writeln!(out, "best move: none (the board is full)")?,
+        }
+        writeln!(out, "nodes: {}", s.nodes)?;
+        writeln!(out, "aborted nodes: {}", s.aborted_nodes)?;
+        writeln!(out, "time: {:.3} s", r.seconds)?;
+    } else {
+        let n = rows.len().max(1) as f64;
+        let total: f64 = rows.iter().map(|r| r.seconds).sum();
+        let nodes: u64 = rows.iter().map(|r| r.solved.nodes).sum();
+        let aborted: u64 = rows.iter().map(|r| r.solved.aborted_nodes).sum();
+        let checked = rows.iter().filter(|r| r.expected.is_some()).count();
+        writeln!(out, "Connect Four, {} positions, {how}", rows.len())?;
+        writeln!(out, "mean time: {:.3} ms", total / n * 1e3)?;
+        writeln!(out, "mean nodes: {:.1}", nodes as f64 / n)?;
+        writeln!(out, "aborted nodes: {aborted} ({:.2} %)", 100.0 * aborted as f64 / (nodes.max(1) as f64))?;
+        writeln!(out, "total time: {:.3} s", total)?;
+        writeln!(out, "checked: {checked}, mismatches: {}", mismatches.len())?;
+    }
+    for r in &mismatches {
+        eprintln!(
+            "treelb: mismatch: position {}: score {}, expected {}",
+            r.position,
+            r.solved.score,
+            r.expected.unwrap_or_default()
+        );
+    }
+    Ok(mismatches.is_empty().into())
+}
+
+/// Refuses, in one line, what a game search does not support.
+fn check_supported(cfg: &RunConfig) -> Result<(), Error> {
+    if cfg.kind == Runtime::Mpi {
+        return Err(err!(
+            "connect4: --runtime mpi is not supported: values flow back through frames shared in memory"
+        ));
+    }
+    let s = cfg.spec.strategy;
+    if !STRATEGIES.contains(&s) {
+        let names: Vec<&str> = STRATEGIES.iter().map(|s| s.name()).collect();
+        return Err(err!(
+            "connect4: --strategy {s} is not supported: a game search gives work away only when asked ({}), \
+             not by pushing, through a hub, or statically before any eldest brother has returned",
+            names.join(", ")
+        ));
+    }
+    if cfg.spec.init != Init::Root {
+        return Err(err!(
+            "connect4: --init {} is not supported: the root is atomic until its eldest brother returns",
+            cfg.spec.init
+        ));
+    }
+    if cfg.trace.is_some() || cfg.max_nodes.is_some() {
+        return Err(err!("connect4: --trace and --max-nodes are not supported"));
+    }
+    Ok(())
+}
+
+/// One window search of `pos` on the threads runtime.
+fn parallel(
+    game: &Connect4,
+    pos: &Position,
+    alpha: i32,
+    beta: i32,
+    ybw: bool,
+    cfg: &RunConfig,
+) -> GameOutput {
+    let root = YbwWork::new(game, *pos, alpha, beta, ybw);
+    match treelb_threads::run(root, &cfg.threads_config()) {
+        Ok(outcome) => outcome.output,
+        Err(e) => panic!("a checked configuration failed: {e}"),
+    }
+}
+
+/// Moves in a position's notation.
+fn parsed_moves(text: &str) -> usize {
+    text.chars().count()
+}
+
+/// What a score means, in words.
+fn describe(score: i32, weak: bool) -> String {
+    match (score.signum(), weak) {
+        (0, _) => " (draw)".into(),
+        (1, true) => " (the side to move wins)".into(),
+        (-1, true) => " (the side to move loses)".into(),
+        (1, false) => format!(" (the side to move wins, with its stone number {})", 22 - score),
+        _ => format!(" (the side to move loses, to the opponent's stone number {})", 22 + score),
+    }
+}
+
+/// The lines of a positions file: `POSITION [SCORE]`; blank lines and lines
+/// starting with `#` are skipped.
+fn read_file(path: &str) -> Result<Vec<(String, Option<i32>)>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| err!("--file {path}: {e}"))?;
+    let mut jobs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let pos = words.next().unwrap_or_default().to_owned();
+        let score = match words.next() {
+            Some(s) => {
+                Some(s.parse::<i32>().map_err(|_| err!("{path}:{}: score `{s}` is not an integer", i + 1))?)
+            }
+            None => None,
+        };
+        if let Some(extra) = words.next() {
+            return Err(err!("{path}:{}: unexpected `{extra}` after the score", i + 1));
+        }
+        jobs.push((pos, score));
+    }
+    Ok(jobs)
+}
+
+/// Prints `count` distinct random positions of `moves` moves: uniformly
+/// random columns that do not win (the game stays open), ending in a
+/// position where the side to move cannot win at once.
+fn generate(count: u64, moves: u32, seed: u64, out: &mut impl Write) -> Result<Status, Error> {
+    let mut rng = SplitMix64::new(seed);
+    let mut seen = std::collections::HashSet::new();
+    let mut attempts = 0u64;
+    while (seen.len() as u64) < count {
+        attempts += 1;
+        if attempts > count * 1000 + 100_000 {
+            return Err(err!("--generate: found only {} distinct positions of {moves} moves", seen.len()));
+        }
+        let mut p = Position::new();
+        let mut text = String::new();
+        let mut open = true;
+        for _ in 0..moves {
+            let cols: Vec<u32> = (0..WIDTH).filter(|&c| p.can_play(c) && !p.is_winning_move(c)).collect();
+            if cols.is_empty() {
+                open = false;
+                break;
+            }
+            let c = cols[rng.below(cols.len() as u64) as usize];
+            p.play_column(c);
+            text.push(char::from(b'1' + c as u8));
+        }
+        if open && !p.can_win_next() && seen.insert(p.key()) {
+            writeln!(out, "{text}")?;
+        }
+    }
+    Ok(Status::Done)
+}

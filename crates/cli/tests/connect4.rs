@@ -1,0 +1,104 @@
+//! `treelb connect4` as a user runs it: exact scores and best moves (checked
+//! against Pons's solver), a checked set of positions, mismatches exit with
+//! 1, bad input and unsupported options with one line and exit code 2.
+//! Every run of the binary is killed and fails its test after 120 s.
+
+#[allow(dead_code)] // helpers of the other CLI tests
+mod common;
+
+use std::process::{Command, Output};
+
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+fn treelb(args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(args);
+    common::output_within(cmd, LIMIT)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A committed position set of the apps crate.
+fn data(name: &str) -> String {
+    format!("{}/../apps/tests/data/connect4/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_position_gets_its_score_and_best_move() {
+    // Pons's solver, -a: column scores -8 -5 -11 -8 -3 -7 -7.
+    let o = treelb(&["connect4", "71352242461454177511", "-p", "2", "--tt-log2", "18"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("score: -3 "), "{out}");
+    assert!(out.contains("best move: 5\n"), "{out}");
+    let o = treelb(&["connect4", "31733265144527321443", "--sequential", "--weak", "--tt-log2", "18"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("score: 1 (the side to move wins)") && out.contains("best move: 1\n"), "{out}");
+}
+
+#[test]
+fn a_checked_set_has_no_mismatch() {
+    let file = data("moves30.txt");
+    for extra in
+        [&["-p", "2"][..], &["-p", "2", "--no-ybw", "--strategy", "async-round-robin"], &["--sequential"]]
+    {
+        let mut args = vec!["connect4", "--file", &file, "--tt-log2", "20"];
+        args.extend_from_slice(extra);
+        let o = treelb(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert!(out.contains("Connect Four, 1000 positions"), "{out}");
+        assert!(out.contains("checked: 1000, mismatches: 0"), "{out}");
+    }
+}
+
+#[test]
+fn a_mismatch_exits_with_1() {
+    let dir = std::env::temp_dir().join(format!("treelb-c4-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("wrong.txt");
+    std::fs::write(&file, "# Pons: 71352242461454177511 -3\n71352242461454177511 -4\n37475\n").unwrap();
+    let o = treelb(&["connect4", "--file", file.to_str().unwrap(), "--tt-log2", "16"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("checked: 1, mismatches: 1"), "{}", text(&o.stdout));
+    assert_eq!(text(&o.stderr), "treelb: mismatch: position 71352242461454177511: score -3, expected -4\n");
+    std::fs::write(&file, "4453 -2\n4459\n").unwrap();
+    let o = treelb(&["connect4", "--file", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.ends_with("wrong.txt:2: position `4459`: move 4: `9` is not a column (1 to 7)\n"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_input_and_unsupported_options_get_one_line_and_exit_code_2() {
+    for (args, expected) in [
+        (
+            &["connect4", "1212121"][..],
+            "position `1212121`: move 7: column 1 wins the game, which is then over",
+        ),
+        (&["connect4", "4444444"], "position `4444444`: move 7: column 4 is full"),
+        (&["connect4", "44", "--strategy", "work-sharing"], "--strategy work-sharing is not supported"),
+        (&["connect4", "44", "--strategy", "static-block"], "--strategy static-block is not supported"),
+        (&["connect4", "44", "--init", "selective"], "--init selective is not supported"),
+        (&["connect4", "44", "--tt-log2", "99"], "--tt-log2 must be between 4 and 32, got 99"),
+        (&["connect4", "--file", "/nonexistent/c4.txt"], "--file /nonexistent/c4.txt: "),
+    ] {
+        let o = treelb(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.contains(expected) && err.lines().count() == 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn generated_positions_are_open_and_distinct() {
+    let o = treelb(&["connect4", "--generate", "50", "--moves", "16", "--seed", "4"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let lines: std::collections::HashSet<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 50);
+    assert!(lines.iter().all(|l| l.len() == 16 && l.bytes().all(|b| (b'1'..=b'7').contains(&b))));
+}

@@ -1,0 +1,158 @@
+//! Game-tree search: the negamax value of a two-player zero-sum game by
+//! alpha-beta pruning, sequentially ([`alpha_beta`]) and as a piece of work
+//! that treelb's balancers share out under the young-brothers-wait concept
+//! ([`YbwWork`], see the [`ybw`] module for the protocol).
+//!
+//! A game only says how a position expands ([`Game::expand`]): its value if
+//! it is decided (a terminal position, or bounds that already settle the
+//! window), otherwise its children ordered best-first by the game's own
+//! heuristic, and the window narrowed by what the game knows (bounds of
+//! the score, a transposition table). Values are from the side to move's
+//! point of view (negamax): a child's value negated is the parent's value
+//! of that move.
+//!
+//! Search results follow the fail-soft convention of the sequential
+//! algorithm: a search of `p` with the window `(α, β)` returns `v` with
+//!
+//! * `v ≤ α` ⇒ the true value is at most `v` (fail low),
+//! * `v ≥ β` ⇒ the true value is at least `v` (fail high),
+//! * otherwise `v` is the true value.
+//!
+//! [`solve`] finds the exact value by a sequence of null-window searches
+//! (`β = α + 1`), narrowing `[lo, hi]` with each answer, as Pons's Connect
+//! Four solver does; any window search — sequential or parallel — can drive
+//! it, and because every answer is a correct bound, every driver gives the
+//! same exact value (the numbers of nodes differ).
+
+pub mod ybw;
+
+pub use ybw::{GameOutput, YbwWork};
+
+/// What [`Game::expand`] found out about a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expansion {
+    /// The search of this position returns this value at once: the
+    /// position is decided, or the game's bounds leave the window empty
+    /// (then the value is such a bound, correct in the fail-soft sense).
+    Value(i32),
+    /// Search the children (pushed best-first, at least one) with this
+    /// window, the given one narrowed by the game's bounds (`alpha < beta`).
+    Search {
+        /// The narrowed lower end of the window.
+        alpha: i32,
+        /// The narrowed upper end of the window.
+        beta: i32,
+    },
+}
+
+/// Which kind of bound a search result is, for [`Game::record`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true value is at least the recorded one (the search failed high).
+    Lower,
+    /// The true value is at most the recorded one (it failed low, or it is
+    /// exact).
+    Upper,
+}
+
+/// A two-player zero-sum game with perfect information, as the search sees it.
+pub trait Game: Sync {
+    /// A position: what must be stored to expand it later.
+    type Position: Clone + Send;
+
+    /// Expands `pos` for a search with the window `(alpha, beta)`, `alpha <
+    /// beta`: either its value, or its children pushed onto `children`
+    /// (empty on entry) best-first and the window to search them with.
+    fn expand(
+        &self,
+        pos: &Self::Position,
+        alpha: i32,
+        beta: i32,
+        children: &mut Vec<Self::Position>,
+    ) -> Expansion;
+
+    /// Learns the result of a finished search of `pos` (for a transposition
+    /// table). The default forgets it.
+    fn record(&self, _pos: &Self::Position, _value: i32, _bound: Bound) {}
+}
+
+/// Counters of a sequential search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeqStats {
+    /// Positions expanded.
+    pub nodes: u64,
+}
+
+/// Plain sequential alpha-beta (negamax, fail-soft) of `pos` with the window
+/// `(alpha, beta)`, `alpha < beta`: the same node code and move order as the
+/// parallel search, one position at a time. Recursive: the depth of the game
+/// tree must fit on the stack.
+///
+/// ```
+/// use treelb::game::{alpha_beta, Expansion, Game, SeqStats};
+/// /// Nim with one heap: take 1 or 2; who cannot move loses (−1).
+/// struct Nim;
+/// impl Game for Nim {
+///     type Position = u32;
+///     fn expand(&self, &n: &u32, alpha: i32, beta: i32, c: &mut Vec<u32>) -> Expansion {
+///         if n == 0 { return Expansion::Value(-1); }
+///         c.extend((1..=2.min(n)).map(|k| n - k));
+///         Expansion::Search { alpha, beta }
+///     }
+/// }
+/// let mut stats = SeqStats::default();
+/// // Multiples of 3 are lost for the side to move.
+/// assert_eq!(alpha_beta(&Nim, &9, -1, 1, &mut stats), -1);
+/// assert_eq!(alpha_beta(&Nim, &10, -1, 1, &mut stats), 1);
+/// ```
+pub fn alpha_beta<G: Game>(game: &G, pos: &G::Position, alpha: i32, beta: i32, stats: &mut SeqStats) -> i32 {
+    debug_assert!(alpha < beta);
+    stats.nodes += 1;
+    let mut children = Vec::new();
+    let (mut alpha, beta) = match game.expand(pos, alpha, beta, &mut children) {
+        Expansion::Value(v) => return v,
+        Expansion::Search { alpha, beta } => (alpha, beta),
+    };
+    for child in &children {
+        let score = -alpha_beta(game, child, -beta, -alpha, stats);
+        if score >= beta {
+            game.record(pos, score, Bound::Lower);
+            return score;
+        }
+        alpha = alpha.max(score);
+    }
+    game.record(pos, alpha, Bound::Upper);
+    alpha
+}
+
+/// The exact value in `[lo, hi]` by null-window searches: `search(α, β)`
+/// must return a fail-soft result of a window search (any driver). The
+/// tested value is the middle of the range, moved towards 0 (halfway to
+/// the nearer end) as Pons's solver does, since most positions are close to
+/// a draw and a test near 0 settles more of them.
+///
+/// ```
+/// // The true value is 7; a search that answers exactly is enough.
+/// let v = treelb::game::solve(-20, 20, |a, b| 7.clamp(a, b));
+/// assert_eq!(v, 7);
+/// ```
+pub fn solve(mut lo: i32, mut hi: i32, mut search: impl FnMut(i32, i32) -> i32) -> i32 {
+    while lo < hi {
+        let mut med = lo + (hi - lo) / 2;
+        if med <= 0 && lo / 2 < med {
+            med = lo / 2;
+        } else if med >= 0 && hi / 2 > med {
+            med = hi / 2;
+        }
+        let r = search(med, med + 1);
+        if r <= med {
+            hi = r;
+        } else {
+            lo = r;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,145 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::Work;
+use crate::rng::{SplitMix64, mix};
+
+/// A random game tree: a position is a hash and a depth; up to `branching`
+/// children, leaf values in `-9..=9` from the hash.
+struct Random {
+    branching: u64,
+    depth: u32,
+}
+
+impl Game for Random {
+    type Position = (u64, u32);
+    fn expand(&self, &(h, d): &(u64, u32), alpha: i32, beta: i32, c: &mut Vec<(u64, u32)>) -> Expansion {
+        let n = mix(h) % (self.branching + 1);
+        if d == self.depth || n == 0 {
+            return Expansion::Value((mix(h ^ 0x5555) % 19) as i32 - 9);
+        }
+        c.extend((0..n).map(|i| (mix(h.wrapping_add(i + 1)), d + 1)));
+        Expansion::Search { alpha, beta }
+    }
+}
+
+/// Plain minimax, no pruning: the true value.
+fn minimax(g: &Random, p: &(u64, u32)) -> i32 {
+    let mut c = Vec::new();
+    match g.expand(p, -100, 100, &mut c) {
+        Expansion::Value(v) => v,
+        Expansion::Search { .. } => c.iter().map(|c| -minimax(g, c)).max().unwrap(),
+    }
+}
+
+/// Runs the search as a scheduler would: pieces in a pool, a random one
+/// works a slice of `slice` nodes, and now and then a random one is split.
+fn scheduled(
+    g: &Random,
+    root: (u64, u32),
+    alpha: i32,
+    beta: i32,
+    ybw: bool,
+    seed: u64,
+    slice: u64,
+) -> GameOutput {
+    let mut rng = SplitMix64::new(seed);
+    let mut pool = vec![YbwWork::new(g, root, alpha, beta, ybw)];
+    let mut out = GameOutput::default();
+    while !pool.is_empty() {
+        let i = rng.below(pool.len() as u64) as usize;
+        if rng.below(3) == 0 {
+            if let Some(p) = pool[i].split() {
+                pool.push(p);
+            }
+            continue;
+        }
+        if pool[i].work(slice, &mut out).is_exhausted() {
+            pool.swap_remove(i);
+        }
+    }
+    out
+}
+
+#[test]
+fn solve_finds_the_true_value_with_null_windows() {
+    for seed in 0..40 {
+        let g = Random { branching: 4, depth: 6 };
+        let root = (seed, 0);
+        let truth = minimax(&g, &root);
+        let mut stats = SeqStats::default();
+        assert_eq!(solve(-9, 9, |a, b| alpha_beta(&g, &root, a, b, &mut stats)), truth);
+        assert_eq!(alpha_beta(&g, &root, -10, 10, &mut SeqStats::default()), truth);
+    }
+}
+
+proptest! {
+    /// Whatever the schedule of slices and splits, the parallel piece finds
+    /// the sequential value, and one piece alone expands exactly the
+    /// sequential nodes.
+    #[test]
+    fn every_schedule_gives_the_sequential_value(
+        seed in any::<u64>(),
+        branching in 1u64..6,
+        depth in 0u32..7,
+        ybw in any::<bool>(),
+        slice in 1u64..5,
+    ) {
+        let g = Random { branching, depth };
+        let root = (seed, 0);
+        let truth = minimax(&g, &root);
+        let mut stats = SeqStats::default();
+        prop_assert_eq!(alpha_beta(&g, &root, -10, 10, &mut stats), truth);
+        let alone = crate::seq::run_work(YbwWork::new(&g, root, -10, 10, ybw)).0;
+        prop_assert_eq!(alone.value, Some(truth));
+        prop_assert_eq!(alone.nodes, stats.nodes);
+        let out = scheduled(&g, root, -10, 10, ybw, seed ^ 1, slice);
+        prop_assert_eq!(out.value, Some(truth));
+        prop_assert!(out.aborted_nodes <= out.nodes);
+        let v = solve(-9, 9, |a, b| scheduled(&g, root, a, b, ybw, seed, slice).value.unwrap());
+        prop_assert_eq!(v, truth);
+    }
+}
+
+/// Cutoffs abort stolen pieces (the stat sees them), more often when
+/// younger brothers do not wait; a piece under an aborted frame ends at its
+/// next slice without expanding anything.
+#[test]
+fn aborts_are_counted_and_more_frequent_without_waiting() {
+    let mut aborted = [0u64; 2];
+    for seed in 0..200 {
+        let g = Random { branching: 4, depth: 6 };
+        for (k, ybw) in [true, false].into_iter().enumerate() {
+            let out = scheduled(&g, (seed, 0), -1, 0, ybw, seed, 2);
+            assert_eq!(out.value.map(|v| v <= -1), Some(minimax(&g, &(seed, 0)) <= -1));
+            assert!(out.aborted_nodes <= out.nodes);
+            aborted[k] += out.aborted_nodes;
+        }
+    }
+    assert!(aborted[0] > 0 && aborted[1] > aborted[0], "{aborted:?}");
+}
+
+#[test]
+fn a_piece_under_a_cut_off_frame_ends_at_its_next_slice() {
+    // Find a schedule where a stolen piece's frame is cut off while the
+    // thief still holds work: the thief then ends without expanding.
+    let g = Random { branching: 5, depth: 7 };
+    let mut seen = 0;
+    for seed in 0..100 {
+        let mut a = YbwWork::new(&g, (seed, 0), -1, 0, true);
+        let mut out = GameOutput::default();
+        let mut thief = None;
+        while thief.is_none() && !a.work(1, &mut out).is_exhausted() {
+            thief = a.split();
+        }
+        let Some(mut b) = thief else { continue };
+        b.work(1, &mut out);
+        // The victim finishes alone; a cutoff of the shared frame aborts b.
+        while !a.work(1, &mut out).is_exhausted() {}
+        if super::ybw::tests_refuted(&b) {
+            assert_eq!(b.work(1000, &mut out), crate::Progress::Exhausted { used: 0 });
+            seen += 1;
+        }
+    }
+    assert!(seen > 0);
+}

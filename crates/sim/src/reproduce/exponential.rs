@@ -1,0 +1,276 @@
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use treelb::strategy::multilevel::ROOT_DEGREE_CONSTANT;
+
+use super::*;
+use crate::multilevel::{self as ml, IsoTree, Search};
+use crate::plot::short;
+use crate::producer::Sizes;
+use crate::queue::Time;
+use crate::sweep::Observer;
+
+/// Reproduction 11 (`001_…` Theorems 3–4 beyond equal subtasks):
+/// the multi-level scheme's isoefficiency with exponential subtasks, and
+/// the root degree of three-level trees.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MultiExp {
+    /// η_max held.
+    pub target: f64,
+    /// 1/λ, ticks per piece made.
+    pub t_produce: Time,
+    /// Runs per evaluation with exponential sizes.
+    pub trials: u32,
+    /// Per ℓ: the work for the target with exponential and with equal
+    /// subtasks, on the default tree of each p.
+    pub curves: Vec<ExpCurve>,
+    /// Three-level trees over p consumers: the work per root fan-out.
+    pub three: FanoutRow,
+}
+
+/// One ℓ of reproduction 11.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExpCurve {
+    /// ℓ.
+    pub levels: usize,
+    /// Exponential subtasks, one per p.
+    pub exponential: Vec<IsoTree>,
+    /// Equal subtasks on the same trees.
+    pub equal: Vec<IsoTree>,
+}
+
+fn consumers(t: &IsoTree) -> u32 {
+    t.fanout.iter().product()
+}
+
+impl ExpCurve {
+    /// Theorem 3's shape p^((ℓ+1)/ℓ)·(ln p)^((ℓ+1)/2).
+    pub fn shape(&self, p: f64) -> f64 {
+        let l = self.levels as f64;
+        p.powf((l + 1.0) / l) * p.ln().powf((l + 1.0) / 2.0)
+    }
+
+    /// W/shape at the largest p found ÷ at the first p ≥ `from`.
+    pub fn shape_ratio(&self, from: u32) -> f64 {
+        let pts: Vec<(u32, f64)> = self
+            .exponential
+            .iter()
+            .filter(|t| consumers(t) >= from)
+            .filter_map(|t| t.work.map(|w| (consumers(t), w as f64 / self.shape(f64::from(consumers(t))))))
+            .collect();
+        match (pts.first(), pts.last()) {
+            (Some(a), Some(b)) if b.0 > a.0 => b.1 / a.1,
+            _ => f64::NAN,
+        }
+    }
+
+    /// (p, W exponential / W equal) where both were found.
+    pub fn penalty(&self) -> Vec<(u32, f64)> {
+        self.exponential
+            .iter()
+            .zip(&self.equal)
+            .filter_map(|(e, d)| Some((consumers(e), e.work? as f64 / d.work? as f64)))
+            .collect()
+    }
+}
+
+/// The claims of reproduction 11 and their tolerances.
+#[derive(Clone, Copy, Debug)]
+pub struct ExpClaims {
+    /// W / Theorem 3's shape may change by at most this factor either way.
+    pub band: f64,
+    /// The root degree of three levels: c·p^(1/3)·ln p with this c.
+    pub root_constant: f64,
+    /// … within this factor either way.
+    pub root_band: f64,
+}
+
+impl Default for ExpClaims {
+    fn default() -> Self {
+        ExpClaims { band: std::f64::consts::SQRT_2, root_constant: ROOT_DEGREE_CONSTANT, root_band: 2.0 }
+    }
+}
+
+impl MultiExp {
+    /// The verdict against the stated claims.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict_against(&ExpClaims::default())
+    }
+
+    /// The verdict against `claims`.
+    pub fn verdict_against(&self, claims: &ExpClaims) -> Verdict {
+        let mut v = Verdict::default();
+        for c in &self.curves {
+            v.push(Check::band(
+                &format!(
+                    "ℓ = {}, exponential subtasks: W ∝ p^{:.2}·(log p)^{:.1} (Theorem 3)",
+                    c.levels,
+                    (c.levels as f64 + 1.0) / c.levels as f64,
+                    (c.levels as f64 + 1.0) / 2.0
+                ),
+                &format!("W/shape at the largest p ÷ at p = 2^{}", EXP_FROM.trailing_zeros()),
+                c.shape_ratio(EXP_FROM),
+                1.0 / claims.band,
+                claims.band,
+            ));
+            let pen = c.penalty();
+            let grows = match (pen.first(), pen.last()) {
+                (Some(a), Some(b)) if b.0 > a.0 => b.1 / a.1,
+                _ => f64::NAN,
+            };
+            v.push(Check::at_least(
+                &format!("ℓ = {}: exponential sizes cost a growing (log) factor over equal ones", c.levels),
+                "W_exp/W_equal at the largest p ÷ at the smallest",
+                grows,
+                1.0,
+            ));
+        }
+        let row = &self.three;
+        let p = f64::from(row.p);
+        let best = row.vertex().or_else(|| row.best().map(|b| f64::from(b.fanout[0])));
+        v.push(Check::at_least(
+            "ℓ = 3: the root has the larger degree, the uniform tree is not optimal (Theorem 4)",
+            "best root fan-out / p^(1/3)",
+            best.map_or(f64::NAN, |b| b / p.cbrt()),
+            1.5,
+        ));
+        v.push(Check::band(
+            "ℓ = 3: root degree ∝ p^(1/3)·log p (Theorem 4), with section 4c's constant",
+            &format!("best root / ({:.2}·p^(1/3)·ln p)", claims.root_constant),
+            best.map_or(f64::NAN, |b| b / (claims.root_constant * p.cbrt() * p.ln())),
+            1.0 / claims.root_band,
+            claims.root_band,
+        ));
+        v
+    }
+}
+
+/// The first p of the shape checks of reproduction 11.
+pub const EXP_FROM: u32 = 1 << 6;
+
+/// Runs reproduction 11.
+pub fn multi_exponential(scale: Scale, obs: &mut dyn Observer) -> MultiExp {
+    let (t_produce, target) = (100, 0.8);
+    let (tops, three_k, trials): ([u32; 2], u32, u32) = match scale {
+        Scale::Full => ([10, 12], 12, 2),
+        Scale::Quick => ([8, 8], 9, 1),
+        Scale::Tiny => ([6, 6], 6, 1),
+    };
+    let det = Search {
+        sizes: Sizes::Deterministic,
+        t_produce,
+        t_rout: 0,
+        trials: 1,
+        seed: 17,
+        target,
+        steps: 4,
+        max_work: 1 << 50,
+    };
+    let exp = Search { sizes: Sizes::Exponential, trials, ..det };
+    // Root fan-outs of three levels: from p^(1/3) up, the two levels
+    // below as even as powers of two allow (at least 2 each).
+    let roots: Vec<u32> = (three_k / 3..=three_k - 2).map(|r| 1u32 << r).collect();
+    let total = tops.iter().map(|&t| u64::from((t - 4) / 2 + 1) * 2).sum::<u64>() + roots.len() as u64;
+    obs.phase("exponential subtasks", total);
+    let mut curves = Vec::new();
+    for (i, &top) in tops.iter().enumerate() {
+        let levels = i + 1;
+        let (mut exponential, mut equal) = (Vec::new(), Vec::new());
+        let (mut g_exp, mut g_det) = (1u64 << 16, 1u64 << 16);
+        for k in (4..=top).step_by(2) {
+            let tree = ml::theorem4_fanout(1 << k, levels);
+            let e = ml::isoefficiency(&tree, &exp, g_exp);
+            obs.step();
+            let d = ml::isoefficiency(&tree, &det, g_det);
+            obs.step();
+            g_exp = e.work.map_or(g_exp, |w| w * 2);
+            g_det = d.work.map_or(g_det, |w| w * 2);
+            exponential.push(e);
+            equal.push(d);
+        }
+        curves.push(ExpCurve { levels, exponential, equal });
+    }
+    let p = 1u32 << three_k;
+    let shapes = roots
+        .into_iter()
+        .map(|root| {
+            let below = p / root;
+            let a = 1u32 << below.trailing_zeros().div_ceil(2);
+            let tree = [root, a, below / a];
+            let t = ml::isoefficiency(&tree, &exp, fanout_work(p, t_produce));
+            obs.step();
+            t
+        })
+        .collect();
+    MultiExp { target, t_produce, trials, curves, three: FanoutRow { p, shapes } }
+}
+
+pub(super) fn section(w: &mut String, m: &MultiExp) {
+    let _ = writeln!(w, "## 11. Multi-level: exponential subtasks and three levels (`001_…` Theorems 3–4)\n");
+    let _ = writeln!(w, "{}", include_str!("text/exponential.md"));
+    let _ = writeln!(
+        w,
+        "**Simulated.** The model of section 4b, η_max = {:.0} %, 1/λ = {} ticks, on the \
+         default tree of each p (`theorem4_fanout`); exponential sizes averaged over {} runs \
+         per evaluation on common seeds, equal sizes on the same trees for comparison.\n",
+        100.0 * m.target,
+        m.t_produce,
+        m.trials
+    );
+    let _ = writeln!(
+        w,
+        "| ℓ | p | tree | W, exponential | W, equal | ratio | W_exp / (p^((ℓ+1)/ℓ)·(ln p)^((ℓ+1)/2)) |\n|---|---|---|---|---|---|---|"
+    );
+    for c in &m.curves {
+        for (e, d) in c.exponential.iter().zip(&c.equal) {
+            let p = consumers(e);
+            let tree: Vec<String> = e.fanout.iter().map(u32::to_string).collect();
+            let cell = |t: &IsoTree| t.work.map_or("> max".to_owned(), |w| short(w as f64));
+            let ratio = match (e.work, d.work) {
+                (Some(a), Some(b)) => format!("{:.2}", a as f64 / b as f64),
+                _ => "–".into(),
+            };
+            let norm =
+                e.work.map_or("–".to_owned(), |w| format!("{:.0}", w as f64 / c.shape(f64::from(p))));
+            let _ = writeln!(
+                w,
+                "| {} | 2^{} | {} | {} | {} | {ratio} | {norm} |",
+                c.levels,
+                p.trailing_zeros(),
+                tree.join("·"),
+                cell(e),
+                cell(d)
+            );
+        }
+    }
+    let row = &m.three;
+    let _ = writeln!(
+        w,
+        "\nThree levels over p = 2^{} consumers, exponential sizes: the work each root fan-out \
+         needs (Theorem 4 for ℓ = 3: root degree p^(1/3)·log p; p^(1/3) = {:.0}, \
+         {ROOT_DEGREE_CONSTANT}·p^(1/3)·ln p = {:.0}):\n\n| tree | W | η_max |\n|---|---|---|",
+        row.p.trailing_zeros(),
+        f64::from(row.p).cbrt(),
+        ROOT_DEGREE_CONSTANT * f64::from(row.p).cbrt() * f64::from(row.p).ln()
+    );
+    for t in &row.shapes {
+        let tree: Vec<String> = t.fanout.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            w,
+            "| {} | {} | {:.3} |",
+            tree.join("·"),
+            t.work.map_or("> max".to_owned(), |w| short(w as f64)),
+            t.efficiency
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\nBest root fan-out between the grid points (parabola through the least work and its \
+         neighbours): {}.\n\n{}\nTolerances: W/shape within a factor √2 either way from p = 2^{} \
+         to the largest p; the root degree of three levels within a factor 2 of section 4c's \
+         constant times p^(1/3)·ln p, and at least 1.5 p^(1/3).\n",
+        row.vertex().map_or("at the edge of the grid".to_owned(), |x| format!("{x:.0}")),
+        m.verdict().markdown(),
+        EXP_FROM.trailing_zeros()
+    );
+}
