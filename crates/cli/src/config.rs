@@ -298,7 +298,8 @@ mod tests {
 
     #[test]
     fn durations_parse_with_their_units() {
-        for (given, ms) in [("90s", 90_000), ("5m", 300_000), ("1h30m", 5_400_000), ("250ms", 250), ("1.5s", 1500)]
+        for (given, ms) in
+            [("90s", 90_000), ("5m", 300_000), ("1h30m", 5_400_000), ("250ms", 250), ("1.5s", 1500)]
         {
             assert_eq!(duration("--time-limit", given).unwrap(), Duration::from_millis(ms), "{given}");
         }

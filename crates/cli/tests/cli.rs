@@ -935,7 +935,10 @@ fn time_limit_stops_every_run_command_with_a_partial_report() {
     let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--time-limit", "1h", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
-    assert_eq!((json["interrupted"].clone(), json["answer"]["nodes"].clone()), (false.into(), 4_130_071.into()));
+    assert_eq!(
+        (json["interrupted"].clone(), json["answer"]["nodes"].clone()),
+        (false.into(), 4_130_071.into())
+    );
     // Bad durations: one line naming the flag, exit code 2.
     for (bad, message) in [("5", "give a unit"), ("1y", "unknown unit `y`"), ("0ms", "must be more than 0")] {
         let o = treelb(&["nqueens", "8", "--time-limit", bad]);
@@ -960,7 +963,8 @@ fn an_interrupted_branch_and_bound_run_reports_a_proven_bound() {
         (vec!["tsp", &att48], 10628, false),
     ];
     let knapsack_optimum = {
-        let o = treelb(&["knapsack", "-n", "60", "--class", "strongly-correlated", "--range", "1000", "--json"]);
+        let o =
+            treelb(&["knapsack", "-n", "60", "--class", "strongly-correlated", "--range", "1000", "--json"]);
         let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
         assert_eq!(json["answer"]["proven_optimal"], true);
         assert_eq!(json["answer"]["bound"], json["answer"]["optimum"]);
@@ -972,7 +976,8 @@ fn an_interrupted_branch_and_bound_run_reports_a_proven_bound() {
         for (i, max) in ["3", "40", "300", "2000"].into_iter().enumerate() {
             for strategy in ["random-polling", "work-sharing", "master-worker", "static-cyclic"] {
                 let p = ["1", "2", "3"][i % 3];
-                let all = [&args[..], &["-p", p, "--max-nodes", max, "--strategy", strategy, "--json"]].concat();
+                let all =
+                    [&args[..], &["-p", p, "--max-nodes", max, "--strategy", strategy, "--json"]].concat();
                 let o = treelb(&all);
                 let err = stderr(&o);
                 if o.status.code() == Some(0) {

@@ -333,6 +333,45 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// With ties broken, offers from several threads end with the best
+        /// value and, of its offers, the least witness — whatever the
+        /// interleaving — and the observer saw every strict improvement in
+        /// increasing order per thread.
+        #[test]
+        fn broken_ties_keep_the_least_witness_of_the_best_value(
+            offers in proptest::collection::vec(
+                proptest::collection::vec((0i64..4, proptest::collection::vec(0u32..5, 0..4)), 0..30),
+                1..4,
+            ),
+        ) {
+            let incumbent = Arc::new(Incumbent::<Vec<u32>>::new(Sense::Maximize));
+            incumbent.break_ties();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let log = Arc::clone(&seen);
+            incumbent.observe(move |v| log.lock().unwrap().push(v));
+            let threads: Vec<_> = offers.clone().into_iter().map(|list| {
+                let incumbent = Arc::clone(&incumbent);
+                std::thread::spawn(move || {
+                    for (v, w) in list {
+                        incumbent.offer(v, || w);
+                    }
+                })
+            }).collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            let all: Vec<(i64, Vec<u32>)> = offers.into_iter().flatten().collect();
+            let best = all.iter().map(|(v, _)| *v).max();
+            let least = all.iter().filter(|(v, _)| Some(*v) == best).map(|(_, w)| w.clone()).min();
+            let seen = seen.lock().unwrap().clone();
+            prop_assert_eq!(seen.iter().max().copied(), best);
+            prop_assert!(seen.iter().all(|v| all.iter().any(|(o, _)| o == v)));
+            let incumbent = Arc::try_unwrap(incumbent).unwrap();
+            prop_assert_eq!(incumbent.into_best(), best.zip(least));
+        }
+    }
+
     #[test]
     fn pruning_compares_strictly() {
         let best = Incumbent::with_solution(Sense::Maximize, 10, ());

@@ -251,7 +251,11 @@ pub(crate) struct BnbRan {
 /// With `--deterministic` the incumbent breaks ties by the witness (see
 /// [`treelb::incumbent`]); improvements are shown as they happen (on MPI,
 /// at rank 0 as they reach it); a stopped run reports the proven bound.
-pub(crate) fn run<S>(search: &S, incumbent: &Incumbent<Vec<u32>>, cfg: &RunConfig) -> Result<Option<BnbRan>, Error>
+pub(crate) fn run<S>(
+    search: &S,
+    incumbent: &Incumbent<Vec<u32>>,
+    cfg: &RunConfig,
+) -> Result<Option<BnbRan>, Error>
 where
     S: NodeBound<Output = BnbStats>,
     S::Node: Clone + Serialize + DeserializeOwned,

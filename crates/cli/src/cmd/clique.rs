@@ -47,7 +47,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
     let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
     if k.is_some() && cfg.deterministic {
-        return Err(err!("--deterministic goes with maximum clique runs, not with --k (a decision stops at its first witness)"));
+        return Err(err!(
+            "--deterministic goes with maximum clique runs, not with --k (a decision stops at its first witness)"
+        ));
     }
     if k.is_some() && expected.is_some() {
         return Err(err!(

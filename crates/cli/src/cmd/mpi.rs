@@ -182,7 +182,15 @@ where
         let (key, unbounded) = open.parts();
         open.set_parts(mpi.max(key), mpi.any(unbounded));
     }
-    drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    if super::signalled() {
+        // mpirun is ending the job: it signals the ranks, then kills them a
+        // second later, and `MPI_Finalize` would wait for it (its fence
+        // with the launcher never completes) until the kill; the partial
+        // report would be lost. Nothing is in flight: end without it.
+        std::mem::forget(mpi);
+    } else {
+        drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    }
     let Some(o) = result? else {
         return Ok(None);
     };
