@@ -36,7 +36,8 @@ pub(crate) enum Status {
     Done,
     /// The answer did not match, or is not trustworthy: exit code 1.
     Failed,
-    /// `--max-nodes` stopped the run; the report is partial: exit code 3.
+    /// `--max-nodes`, `--time-limit` or a signal stopped the run; the
+    /// report is partial: exit code 3.
     Interrupted,
 }
 
@@ -47,7 +48,8 @@ impl From<bool> for Status {
 }
 
 /// The end of a run: the merged output, the statistics, and whether
-/// `--max-nodes` stopped it before the work was done.
+/// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
+/// done.
 pub(crate) struct Ran<O> {
     pub(crate) output: O,
     pub(crate) stats: RunStats,
