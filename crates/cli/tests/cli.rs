@@ -686,7 +686,8 @@ fn instance_files_are_bytes_and_errors_name_their_lines() {
         path.to_str().unwrap().to_owned()
     };
     let latin1 = write("latin1.clq", b"c Graphe de d\xe9monstration\np edge 3 3\ne 1 2\ne 2 3\ne 1 3\n");
-    let o = treelb(&["clique", &latin1, "-p", "2"]);
+    // --no-progress: not even the live incumbent lines on stderr.
+    let o = treelb(&["clique", &latin1, "-p", "2", "--no-progress"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("ω             3"), "{}", stdout(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
