@@ -124,6 +124,16 @@ pub(crate) struct RunArgs {
     /// N/ranks. Also lifts the UTS limit on the expected tree size
     #[arg(long, value_name = "N")]
     pub(crate) max_nodes: Option<String>,
+    /// Stop after DURATION of wall time (e.g. 90s, 5m, 1h30m, 250ms) with a
+    /// partial report marked interrupted and exit code 3; with --runtime mpi
+    /// every rank stops at the same time and rank 0 reports
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) time_limit: Option<String>,
+    /// Branch and bound (clique, knapsack, tsp): the same optimal solution
+    /// for every P, strategy and runtime (of equal values, the smallest
+    /// witness wins); explores the ties, so it costs nodes
+    #[arg(long)]
+    pub(crate) deterministic: bool,
     /// Record when each PE was working, requesting, idle, splitting or
     /// sending, into FILE (CSV, one line per interval; draw it with `treelb
     /// plot-trace FILE`)

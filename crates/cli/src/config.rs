@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use treelb::spec::Rho;
 use treelb::{Init, RunSpec, SplitPolicy, Strategy};
@@ -60,6 +61,38 @@ pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
         0 => Err(err!("{flag} must be at least 1, got 0")),
         n => Ok(n),
     }
+}
+
+/// `--time-limit 1h30m`: a positive duration, a sequence of numbers each
+/// with a unit — `h`, `m` (or `min`), `s`, `ms` — such as `90s`, `5m`,
+/// `1h30m`, `250ms` or `1.5s`.
+pub(crate) fn duration(flag: &str, value: &str) -> Result<Duration, Error> {
+    let bad = || err!("{flag} expects a duration such as 90s, 5m, 1h30m or 250ms, got `{value}`");
+    let mut rest = value.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0.0f64;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let letters = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        let seconds = match &rest[..letters] {
+            "h" => 3600.0,
+            "m" | "min" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "" => return Err(err!("{flag} `{value}`: give a unit (h, m, s or ms), e.g. {number}s")),
+            unit => return Err(err!("{flag} `{value}`: unknown unit `{unit}` (expected h, m, s or ms)")),
+        };
+        total += number * seconds;
+        rest = &rest[letters..];
+    }
+    if !(total > 0.0 && total < 1e9) {
+        return Err(err!("{flag} must be more than 0 and less than 30 years, got `{value}`"));
+    }
+    Ok(Duration::from_secs_f64(total))
 }
 
 /// `--fanout 4,2`: the fan-outs of the producer tree, each at least 1.
@@ -143,6 +176,10 @@ pub(crate) struct RunConfig {
     pub(crate) trace: Option<String>,
     /// `--max-nodes N`: the run stops after about N units of work.
     pub(crate) max_nodes: Option<u64>,
+    /// `--time-limit DURATION`: the run stops after about this long.
+    pub(crate) time_limit: Option<Duration>,
+    /// `--deterministic`: branch and bound breaks ties by the witness.
+    pub(crate) deterministic: bool,
     /// A line for stderr once the threads runtime is about to start (after
     /// every check of the input): what is known of the run's size.
     pub(crate) prelude: Option<String>,
@@ -191,8 +228,20 @@ impl RunConfig {
             progress: !args.no_progress && !args.json,
             trace: args.trace.clone(),
             max_nodes: args.max_nodes.as_deref().map(|n| count("--max-nodes", n)).transpose()?,
+            time_limit: args.time_limit.as_deref().map(|t| duration("--time-limit", t)).transpose()?,
+            deterministic: args.deterministic,
             prelude: None,
         })
+    }
+
+    /// Refuses `--deterministic` for `app`, which is not branch and bound.
+    pub(crate) fn refuse_deterministic(&self, app: &str) -> Result<(), Error> {
+        if self.deterministic {
+            return Err(err!(
+                "--deterministic applies to branch and bound (clique, knapsack, tsp), not to {app}, whose answer does not depend on the schedule"
+            ));
+        }
+        Ok(())
     }
 
     /// The configuration of the threads runtime.
@@ -227,6 +276,8 @@ mod tests {
             no_progress: false,
             trace: None,
             max_nodes: None,
+            time_limit: None,
+            deterministic: false,
         }
     }
 
@@ -242,6 +293,27 @@ mod tests {
         for (given, n) in [("1000", 1000), ("1e6", 1_000_000), ("2.5e3", 2500)] {
             let c = RunConfig::from_args(&RunArgs { max_nodes: Some(given.into()), ..args() }).unwrap();
             assert_eq!(c.max_nodes, Some(n), "{given}");
+        }
+    }
+
+    #[test]
+    fn durations_parse_with_their_units() {
+        for (given, ms) in
+            [("90s", 90_000), ("5m", 300_000), ("1h30m", 5_400_000), ("250ms", 250), ("1.5s", 1500)]
+        {
+            assert_eq!(duration("--time-limit", given).unwrap(), Duration::from_millis(ms), "{given}");
+        }
+        for (given, message) in [
+            ("", "--time-limit expects a duration such as 90s"),
+            ("5", "--time-limit `5`: give a unit (h, m, s or ms), e.g. 5s"),
+            ("3d", "--time-limit `3d`: unknown unit `d`"),
+            ("0s", "--time-limit must be more than 0"),
+            ("s", "--time-limit expects a duration"),
+            ("1x5s", "--time-limit `1x5s`: unknown unit `x`"),
+            ("-1s", "--time-limit expects a duration"),
+        ] {
+            let e = duration("--time-limit", given).unwrap_err().to_string();
+            assert!(e.starts_with(message), "{given}: {e}");
         }
     }
 

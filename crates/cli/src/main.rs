@@ -3,7 +3,8 @@
 //! `main` → `run` → exit code: 0 when the run succeeded (and its answer
 //! matched the published one, where one is known), 1 when an answer did not
 //! match or is not trustworthy, 2 for bad input, with a one-line error on
-//! stderr, 3 when `--max-nodes` stopped the run (its report is partial).
+//! stderr, 3 when `--max-nodes`, `--time-limit` or a signal stopped the
+//! run (its report is partial).
 
 mod args;
 mod cmd;

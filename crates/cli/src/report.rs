@@ -21,6 +21,10 @@ pub(crate) struct RunSetup {
     pub(crate) seed: u64,
     /// `--max-nodes`: the limit on the units of work, if any.
     pub(crate) max_nodes: Option<u64>,
+    /// `--time-limit`, in seconds, if any.
+    pub(crate) time_limit_secs: Option<f64>,
+    /// `--deterministic` (branch and bound).
+    pub(crate) deterministic: bool,
 }
 
 impl RunSetup {
@@ -35,6 +39,8 @@ impl RunSetup {
             split_policy: cfg.split_policy.to_string(),
             seed: c.seed,
             max_nodes: cfg.max_nodes,
+            time_limit_secs: cfg.time_limit.map(|t| t.as_secs_f64()),
+            deterministic: cfg.deterministic,
         }
     }
 }
@@ -75,9 +81,12 @@ pub(crate) struct Report<I: Serialize, A: Serialize> {
     pub(crate) lines: Vec<Line>,
     /// The unit of work ("nodes").
     pub(crate) unit: &'static str,
-    /// `--max-nodes` stopped the run before its work was done: the answer
-    /// is partial.
+    /// `--max-nodes`, `--time-limit` or a signal stopped the run before its
+    /// work was done: the answer is partial.
     pub(crate) interrupted: bool,
+    /// What stopped it, if it was interrupted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stopped_by: Option<String>,
     pub(crate) setup: RunSetup,
     pub(crate) wall_secs: f64,
     pub(crate) work_units: u64,
@@ -108,6 +117,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             lines,
             unit,
             interrupted,
+            stopped_by: interrupted.then(|| crate::cmd::stop_reason(cfg)),
             // The PEs that ran (with MPI: ranks × threads per rank).
             setup: RunSetup { threads: stats.pes.len(), ..RunSetup::new(cfg) },
             wall_secs: stats.wall.as_secs_f64(),
@@ -133,10 +143,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             }
         };
         if self.interrupted {
-            let by = match self.setup.max_nodes {
-                Some(max) if !crate::cmd::signalled() => format!("--max-nodes {max}"),
-                _ => "a signal (Ctrl-C or SIGTERM)".to_owned(),
-            };
+            let by = self.stopped_by.as_deref().unwrap_or("a stop");
             let note = format!(
                 "stopped by {by} after {} {}: every answer below is partial",
                 self.work_units, self.unit

@@ -686,7 +686,8 @@ fn instance_files_are_bytes_and_errors_name_their_lines() {
         path.to_str().unwrap().to_owned()
     };
     let latin1 = write("latin1.clq", b"c Graphe de d\xe9monstration\np edge 3 3\ne 1 2\ne 2 3\ne 1 3\n");
-    let o = treelb(&["clique", &latin1, "-p", "2"]);
+    // --no-progress: not even the live incumbent lines on stderr.
+    let o = treelb(&["clique", &latin1, "-p", "2", "--no-progress"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("ω             3"), "{}", stdout(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
@@ -909,4 +910,262 @@ fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
     assert!(written.starts_with("# ") && written.lines().count() > 3, "{written}");
     assert!(!written.contains("an older file"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs that take minutes (or centuries) if nothing stops them, one per run
+/// command that a time limit can catch mid-run (integration converges in
+/// milliseconds: `--max-nodes` above stops it).
+fn long_runs() -> Vec<Vec<String>> {
+    let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    vec![
+        s(&["uts", "--tree", "T1XL"]),
+        s(&["nqueens", "18"]),
+        s(&["clique", &shared_instance("clique/keller5.clq")]),
+        s(&["clique", &shared_instance("clique/keller5.clq"), "--k", "28"]),
+        s(&["knapsack", "-n", "10000", "--range", "10000", "--class", "strongly-correlated"]),
+        s(&["tsp", &shared_instance("tsp/kroA200.tsp")]),
+        s(&["mandelbrot", "--width", "1500", "--height", "1500", "--max-iter", "100000"]),
+    ]
+}
+
+/// `--time-limit` stops every run command: a partial report marked
+/// interrupted that names the limit, one line on stderr, exit code 3.
+#[test]
+fn time_limit_stops_every_run_command_with_a_partial_report() {
+    for args in long_runs() {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let all = [&args[..], &["-p", "2", "--time-limit", "300ms", "--json"]].concat();
+        let o = treelb(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{all:?}: {err}");
+        assert!(err.contains("treelb: interrupted: --time-limit 0.3 s reached after"), "{all:?}: {err}");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        assert_eq!(json["interrupted"], true, "{all:?}");
+        assert_eq!(json["stopped_by"], "--time-limit 0.3 s", "{all:?}");
+        assert_eq!(json["setup"]["time_limit_secs"], 0.3, "{all:?}");
+    }
+    // For people: at the top, with the cause.
+    let o = treelb(&["nqueens", "18", "-p", "2", "--time-limit", "0.2s"]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().contains("stopped by --time-limit 0.2 s"), "{out}");
+    // A limit the run does not reach changes nothing.
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--time-limit", "1h", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(
+        (json["interrupted"].clone(), json["answer"]["nodes"].clone()),
+        (false.into(), 4_130_071.into())
+    );
+    // Bad durations: one line naming the flag, exit code 2.
+    for (bad, message) in [("5", "give a unit"), ("1y", "unknown unit `y`"), ("0ms", "must be more than 0")] {
+        let o = treelb(&["nqueens", "8", "--time-limit", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = stderr(&o);
+        assert!(err.contains("--time-limit") && err.contains(message) && err.lines().count() == 1, "{err}");
+    }
+}
+
+/// The value of an interrupted branch-and-bound run is never reported as the
+/// optimum: its proven bound is on the right side of the true optimum for
+/// every kind of stop point (several `--max-nodes`, strategies and P), and
+/// the value is on the other side.
+#[test]
+fn an_interrupted_branch_and_bound_run_reports_a_proven_bound() {
+    let brock = shared_instance("clique/brock200_4.clq");
+    let att48 = shared_instance("tsp/att48.tsp");
+    // (arguments, the optimum, maximizing?)
+    let cases: Vec<(Vec<&str>, i64, bool)> = vec![
+        (vec!["clique", &brock, "--no-heuristic"], 17, true),
+        (vec!["knapsack", "-n", "60", "--class", "strongly-correlated", "--range", "1000"], 0, true),
+        (vec!["tsp", &att48], 10628, false),
+    ];
+    let knapsack_optimum = {
+        let o =
+            treelb(&["knapsack", "-n", "60", "--class", "strongly-correlated", "--range", "1000", "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        assert_eq!(json["answer"]["proven_optimal"], true);
+        assert_eq!(json["answer"]["bound"], json["answer"]["optimum"]);
+        json["answer"]["optimum"].as_i64().unwrap()
+    };
+    let mut gaps = 0;
+    for (args, optimum, maximize) in cases {
+        let optimum = if optimum == 0 { knapsack_optimum } else { optimum };
+        for (i, max) in ["3", "40", "300", "2000"].into_iter().enumerate() {
+            for strategy in ["random-polling", "work-sharing", "master-worker", "static-cyclic"] {
+                let p = ["1", "2", "3"][i % 3];
+                let all =
+                    [&args[..], &["-p", p, "--max-nodes", max, "--strategy", strategy, "--json"]].concat();
+                let o = treelb(&all);
+                let err = stderr(&o);
+                if o.status.code() == Some(0) {
+                    continue; // the search ended before the limit
+                }
+                assert_eq!(o.status.code(), Some(3), "{all:?}: {err}");
+                let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+                let a = &json["answer"];
+                let value = ["omega", "optimum", "length"].iter().find_map(|k| a[k].as_i64()).unwrap();
+                let bound = a["bound"].as_i64();
+                let proven = a["proven_optimal"].as_bool().unwrap();
+                if maximize {
+                    assert!(value <= optimum && bound.is_none_or(|b| b >= optimum), "{all:?}: {a}");
+                } else {
+                    assert!(value >= optimum && bound.is_none_or(|b| b <= optimum), "{all:?}: {a}");
+                }
+                assert_eq!(proven, bound == Some(value), "{all:?}: {a}");
+                if proven {
+                    assert_eq!(value, optimum, "{all:?}");
+                } else {
+                    gaps += 1;
+                    assert!(a["gap"].as_f64().is_none_or(|g| g > 0.0), "{all:?}: {a}");
+                }
+            }
+        }
+    }
+    assert!(gaps > 10, "only {gaps} runs stopped with a gap");
+    // For people: "best found … (not proven optimal; bound ≤ …, gap …)".
+    let o = treelb(&["clique", &brock, "--no-heuristic", "-p", "2", "--max-nodes", "500"]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.trim_start().starts_with("ω")).unwrap();
+    assert!(line.contains("best found") && line.contains("(not proven optimal; bound ≤ "), "{out}");
+    assert!(line.contains(", gap "), "{out}");
+}
+
+/// Each improvement of the incumbent is shown on stderr as it happens
+/// (elapsed time, value), and `--json` carries the same timeline instead.
+#[test]
+fn branch_and_bound_shows_each_improvement() {
+    let brock = shared_instance("clique/brock200_4.clq");
+    let att48 = shared_instance("tsp/att48.tsp");
+    let runs: [(&[&str], bool); 3] = [
+        (&["clique", &brock, "--no-heuristic"], true),
+        (&["knapsack", "-n", "200", "--class", "weakly-correlated"], true),
+        (&["tsp", &att48, "--no-heuristic"], false),
+    ];
+    for (args, maximize) in runs {
+        let o = treelb(&[args, &["-p", "2"]].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let seen: Vec<(f64, i64)> = stderr(&o)
+            .lines()
+            .filter_map(|l| l.strip_prefix("treelb: incumbent "))
+            .map(|l| {
+                let (value, secs) = l.split_once(" at ").unwrap();
+                (secs.trim_end_matches(" s").parse().unwrap(), value.parse().unwrap())
+            })
+            .collect();
+        assert!(seen.len() >= 2, "{args:?}: {seen:?}");
+        for w in seen.windows(2) {
+            assert!(w[0].0 <= w[1].0, "{args:?}: time goes back: {seen:?}");
+            assert!(if maximize { w[0].1 < w[1].1 } else { w[0].1 > w[1].1 }, "{args:?}: {seen:?}");
+        }
+        let o = treelb(&[args, &["-p", "2", "--json"]].concat());
+        assert!(!stderr(&o).contains("treelb: incumbent"), "{args:?}: --json prints no live lines");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        let timeline = json["answer"]["improvements"].as_array().unwrap();
+        assert!(timeline.len() >= 2, "{args:?}");
+        let last = timeline.last().unwrap()["value"].as_i64().unwrap();
+        let value = ["omega", "optimum", "length"].iter().find_map(|k| json["answer"][k].as_i64()).unwrap();
+        assert_eq!(last, value, "{args:?}: the timeline ends at the answer");
+        // --no-progress is quiet too.
+        let o = treelb(&[args, &["-p", "2", "--no-progress"]].concat());
+        assert!(!stderr(&o).contains("treelb: incumbent"), "{args:?}");
+    }
+}
+
+/// The witness of a `--deterministic` run, as printed in its JSON.
+fn witness(args: &[&str], p: usize, strategy: &str) -> String {
+    let p = p.to_string();
+    let all = [args, &["-p", &p, "--strategy", strategy, "--deterministic", "--json"]].concat();
+    let o = treelb(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let a = &json["answer"];
+    assert_eq!(a["deterministic"], true);
+    let value = ["omega", "optimum", "length"].iter().find_map(|k| a[k].as_i64()).unwrap();
+    let w = ["clique", "items", "tour"].iter().find_map(|k| a.get(k)).unwrap();
+    format!("{value}: {w}")
+}
+
+/// `--deterministic`: the same optimum and the byte-identical witness for
+/// P = 1, 2, 3, 4, 8 and every one of the 13 strategies, on instances with
+/// many optimal solutions (C125.9 has several maximum cliques, a subset-sum
+/// knapsack many optimal packings; ulysses16).
+#[test]
+fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
+    let c125 = shared_instance("clique/C125.9.clq");
+    let ulysses = shared_instance("tsp/ulysses16.tsp");
+    let runs: [&[&str]; 3] = [
+        &["clique", &c125],
+        &["knapsack", "-n", "16", "--class", "subset-sum", "--range", "100"],
+        &["tsp", &ulysses],
+    ];
+    for args in runs {
+        let first = witness(args, 1, "random-polling");
+        for strategy in treelb::Strategy::ALL.map(treelb::Strategy::name) {
+            for p in [1, 2, 3, 4, 8] {
+                assert_eq!(witness(args, p, strategy), first, "{args:?} P = {p} {strategy}");
+            }
+        }
+    }
+    // Not a vacuous test: without the flag, the witness depends on the
+    // schedule on these instances (some P and strategy give another one).
+    let mut seen = std::collections::HashSet::new();
+    for strategy in ["random-polling", "static-cyclic", "work-sharing", "master-worker"] {
+        for p in ["1", "4", "8"] {
+            let o = treelb(&["clique", &c125, "--no-heuristic", "-p", p, "--strategy", strategy, "--json"]);
+            let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+            seen.insert(json["answer"]["clique"].to_string());
+        }
+    }
+    assert!(seen.len() > 1, "C125.9's maximum clique never changed: {seen:?}");
+    // Decisions stop at their first witness: refused.
+    let o = treelb(&["clique", &c125, "--k", "8", "--deterministic"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = treelb(&["nqueens", "8", "--deterministic"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--deterministic applies to branch and bound"), "{}", stderr(&o));
+}
+
+/// Ctrl-C during a branch-and-bound run: the partial report has the best
+/// clique found and the proven bound, exit code 3.
+#[test]
+fn a_signal_stops_branch_and_bound_with_its_bound() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let keller = shared_instance("clique/keller5.clq");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["clique", &keller, "--threads", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    // The first line is the heuristic's incumbent, shown as the run starts.
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("treelb: incumbent "), "{first}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("HUNG: the run did not end within {LIMIT:?} of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    assert_eq!(status.code(), Some(3), "{out}\n{rest}");
+    assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM)"), "{out}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≤"), "{out}");
+    assert!(rest.contains("interrupted by a signal"), "{rest}");
 }

@@ -538,3 +538,216 @@ fn max_nodes_stops_every_rank() {
     assert_eq!(status.code(), Some(3), "{out}\n{err}");
     assert!(out.contains("answer        unknown"), "{out}");
 }
+
+/// `--time-limit` stops every application on every rank at about the same
+/// time: rank 0 prints the partial report (of all ranks' work), `mpirun`
+/// exits with 3. Integration converges in milliseconds: `--max-nodes`
+/// stops it mid-run instead.
+#[test]
+fn time_limit_stops_every_application_on_every_rank() {
+    require_mpirun();
+    let keller = shared_instance("clique/keller5.clq");
+    let kro = shared_instance("tsp/kroA200.tsp");
+    let runs: [&[&str]; 8] = [
+        &["uts", "--tree", "T1XL", "--time-limit", "500ms"],
+        &["nqueens", "18", "--time-limit", "500ms"],
+        &["clique", &keller, "--time-limit", "500ms"],
+        &[
+            "knapsack",
+            "-n",
+            "10000",
+            "--range",
+            "10000",
+            "--class",
+            "strongly-correlated",
+            "--time-limit",
+            "500ms",
+        ],
+        &["tsp", &kro, "--time-limit", "500ms"],
+        &[
+            "mandelbrot",
+            "--width",
+            "1500",
+            "--height",
+            "1500",
+            "--max-iter",
+            "100000",
+            "--time-limit",
+            "500ms",
+        ],
+        &["integrate", "inv-sqrt", "--tol", "1e-14", "--budget", "1", "--max-nodes", "20"],
+        &["clique", &keller, "--k", "28", "--time-limit", "500ms"],
+    ];
+    for (i, args) in runs.into_iter().enumerate() {
+        let np = 2 + i % 2;
+        let all = [args, &["--runtime", "mpi", "--no-progress", "--json"]].concat();
+        let (status, out, err) = mpirun_status(np, &all, &[]);
+        let context = format!("np {np}, {args:?}:\n{out}\n{err}");
+        assert_eq!(status.code(), Some(3), "{context}");
+        assert!(err.contains("treelb: interrupted: --"), "{context}");
+        let report: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {context}"));
+        assert_eq!(report["interrupted"], true, "{context}");
+        let by = if args.contains(&"--max-nodes") { "--max-nodes 20" } else { "--time-limit 0.5 s" };
+        assert_eq!(report["stopped_by"], by, "{context}");
+        // Every rank's PEs are in the report.
+        assert_eq!(report["pes"].as_array().unwrap().len(), np, "{context}");
+    }
+}
+
+/// An interrupted branch-and-bound run across ranks reports a bound that
+/// the optimum does not pass (the ranks' dropped open nodes reduced at rank
+/// 0), for several stop points.
+#[test]
+fn an_interrupted_branch_and_bound_run_across_ranks_reports_a_proven_bound() {
+    require_mpirun();
+    let brock = shared_instance("clique/brock200_4.clq");
+    let att48 = shared_instance("tsp/att48.tsp");
+    let mut gaps = 0;
+    for (i, max) in ["40", "400", "3000"].into_iter().enumerate() {
+        let strategy = ["random-polling", "master-worker", "work-sharing"][i];
+        let runs: [(&[&str], i64, bool); 2] =
+            [(&["clique", &brock, "--no-heuristic"], 17, true), (&["tsp", &att48], 10628, false)];
+        for (args, optimum, maximize) in runs {
+            let max = if args[0] == "tsp" { "6" } else { max };
+            let all = [args, &["--max-nodes", max, "--strategy", strategy, "--json"]].concat();
+            let (status, out, err) =
+                mpirun_status(2, &[&all[..], &["--runtime", "mpi", "--no-progress"]].concat(), &[]);
+            let context = format!("{all:?}:\n{out}\n{err}");
+            if status.success() {
+                continue;
+            }
+            assert_eq!(status.code(), Some(3), "{context}");
+            let report: serde_json::Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {context}"));
+            let a = &report["answer"];
+            let value = ["omega", "length"].iter().find_map(|k| a[k].as_i64()).unwrap();
+            let bound = a["bound"].as_i64();
+            if maximize {
+                assert!(value <= optimum && bound.is_none_or(|b| b >= optimum), "{context}");
+            } else {
+                assert!(value >= optimum && bound.is_none_or(|b| b <= optimum), "{context}");
+            }
+            if a["proven_optimal"] == false {
+                gaps += 1;
+            }
+        }
+    }
+    assert!(gaps >= 2, "only {gaps} runs stopped with a gap");
+}
+
+/// `--deterministic` gives the threads runtime's witness on every number of
+/// ranks and strategy.
+#[test]
+fn deterministic_witnesses_are_the_same_across_ranks_and_runtimes() {
+    require_mpirun();
+    let c125 = shared_instance("clique/C125.9.clq");
+    let ulysses = shared_instance("tsp/ulysses16.tsp");
+    let runs: [&[&str]; 3] = [
+        &["clique", &c125, "--deterministic", "--json"],
+        &["knapsack", "-n", "16", "--class", "subset-sum", "--range", "100", "--deterministic", "--json"],
+        &["tsp", &ulysses, "--deterministic", "--json"],
+    ];
+    let answer = |out: &str, context: &str| -> String {
+        let report: serde_json::Value =
+            serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {context}"));
+        let a = &report["answer"];
+        let value = ["omega", "optimum", "length"].iter().find_map(|k| a[k].as_i64()).unwrap();
+        let w = ["clique", "items", "tour"].iter().find_map(|k| a.get(k)).unwrap();
+        format!("{value}: {w}")
+    };
+    for args in runs {
+        let o = Command::new(env!("CARGO_BIN_EXE_treelb")).args(args).args(["-p", "3"]).output().unwrap();
+        assert!(o.status.success());
+        let threads = answer(&String::from_utf8_lossy(&o.stdout), "threads");
+        for (i, strategy) in strategies().enumerate() {
+            let np = 1 + i % 3;
+            let all = [args, &["--strategy", strategy, "--init", init(i)]].concat();
+            let (out, err) = mpirun_with_stderr(np, &all, &[]);
+            assert_eq!(answer(&out, &err), threads, "np {np}, {all:?}");
+        }
+    }
+}
+
+/// Starts `mpirun -np 2 treelb clique keller5 --runtime mpi` (minutes of
+/// work), waits until rank 0's run has started, calls `signal` with
+/// mpirun's process id, and returns mpirun's exit code, rank 0's report and
+/// stderr; fails if mpirun does not end within the time limit.
+fn interrupt_mpirun(signal: impl FnOnce(u32)) -> (Option<i32>, String, String) {
+    use std::io::{BufRead, BufReader};
+    require_mpirun();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let keller = shared_instance("clique/keller5.clq");
+    let mut child = Command::new("mpirun")
+        .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_treelb"))
+        .args(["clique", &keller, "--runtime", "mpi"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    // Rank 0 shows the heuristic's clique once MPI is up and the run starts.
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("treelb: incumbent "), "{first}");
+    std::thread::sleep(Duration::from_millis(500));
+    signal(child.id());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("HUNG: mpirun did not end within {LIMIT:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    (status.code(), out, rest)
+}
+
+/// A partial report of the clique run interrupted by a signal on both
+/// ranks: the best clique found and its bound, the work of both ranks.
+fn assert_partial_clique_report(out: &str, err: &str) {
+    assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM)"), "{out}\n{err}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≤"), "{out}");
+    assert!(out.contains("2 MPI PEs"), "{out}");
+    assert!(err.contains("treelb: interrupted by a signal"), "{err}");
+}
+
+/// Ctrl-C to `mpirun` (SIGINT): mpirun ends the job — it signals every rank
+/// (SIGTERM, a second later) and kills them a second after that. Every rank
+/// stops on the signal, the partial results still reach rank 0, which
+/// prints the report before the kill. mpirun then exits with its own code
+/// for an aborted job (1), not rank 0's 3.
+#[test]
+fn ctrl_c_to_mpirun_gives_a_partial_report() {
+    let (code, out, err) = interrupt_mpirun(|pid| {
+        let killed = Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+        assert!(killed.success());
+    });
+    assert_partial_clique_report(&out, &err);
+    assert_ne!(code, Some(0), "{out}\n{err}");
+}
+
+/// SIGTERM to every rank (as a batch system's cancel or time limit sends
+/// it): a partial report at rank 0 and exit code 3 from mpirun.
+#[test]
+fn sigterm_to_the_ranks_gives_a_partial_report_and_exit_code_3() {
+    let (code, out, err) = interrupt_mpirun(|pid| {
+        let ranks = Command::new("pgrep").args(["-P", &pid.to_string()]).output().unwrap();
+        let ranks: Vec<String> =
+            String::from_utf8_lossy(&ranks.stdout).split_whitespace().map(String::from).collect();
+        assert_eq!(ranks.len(), 2, "the ranks of mpirun {pid}: {ranks:?}");
+        let killed = Command::new("kill").arg("-TERM").args(&ranks).status().unwrap();
+        assert!(killed.success());
+    });
+    assert_partial_clique_report(&out, &err);
+    assert_eq!(code, Some(3), "{out}\n{err}");
+}

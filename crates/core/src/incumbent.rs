@@ -29,6 +29,23 @@
 //! [`Search::should_stop`](crate::Search::should_stop) from then on, which the
 //! runtimes check after every slice of Δt units of work.
 //!
+//! ## Deterministic answers
+//! The optimum does not depend on the schedule, but *which* optimal solution
+//! a run reports does: the first one found wins. [`Incumbent::break_ties`]
+//! makes the witness a function of the instance alone: among solutions of
+//! equal value the smallest witness (by `Ord`) wins, and
+//! [`Incumbent::can_improve`] keeps subtrees whose bound *equals* the
+//! incumbent (they may hold a smaller witness of the same value). Then every
+//! optimal solution is reached by some PE — no subtree that contains one is
+//! pruned — and offered, and the offers keep the least: every schedule ends
+//! with the least optimal witness. The price is the subtrees of bound equal
+//! to the optimum, which a normal run prunes.
+//!
+//! ## Watching improvements
+//! [`Incumbent::observe`] installs a function called with every strict
+//! improvement of the value, on the thread that made it (a live display of
+//! the incumbent; improvements received from other processes included).
+//!
 //! ## Memory ordering
 //! The value is an `AtomicI64` holding the objective in "larger is better"
 //! form (negated when minimising). Readers use `Relaxed`: a stale value only
@@ -38,8 +55,10 @@
 //! one is already there, so once all offers have returned, the witness
 //! achieves the value.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::cmp::Ordering as Order;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Whether larger or smaller objective values are better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -77,12 +96,28 @@ const NONE: i64 = i64::MIN;
 /// assert!(!best.can_improve(42)); // a bound of 42 cannot beat 42
 /// assert_eq!(best.into_best(), Some((42, "tour A")));
 /// ```
-#[derive(Debug)]
 pub struct Incumbent<T> {
     sense: Sense,
     key: AtomicI64,
     improvements: AtomicU64,
     witness: Mutex<Option<(i64, T)>>,
+    /// [`Incumbent::break_ties`]: equal values compete by their witnesses.
+    ties: AtomicBool,
+    /// The order of witnesses, set with `ties`.
+    order: OnceLock<fn(&T, &T) -> Order>,
+    /// Called with every strict improvement of the value.
+    observer: OnceLock<Box<dyn Fn(i64) + Send + Sync>>,
+}
+
+impl<T: fmt::Debug> fmt::Debug for Incumbent<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Incumbent")
+            .field("sense", &self.sense)
+            .field("best", &self.best())
+            .field("improvements", &self.improvements())
+            .field("ties", &self.ties.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
 }
 
 impl<T> Incumbent<T> {
@@ -93,7 +128,59 @@ impl<T> Incumbent<T> {
             key: AtomicI64::new(NONE),
             improvements: AtomicU64::new(0),
             witness: Mutex::new(None),
+            ties: AtomicBool::new(false),
+            order: OnceLock::new(),
+            observer: OnceLock::new(),
         }
+    }
+
+    /// From now on, solutions of equal value compete by their witnesses: the
+    /// smallest by `Ord` is kept, and subtrees whose bound equals the
+    /// incumbent are not pruned (see the module documentation: the witness
+    /// no longer depends on the schedule). Call it before the search starts.
+    ///
+    /// ```
+    /// use treelb::incumbent::{Incumbent, Sense};
+    /// let best = Incumbent::new(Sense::Maximize);
+    /// best.break_ties();
+    /// best.offer(3, || vec![2, 5, 7]);
+    /// assert!(best.can_improve(3)); // an equal value may have a smaller witness
+    /// assert!(best.offer(3, || vec![1, 5, 9]));
+    /// assert!(!best.offer(3, || vec![4, 5, 6]));
+    /// assert_eq!(best.into_best(), Some((3, vec![1, 5, 9])));
+    /// ```
+    pub fn break_ties(&self)
+    where
+        T: Ord,
+    {
+        let _ = self.order.set(T::cmp);
+        self.ties.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`break_ties`](Self::break_ties) was called.
+    pub fn breaks_ties(&self) -> bool {
+        self.ties.load(Ordering::Relaxed)
+    }
+
+    /// Calls `observer` with the value of every strict improvement from now
+    /// on, on the thread that made it (several threads may call it at once,
+    /// and improvements found at about the same time may arrive out of
+    /// order). Only the first observer installed is kept; `false` if one was
+    /// already there.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use treelb::incumbent::{Incumbent, Sense};
+    /// static SEEN: Mutex<Vec<i64>> = Mutex::new(Vec::new());
+    /// let best = Incumbent::new(Sense::Minimize);
+    /// assert!(best.observe(|v| SEEN.lock().unwrap().push(v)));
+    /// best.offer(50, || ());
+    /// best.offer(60, || ()); // worse: not an improvement
+    /// best.offer(42, || ());
+    /// assert_eq!(*SEEN.lock().unwrap(), [50, 42]);
+    /// ```
+    pub fn observe(&self, observer: impl Fn(i64) + Send + Sync + 'static) -> bool {
+        self.observer.set(Box::new(observer)).is_ok()
     }
 
     /// Starts from a known solution (a heuristic's, say).
@@ -120,35 +207,60 @@ impl<T> Incumbent<T> {
     /// Could a solution of value `bound` (an optimistic bound on a subtree)
     /// be strictly better than the incumbent? If not, the subtree is pruned.
     /// One relaxed load.
+    /// After [`break_ties`](Self::break_ties): could it be at least as good
+    /// (an equal value may come with a smaller witness)?
     #[inline]
     pub fn can_improve(&self, bound: i64) -> bool {
-        self.sense.key(bound) > self.key.load(Ordering::Relaxed)
+        let key = self.sense.key(bound);
+        let current = self.key.load(Ordering::Relaxed);
+        key > current || (key == current && current != NONE && self.ties.load(Ordering::Relaxed))
     }
 
     /// Offers a solution of `value`; if it is strictly better than the
     /// incumbent, it becomes the incumbent (its witness is built by calling
-    /// `witness`) and `true` is returned.
+    /// `witness`) and `true` is returned. After
+    /// [`break_ties`](Self::break_ties), a solution of equal value with a
+    /// smaller witness replaces the incumbent too.
     pub fn offer(&self, value: i64, witness: impl FnOnce() -> T) -> bool {
         let key = self.sense.key(value);
+        let order = self.order.get().filter(|_| self.ties.load(Ordering::Relaxed));
         let mut current = self.key.load(Ordering::Relaxed);
         loop {
-            if key <= current {
+            if key < current || (key == current && order.is_none()) {
                 return false;
             }
+            if key == current {
+                // A tie: decided by the witnesses, under the lock.
+                break;
+            }
             match self.key.compare_exchange_weak(current, key, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => break,
+                Ok(_) => {
+                    if let Some(observer) = self.observer.get() {
+                        observer(value);
+                    }
+                    break;
+                }
                 Err(now) => current = now,
             }
         }
-        self.improvements.fetch_add(1, Ordering::Relaxed);
         let witness = witness();
         let mut slot = self.witness.lock().unwrap_or_else(|e| e.into_inner());
         // A better offer may have stored its witness between our
-        // compare-and-swap and this lock: keep the better one.
-        if slot.as_ref().is_none_or(|(v, _)| self.sense.key(*v) < key) {
+        // compare-and-swap and this lock: keep the better one (of equal
+        // values, the smaller witness when ties are broken). Every offer of
+        // the final value gets here, so the least of their witnesses stays.
+        let better = match slot.as_ref() {
+            None => true,
+            Some((v, w)) => {
+                let old = self.sense.key(*v);
+                old < key || (old == key && order.is_some_and(|cmp| cmp(&witness, w) == Order::Less))
+            }
+        };
+        if better {
             *slot = Some((value, witness));
+            self.improvements.fetch_add(1, Ordering::Relaxed);
         }
-        true
+        better || key > current
     }
 
     /// How many offers improved the incumbent (a version number: drivers
@@ -218,6 +330,45 @@ mod tests {
                 }
                 None => prop_assert!(expected.is_none()),
             }
+        }
+    }
+
+    proptest! {
+        /// With ties broken, offers from several threads end with the best
+        /// value and, of its offers, the least witness — whatever the
+        /// interleaving — and the observer saw every strict improvement in
+        /// increasing order per thread.
+        #[test]
+        fn broken_ties_keep_the_least_witness_of_the_best_value(
+            offers in proptest::collection::vec(
+                proptest::collection::vec((0i64..4, proptest::collection::vec(0u32..5, 0..4)), 0..30),
+                1..4,
+            ),
+        ) {
+            let incumbent = Arc::new(Incumbent::<Vec<u32>>::new(Sense::Maximize));
+            incumbent.break_ties();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let log = Arc::clone(&seen);
+            incumbent.observe(move |v| log.lock().unwrap().push(v));
+            let threads: Vec<_> = offers.clone().into_iter().map(|list| {
+                let incumbent = Arc::clone(&incumbent);
+                std::thread::spawn(move || {
+                    for (v, w) in list {
+                        incumbent.offer(v, || w);
+                    }
+                })
+            }).collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            let all: Vec<(i64, Vec<u32>)> = offers.into_iter().flatten().collect();
+            let best = all.iter().map(|(v, _)| *v).max();
+            let least = all.iter().filter(|(v, _)| Some(*v) == best).map(|(_, w)| w.clone()).min();
+            let seen = seen.lock().unwrap().clone();
+            prop_assert_eq!(seen.iter().max().copied(), best);
+            prop_assert!(seen.iter().all(|v| all.iter().any(|(o, _)| o == v)));
+            let incumbent = Arc::try_unwrap(incumbent).unwrap();
+            prop_assert_eq!(incumbent.into_best(), best.zip(least));
         }
     }
 

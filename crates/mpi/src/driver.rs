@@ -181,6 +181,15 @@ impl Mpi {
         any != 0
     }
 
+    /// The largest of the `value`s of all ranks (every rank calls it; a
+    /// collective, after a run).
+    pub fn max(&self, value: i64) -> i64 {
+        let world = self.universe.world();
+        let mut max = 0i64;
+        world.all_reduce_into(&value, &mut max, mpi::collective::SystemOperation::max());
+        max
+    }
+
     /// Waits until every rank has called it, sleeping meanwhile (a
     /// non-blocking barrier tested every millisecond): ranks that wait for
     /// rank 0 to finish a sequential run leave it the cores, where a plain

@@ -49,6 +49,46 @@
 //! assert_eq!(outcome.stats.pes.len(), 3);
 //! ```
 
+//! ## Stopping a run
+//!
+//! A run is stopped from any other thread through a [`Limit`] (the one
+//! mechanism behind `--max-nodes`, Ctrl-C and `--time-limit` in the command
+//! line): wrap the root in [`Limited`] and call [`Limit::stop`] — from a
+//! cancel button, a watchdog, a signal handler. Every busy PE checks the
+//! limit after each slice of Δt units, drops the rest of its piece and stops
+//! every other PE, so the run ends within about one slice per PE; [`run`]
+//! returns the output of the work done and [`Limit::interrupted`] says that
+//! it is partial. [`Limit::new`] also caps the units of work.
+//!
+//! ```
+//! use std::time::Duration;
+//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb_threads::{run, Config, Limit, Limited};
+//!
+//! /// The complete binary tree of height 60: centuries of work.
+//! struct Huge;
+//! impl Search for Huge {
+//!     type Node = u32;
+//!     type Output = u64;
+//!     fn root(&self) -> u32 { 0 }
+//!     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+//!         *acc += 1;
+//!         if d < 60 { c.push(d + 1); c.push(d + 1); }
+//!     }
+//! }
+//!
+//! let stop = Limit::unbounded();
+//! let outcome = std::thread::scope(|s| {
+//!     s.spawn(|| {
+//!         std::thread::sleep(Duration::from_millis(20));
+//!         stop.stop(); // from another thread
+//!     });
+//!     run(Limited::new(DfsWork::new(&Huge, SplitPolicy::OldestHalf), &stop), &Config::new(2)).unwrap()
+//! });
+//! assert!(stop.stopped() && stop.interrupted());
+//! assert_eq!(outcome.output, outcome.stats.work_units()); // the nodes done before the stop
+//! ```
+
 mod backoff;
 mod gate;
 mod mailbox;
@@ -65,6 +105,7 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
+pub use treelb::limit::{Limit, Limited};
 pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 

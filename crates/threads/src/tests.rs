@@ -422,3 +422,43 @@ fn an_untraced_run_has_no_trace() {
     let outcome = run(DfsWork::new(&Irregular { depth: 8 }, SplitPolicy::Bottom), &config(2, Init::Root, 4));
     assert!(outcome.unwrap().trace.is_none());
 }
+
+/// The complete binary tree of height 60: it never ends on its own.
+struct Endless;
+
+impl Search for Endless {
+    type Node = u32;
+    type Output = u64;
+    fn root(&self) -> u32 {
+        0
+    }
+    fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+        *acc += 1;
+        if d < 60 {
+            c.push(d + 1);
+            c.push(d + 1);
+        }
+    }
+}
+
+/// [`Limit::stop`] from another thread ends a run that would never end, on
+/// every strategy and both initializations; the output is the work done
+/// (every unit counted once) and the limit says it is partial.
+#[test]
+fn a_stop_from_another_thread_ends_the_run_on_every_strategy() {
+    for (i, strategy) in Strategy::ALL.into_iter().enumerate() {
+        let init = if i % 2 == 0 { Init::Root } else { Init::Selective };
+        let config = under(strategy, config(4, init, 64));
+        let stop = Limit::unbounded();
+        let outcome = thread::scope(|s| {
+            s.spawn(|| {
+                thread::sleep(Duration::from_millis(30));
+                stop.stop();
+            });
+            run(Limited::new(DfsWork::new(&Endless, SplitPolicy::OldestHalf), &stop), &config).unwrap()
+        });
+        assert!(stop.stopped() && stop.interrupted(), "{strategy}");
+        assert!(outcome.output > 0, "{strategy}: no work before the stop");
+        assert_eq!(outcome.output, outcome.stats.work_units(), "{strategy}");
+    }
+}

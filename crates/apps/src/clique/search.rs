@@ -232,10 +232,13 @@ impl CliqueSearch {
     }
 
     /// Cliques must be larger than this to matter: the incumbent's size, and
-    /// `k − 1` for a decision search.
+    /// `k − 1` for a decision search. When the incumbent breaks ties
+    /// ([`Incumbent::break_ties`]: the least maximum clique is sought),
+    /// cliques of the incumbent's size matter too.
     #[inline]
     fn floor(&self) -> i64 {
-        let best = self.incumbent.best().unwrap_or(-1);
+        let ties = i64::from(self.incumbent.breaks_ties());
+        let best = self.incumbent.best().map_or(-1, |b| b - ties);
         match self.target {
             Some(k) => best.max(i64::from(k) - 1),
             None => best,
@@ -320,6 +323,12 @@ impl Search for CliqueSearch {
     #[inline]
     fn should_stop(&self) -> bool {
         self.target.is_some_and(|k| self.incumbent.best().is_some_and(|b| b >= i64::from(k)))
+    }
+}
+
+impl crate::bnb::NodeBound for CliqueSearch {
+    fn node_bound(&self, node: &CliqueNode) -> Option<i64> {
+        Some(i64::from(node.bound))
     }
 }
 

@@ -231,3 +231,11 @@ impl Search for Knapsack {
         children.push(take);
     }
 }
+
+impl crate::bnb::NodeBound for Knapsack {
+    /// The node's profit plus the Dantzig bound of what is left.
+    fn node_bound(&self, node: &KnapsackNode) -> Option<i64> {
+        let level = (node.level as usize).min(self.len());
+        Some(node.profit + self.dantzig(level, node.cap).0)
+    }
+}

@@ -554,6 +554,13 @@ impl TspSearch {
     }
 }
 
+impl crate::bnb::NodeBound for TspSearch {
+    /// The parent's lower bound (none at the root).
+    fn node_bound(&self, node: &TspNode) -> Option<i64> {
+        (node.bound != i64::MIN).then_some(node.bound)
+    }
+}
+
 /// `⌈x⌉` as an integer bound, with a tolerance for rounding errors.
 fn ceil(x: f64) -> i64 {
     (x - 1e-6 * x.abs().max(1.0)).ceil() as i64
@@ -632,17 +639,47 @@ impl Search for TspSearch {
                     acc.pruned += 1;
                     return;
                 }
-                Ascent::Tour(tour) => {
+                Ascent::Tour(tour) if !self.incumbent.breaks_ties() => {
                     acc.branched += 1;
                     return self.offer(tour);
+                }
+                Ascent::Tour(tour) => {
+                    // The least optimal tour is sought: this tour is the
+                    // best of the node, but others of the same length may
+                    // be smaller. Offer it and branch on its 1-tree (the
+                    // current one) all the same.
+                    let length = self.length(&tour);
+                    self.offer(tour);
+                    s.best_pi.clone_from(&s.pi);
+                    s.best_parent.clone_from(&s.parent);
+                    s.best_degree.clone_from(&s.degree);
+                    s.best_zero = s.zero;
+                    length.max(node.bound)
                 }
                 Ascent::Branch(bound) => ceil(bound).max(node.bound),
             };
             acc.branched += 1;
-            // Branch at the node of highest degree in the best 1-tree.
+            // Branch at the node of highest degree in the best 1-tree (in a
+            // tour, every degree is 2: at the first node with a free tree
+            // edge).
             let degree = &s.best_degree;
-            let v = (0..n).max_by_key(|&v| (degree[v], std::cmp::Reverse(v))).expect("n > 3");
-            debug_assert!(degree[v] > 2);
+            let v = match (0..n).max_by_key(|&v| (degree[v], std::cmp::Reverse(v))) {
+                Some(v) if degree[v] > 2 => v,
+                _ => {
+                    let tree: Vec<(usize, usize)> = (s.best_parent.iter().enumerate().skip(2))
+                        .map(|(u, &p)| (u, p as usize))
+                        .chain(s.best_zero.iter().map(|&z| (0, z as usize)))
+                        .collect();
+                    let has_free = |v: usize| {
+                        tree.iter().any(|&(a, b)| (a == v || b == v) && s.state[v * n + a + b - v] == FREE)
+                    };
+                    match (0..n).find(|&v| has_free(v)) {
+                        Some(v) => v,
+                        // Every edge of the tour is decided: it was the only one.
+                        None => return,
+                    }
+                }
+            };
             let mut free: Vec<u32> = Vec::with_capacity(degree[v] as usize);
             let mut tree_edge = |a: usize, b: usize| {
                 if a == v || b == v {
@@ -662,7 +699,10 @@ impl Search for TspSearch {
             let reduced = |u: u32| self.cost[v * n + u as usize] + pi[v] + pi[u as usize];
             free.sort_by(|&a, &b| reduced(a).total_cmp(&reduced(b)).then(a.cmp(&b)));
             let included = s.inc[v].iter().filter(|&&x| x != u32::MAX).count();
-            debug_assert!(free.len() >= 2 && included <= 1, "a node of degree > 2 has free tree edges");
+            debug_assert!(
+                !free.is_empty() && included <= 1 && (free.len() >= 2 || degree[v] == 2),
+                "a node of degree > 2 has free tree edges"
+            );
             let pi: Arc<[f64]> = Arc::from(s.best_pi.as_slice());
             let child = |decisions: Option<Arc<Decision>>| TspNode {
                 decisions,
@@ -675,10 +715,10 @@ impl Search for TspSearch {
             };
             // Pushed last, expanded first: the child that includes the most
             // edges, a dive towards a tour.
-            let (e1, e2) = (free[0], free[1]);
+            let e1 = free[0];
             let with_e1 = decide(e1, true, &node.decisions);
             children.push(child(decide(e1, false, &node.decisions)));
-            if included == 0 {
+            if let (0, Some(&e2)) = (included, free.get(1)) {
                 children.push(child(decide(e2, false, &with_e1)));
                 children.push(child(decide(e2, true, &with_e1)));
             } else {

@@ -2,40 +2,311 @@
 //! share: node-count lines, and the optional sequential run whose node count
 //! and time are reported beside the parallel ones (search anomalies).
 
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::{Incumbent, Search};
-use treelb_apps::bnb::BnbStats;
+use treelb::limit::Limit;
+use treelb::search::DfsWork;
+use treelb::{Incumbent, Progress, Search, Sense, Work};
+use treelb_apps::bnb::{BnbStats, NodeBound};
 
 use crate::config::{Error, RunConfig, Runtime};
 use crate::report::Line;
+
+/// What a branch-and-bound run reports besides its answer: whether the
+/// answer is proven optimal, the proven bound and gap of an interrupted
+/// run, and the timeline of improvements.
+#[derive(Debug, Serialize)]
+pub(crate) struct Proof {
+    /// The value is the optimum: the search ran to its end, or every open
+    /// node it dropped when stopped had a bound no better than it.
+    pub(crate) proven_optimal: bool,
+    /// The best bound on the optimum proven by the run (an upper bound when
+    /// maximizing, a lower bound when minimizing); `None` when a dropped
+    /// node had no bound yet.
+    pub(crate) bound: Option<i64>,
+    /// |bound − value| / |value|, as a fraction (0 when proven optimal).
+    pub(crate) gap: Option<f64>,
+    /// `--deterministic`: ties were broken by the smallest witness.
+    pub(crate) deterministic: bool,
+    /// Every improvement of the incumbent, in order: seconds since the
+    /// search started and the value (the first at 0 s is the heuristic's
+    /// starting solution, if any).
+    pub(crate) improvements: Vec<Improvement>,
+}
+
+/// One improvement of the incumbent.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(crate) struct Improvement {
+    pub(crate) secs: f64,
+    pub(crate) value: i64,
+}
+
+impl Proof {
+    /// The line of the answer's value: `name value`, noted as proven or as
+    /// "best found … (not proven optimal; bound ≤ …, gap …)".
+    pub(crate) fn value_line(&self, name: &'static str, value: Option<i64>, sense: Sense) -> Line {
+        let shown = value.map_or_else(|| "none".to_owned(), |v| v.to_string());
+        if self.proven_optimal {
+            return Line::new(name, shown);
+        }
+        let rel = if sense == Sense::Maximize { "≤" } else { "≥" };
+        let note = match (self.bound, self.gap) {
+            (Some(b), Some(g)) => format!("not proven optimal; bound {rel} {b}, gap {:.4} %", 100.0 * g),
+            (Some(b), None) => format!("not proven optimal; bound {rel} {b}"),
+            _ => "not proven optimal; no bound: the search stopped before bounding the root".to_owned(),
+        };
+        Line::new(name, format!("best found {shown}")).note(note)
+    }
+}
+
+/// The best bound of the open nodes dropped when a run was stopped, as a
+/// key (larger is better, `i64::MIN`: none), and whether one had no bound.
+pub(crate) struct OpenBounds {
+    sense: Sense,
+    key: AtomicI64,
+    unbounded: AtomicBool,
+}
+
+impl OpenBounds {
+    pub(crate) fn new(sense: Sense) -> Self {
+        OpenBounds { sense, key: AtomicI64::new(i64::MIN), unbounded: AtomicBool::new(false) }
+    }
+
+    fn key_of(&self, value: i64) -> i64 {
+        match self.sense {
+            Sense::Maximize => value,
+            Sense::Minimize => value.checked_neg().unwrap_or(i64::MAX),
+        }
+    }
+
+    fn record(&self, bound: Option<i64>) {
+        match bound {
+            Some(b) => {
+                self.key.fetch_max(self.key_of(b), Ordering::Relaxed);
+            }
+            None => self.unbounded.store(true, Ordering::Relaxed),
+        }
+    }
+
+    /// The key and the "some node had no bound" flag (for the reduction
+    /// over MPI ranks).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn parts(&self) -> (i64, bool) {
+        (self.key.load(Ordering::Relaxed), self.unbounded.load(Ordering::Relaxed))
+    }
+
+    /// Replaces the parts by those of all ranks.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn set_parts(&self, key: i64, unbounded: bool) {
+        self.key.store(key, Ordering::Relaxed);
+        self.unbounded.store(unbounded, Ordering::Relaxed);
+    }
+}
+
+/// A piece of a branch-and-bound search that, when it is dropped with open
+/// nodes after the run's limit was reached (the run is being stopped),
+/// records their bounds in an [`OpenBounds`].
+///
+/// Why the recorded bound is proven: every node of the tree is expanded,
+/// pruned (its bound could not beat the incumbent of the time, which only
+/// improves), or lies in the subtree of an open node that some piece held
+/// when the run stopped. Every piece ends by being dropped — worked to
+/// exhaustion (then it holds no node), or dropped with its nodes by a
+/// stopped PE, a pool, a mailbox or a rank's drain; a piece sent to another
+/// rank is emptied here and rebuilt there. So every open node at the stop
+/// is recorded by a drop, and every solution is either no better than the
+/// incumbent or no better than a recorded bound. Drops before the limit is
+/// reached are copies (the root after the initial cut) and record nothing;
+/// a copy recorded after the stop can only loosen the bound, never make it
+/// wrong.
+pub(crate) struct Watched<'a, S: NodeBound> {
+    inner: DfsWork<'a, S>,
+    open: &'a OpenBounds,
+    limit: &'a Limit,
+}
+
+impl<'a, S: NodeBound> Watched<'a, S> {
+    pub(crate) fn new(inner: DfsWork<'a, S>, open: &'a OpenBounds, limit: &'a Limit) -> Self {
+        Watched { inner, open, limit }
+    }
+
+    /// The piece's nodes, leaving it empty (its drop then records nothing).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn take(mut self) -> DfsWork<'a, S> {
+        let empty = DfsWork::from_nodes(self.inner.search(), Vec::new(), 0, self.inner.policy());
+        std::mem::replace(&mut self.inner, empty)
+    }
+}
+
+impl<S: NodeBound> Drop for Watched<'_, S> {
+    fn drop(&mut self) {
+        if self.inner.open_nodes() > 0 && self.limit.reached() {
+            let search = self.inner.search();
+            for node in self.inner.nodes() {
+                self.open.record(search.node_bound(node));
+            }
+        }
+    }
+}
+
+impl<S: NodeBound> Clone for Watched<'_, S>
+where
+    S::Node: Clone,
+{
+    fn clone(&self) -> Self {
+        Watched { inner: self.inner.clone(), open: self.open, limit: self.limit }
+    }
+}
+
+impl<S: NodeBound> Work for Watched<'_, S> {
+    type Output = S::Output;
+
+    #[inline]
+    fn work(&mut self, budget: u64, acc: &mut S::Output) -> Progress {
+        self.inner.work(budget, acc)
+    }
+
+    fn split(&mut self) -> Option<Self> {
+        self.inner.split().map(|inner| Watched { inner, open: self.open, limit: self.limit })
+    }
+
+    fn generation(&self) -> u32 {
+        self.inner.generation()
+    }
+
+    fn load(&self) -> u64 {
+        self.inner.load()
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop()
+    }
+}
+
+/// The live display of improvements: one line on stderr per improvement
+/// (unless `--json` or `--no-progress`), and the timeline for the report.
+#[derive(Clone)]
+pub(crate) struct Live {
+    start: Instant,
+    print: bool,
+    timeline: Arc<Mutex<Vec<Improvement>>>,
+}
+
+impl Live {
+    fn new(cfg: &RunConfig) -> Self {
+        Live { start: Instant::now(), print: cfg.progress, timeline: Arc::default() }
+    }
+
+    /// Records `value` if it improves on the last one recorded (observers
+    /// run on the PEs' threads, and improvements made at about the same
+    /// time may arrive out of order).
+    fn seen(&self, value: i64, sense: Sense) {
+        let secs = self.start.elapsed().as_secs_f64();
+        let mut timeline = self.timeline.lock().unwrap_or_else(|e| e.into_inner());
+        let better = timeline.last().is_none_or(|last| match sense {
+            Sense::Maximize => value > last.value,
+            Sense::Minimize => value < last.value,
+        });
+        if better {
+            timeline.push(Improvement { secs, value });
+            if self.print {
+                eprintln!("treelb: incumbent {value} at {secs:.3} s");
+            }
+        }
+    }
+
+    /// Starts watching `incumbent`: its current value, then every
+    /// improvement.
+    pub(crate) fn watch<T>(&self, incumbent: &Incumbent<T>) {
+        let sense = incumbent.sense();
+        if let Some(v) = incumbent.best() {
+            self.seen(v, sense);
+        }
+        let me = self.clone();
+        incumbent.observe(move |v| me.seen(v, sense));
+    }
+
+    fn timeline(&self) -> Vec<Improvement> {
+        self.timeline.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The end of a branch-and-bound run: the runtime's and the proof.
+pub(crate) struct BnbRan {
+    pub(crate) ran: super::Ran<BnbStats>,
+    pub(crate) proof: Proof,
+}
 
 /// Runs a branch-and-bound search whose answer is in `incumbent` (a field of
 /// the search): on the threads runtime, or across MPI ranks with `--runtime
 /// mpi`, where the ranks broadcast improvements and rank 0's `incumbent`
 /// ends up holding the best of all ranks. `None` on the other ranks, which
 /// print nothing.
+///
+/// With `--deterministic` the incumbent breaks ties by the witness (see
+/// [`treelb::incumbent`]); improvements are shown as they happen (on MPI,
+/// at rank 0 as they reach it); a stopped run reports the proven bound.
 pub(crate) fn run<S>(
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
     cfg: &RunConfig,
-) -> Result<Option<super::Ran<BnbStats>>, Error>
+) -> Result<Option<BnbRan>, Error>
 where
-    S: Search<Output = BnbStats>,
+    S: NodeBound<Output = BnbStats>,
     S::Node: Clone + Serialize + DeserializeOwned,
 {
-    match cfg.kind {
-        Runtime::Threads => super::run_search(search, cfg, None, "nodes").map(Some),
-        #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_shared(search, Some(incumbent), cfg),
-        #[cfg(not(feature = "mpi"))]
-        Runtime::Mpi => {
-            let _ = incumbent;
-            unreachable!("--runtime mpi is refused without the feature")
-        }
+    if cfg.deterministic {
+        incumbent.break_ties();
     }
+    let sense = incumbent.sense();
+    let live = Live::new(cfg);
+    let open = OpenBounds::new(sense);
+    let ran = match cfg.kind {
+        Runtime::Threads => {
+            live.watch(incumbent);
+            let limit = super::limit_of(cfg);
+            let root = Watched::new(DfsWork::new(search, cfg.split_policy), &open, &limit);
+            super::run_threads_on(root, cfg, None, "nodes", &limit)?
+        }
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => {
+            match super::mpi::run_bnb(search, incumbent, cfg, &open, &|| live.watch(incumbent))? {
+                Some(ran) => ran,
+                None => return Ok(None),
+            }
+        }
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let value = incumbent.best();
+    let key = |v: i64| open.key_of(v);
+    let (open_key, unbounded) = (open.key.load(Ordering::Relaxed), open.unbounded.load(Ordering::Relaxed));
+    let best_key = value.map_or(i64::MIN, key);
+    let proven_optimal = !ran.interrupted || (!unbounded && open_key <= best_key);
+    let bound = if !ran.interrupted {
+        value
+    } else if unbounded {
+        None
+    } else {
+        let k = open_key.max(best_key);
+        (k != i64::MIN).then(|| match sense {
+            Sense::Maximize => k,
+            Sense::Minimize => -k,
+        })
+    };
+    let gap = match (value, bound) {
+        (Some(v), Some(b)) if v != 0 => Some(((b - v) as f64 / v as f64).abs()),
+        (Some(_), Some(_)) => Some(0.0),
+        _ => None,
+    };
+    let proof =
+        Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements: live.timeline() };
+    Ok(Some(BnbRan { ran, proof }))
 }
 
 /// A sequential run of the same search, for comparison.

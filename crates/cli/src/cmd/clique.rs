@@ -36,12 +36,21 @@ struct Answer {
     branched: u64,
     pruned: u64,
     sequential: Option<Sequential>,
+    /// Maximum clique runs: proven optimal or the bound and gap, and the
+    /// improvements over time.
+    #[serde(flatten)]
+    proof: Option<bnb::Proof>,
 }
 
 pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
     let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
+    if k.is_some() && cfg.deterministic {
+        return Err(err!(
+            "--deterministic goes with maximum clique runs, not with --k (a decision stops at its first witness)"
+        ));
+    }
     if k.is_some() && expected.is_some() {
         return Err(err!(
             "--expect checks the clique number of a maximum clique run; it does not go with --k"
@@ -60,7 +69,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     };
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
-    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
@@ -79,8 +88,10 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         None => {
             let omega = clique.len() as i64;
             let mut line = Line::new("ω", omega).note("clique number");
-            if interrupted {
-                line = line.note("partial: the largest clique found before the interruption, a lower bound");
+            if !proof.proven_optimal {
+                line = proof.value_line("ω", Some(omega), treelb::Sense::Maximize);
+            } else if interrupted {
+                line = line.note("proven at the interruption: no open node could hold a larger clique");
             } else if let Some(e) = expected {
                 ok = e == omega;
                 line = line.note(if ok {
@@ -130,6 +141,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         branched: stats.branched,
         pruned: stats.pruned,
         sequential: seq,
+        proof: k.is_none().then_some(proof),
     };
     Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;

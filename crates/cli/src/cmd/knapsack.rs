@@ -38,6 +38,9 @@ struct Answer {
     branched: u64,
     pruned: u64,
     sequential: Option<Sequential>,
+    /// Proven optimal or the bound and gap, and the improvements over time.
+    #[serde(flatten)]
+    proof: bnb::Proof,
 }
 
 pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -76,7 +79,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
     let root_bound = search.root_bound();
-    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
@@ -91,13 +94,13 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     let mut lines = Vec::new();
     let dp = if args.dp { Some(dp_check(&instance)?) } else { None };
     let mut best = Line::new("optimum", optimum);
-    if interrupted {
-        best = best.note(match dp {
-            Some(dp) => {
-                format!("partial: the best packing found before the interruption; the optimum is {dp}")
-            }
-            None => "partial: the best packing found before the interruption, a lower bound".to_owned(),
-        });
+    if !proof.proven_optimal {
+        best = proof.value_line("optimum", Some(optimum), treelb::Sense::Maximize);
+        if let Some(dp) = dp {
+            best = best.note(format!("the dynamic program's optimum is {dp}"));
+        }
+    } else if interrupted {
+        best = best.note("proven at the interruption: no open node could hold a better packing");
     } else if let Some(dp) = dp {
         ok = dp == optimum;
         best = best.note(if ok {
@@ -131,6 +134,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         branched: stats.branched,
         pruned: stats.pruned,
         sequential: seq,
+        proof,
     };
     Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;

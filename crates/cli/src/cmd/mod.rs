@@ -37,7 +37,8 @@ pub(crate) enum Status {
     Done,
     /// The answer did not match, or is not trustworthy: exit code 1.
     Failed,
-    /// `--max-nodes` stopped the run; the report is partial: exit code 3.
+    /// `--max-nodes`, `--time-limit` or a signal stopped the run; the
+    /// report is partial: exit code 3.
     Interrupted,
 }
 
@@ -48,27 +49,72 @@ impl From<bool> for Status {
 }
 
 /// The end of a run: the merged output, the statistics, and whether
-/// `--max-nodes` stopped it before the work was done.
+/// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
+/// done.
 pub(crate) struct Ran<O> {
     pub(crate) output: O,
     pub(crate) stats: RunStats,
     pub(crate) interrupted: bool,
 }
 
-/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a threads run.
+/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a run.
 static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// Set when `--time-limit` stopped the run.
+static TIMED_OUT: AtomicBool = AtomicBool::new(false);
 
 /// Whether a signal stopped the run.
 pub(crate) fn signalled() -> bool {
     SIGNALLED.load(Ordering::SeqCst)
 }
 
+/// What stopped an interrupted run, for its report: a signal, the time
+/// limit, or the cap on the units of work.
+pub(crate) fn stop_reason(cfg: &RunConfig) -> String {
+    if signalled() {
+        return "a signal (Ctrl-C or SIGTERM)".to_owned();
+    }
+    match (cfg.time_limit, cfg.max_nodes) {
+        (Some(t), _) if TIMED_OUT.load(Ordering::SeqCst) => format!("--time-limit {}", seconds(t)),
+        (_, Some(max)) => format!("--max-nodes {max}"),
+        (Some(t), None) => format!("--time-limit {}", seconds(t)),
+        (None, None) => "a stop".to_owned(),
+    }
+}
+
+/// A duration as seconds, e.g. `0.25 s`.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Checks the stops that come from outside the work: a signal, or the time
+/// limit once `elapsed` has reached it; stops `limit` if one has come.
+/// Returns whether the run is being stopped.
+pub(crate) fn check_stop(cfg: &RunConfig, elapsed: Duration, limit: &Limit) -> bool {
+    if cfg.time_limit.is_some_and(|t| elapsed >= t) {
+        TIMED_OUT.store(true, Ordering::SeqCst);
+        limit.stop();
+    }
+    if signalled() {
+        limit.stop();
+    }
+    limit.stopped()
+}
+
+/// How often the stops from outside are checked: every 100 ms, more often
+/// for time limits under a second (a tenth of the limit, at least 1 ms).
+pub(crate) fn stop_interval(cfg: &RunConfig) -> Duration {
+    let every = Duration::from_millis(100);
+    cfg.time_limit.map_or(every, |t| (t / 10).clamp(Duration::from_millis(1), every))
+}
+
 /// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
-/// the threads run: the first signal stops every PE after its current slice
-/// and the run ends with a partial report (exit code 3), its trace written;
-/// a second signal ends the process at once (exit code 130). MPI runs keep
-/// the default behaviour (mpirun forwards the signal and the ranks end).
-fn catch_signals() {
+/// the run: the first signal stops every PE after its current slice and the
+/// run ends with a partial report (exit code 3), its trace written; a
+/// second signal ends the process at once (exit code 130). Under `mpirun`,
+/// which forwards a Ctrl-C to every rank as SIGINT or SIGTERM, every rank
+/// stops its own PEs and the partial results still reach rank 0.
+pub(crate) fn catch_signals() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
@@ -79,19 +125,24 @@ fn catch_signals() {
     });
 }
 
-/// The status of a run that `--max-nodes` or a signal stopped after `units`
-/// units of work, after one line on stderr saying so (the report on stdout
-/// is marked too).
+/// The status of a run that `--max-nodes`, `--time-limit` or a signal
+/// stopped after `units` units of work, after one line on stderr saying so
+/// (the report on stdout is marked too).
 pub(crate) fn interrupted(cfg: &RunConfig, units: u64, unit: &str) -> Status {
-    if SIGNALLED.load(Ordering::SeqCst) {
-        eprintln!("treelb: interrupted by a signal after {units} {unit}; the report is partial");
-        return Status::Interrupted;
+    let reason = stop_reason(cfg);
+    if signalled() {
+        eprintln!("treelb: interrupted by {reason} after {units} {unit}; the report is partial");
+    } else {
+        eprintln!("treelb: interrupted: {reason} reached after {units} {unit}; the report is partial");
     }
-    eprintln!(
-        "treelb: interrupted: --max-nodes {} reached after {units} {unit}; the report is partial",
-        cfg.max_nodes.unwrap_or_default()
-    );
     Status::Interrupted
+}
+
+/// The limit of a run: `--max-nodes`, or none but the stops a signal or
+/// `--time-limit` ask for (an unbounded limit touches no shared counter per
+/// slice).
+pub(crate) fn limit_of(cfg: &RunConfig) -> Limit {
+    cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new)
 }
 
 /// Runs `root` on the threads runtime with a progress indicator and, with
@@ -103,11 +154,21 @@ pub(crate) fn run_threads<W: Work + Clone>(
     expected_units: Option<u64>,
     unit: &'static str,
 ) -> Result<Ran<W::Output>, Error> {
-    // Always a limit: `--max-nodes`, or none but the stop a signal asks
-    // for (an unbounded limit touches no shared counter per slice).
-    let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
+    let limit = limit_of(cfg);
+    run_threads_on(root, cfg, expected_units, unit, &limit)
+}
+
+/// [`run_threads`] under a given limit (made by [`limit_of`]), which a
+/// signal or the time limit stops.
+pub(crate) fn run_threads_on<W: Work + Clone>(
+    root: W,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+    limit: &Limit,
+) -> Result<Ran<W::Output>, Error> {
     catch_signals();
-    let (output, stats) = run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit)?;
+    let (output, stats) = run_threads_limited(Limited::new(root, limit), cfg, expected_units, unit, limit)?;
     Ok(Ran { output, stats, interrupted: limit.interrupted() })
 }
 
@@ -134,11 +195,9 @@ fn run_threads_limited<W: Work + Clone>(
         eprintln!("{line}");
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let mut outcome = run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| {
+    let mut outcome = run_with_monitor(root, &cfg.threads_config(), stop_interval(cfg), |s| {
         progress.update(s);
-        if SIGNALLED.load(Ordering::Relaxed) {
-            limit.stop();
-        }
+        check_stop(cfg, s.elapsed, limit);
     })?;
     progress.finish();
     if let (Some(path), Some(mut trace)) = (&cfg.trace, outcome.trace.take()) {

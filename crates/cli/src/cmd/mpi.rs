@@ -1,11 +1,16 @@
 //! `--runtime mpi`: a search, an integration or the Mandelbrot set across
 //! the ranks that `mpirun` started.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::Work;
-use treelb::limit::Limit;
-use treelb::search::Search;
+use treelb::limit::{Limit, Limited};
+use treelb::search::{DfsWork, Search};
+use treelb::{Incumbent, Work};
+use treelb_apps::bnb::{BnbStats, NodeBound};
 use treelb_apps::integrate::{Integral, Intervals};
 use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
 use treelb_mpi::shared::Shared;
@@ -13,6 +18,7 @@ use treelb_mpi::wire::{Codec, DecodeError, DfsCodec, LimitedCodec};
 use treelb_mpi::{Mpi, Slow};
 
 use super::Ran;
+use super::bnb::{OpenBounds, Watched};
 use crate::config::{Error, RunConfig};
 
 /// The environment variable that slows one rank down (tests): `RANK:MICROS`
@@ -28,29 +34,70 @@ where
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    run_shared(search, None, cfg)
-}
-
-/// [`run_search`] for a search whose ranks keep `shared` in step (the
-/// incumbent of a branch-and-bound search): improvements are broadcast while
-/// the ranks work, and after the run rank 0's copy holds the best of all
-/// ranks.
-pub(crate) fn run_shared<S>(
-    search: &S,
-    shared: Option<&dyn Shared>,
-    cfg: &RunConfig,
-) -> Result<Option<Ran<S::Output>>, Error>
-where
-    S: Search,
-    S::Node: Clone + Serialize + DeserializeOwned,
-    S::Output: Serialize + DeserializeOwned,
-{
-    let mut codec = DfsCodec::new(search, cfg.split_policy);
-    if let Some(shared) = shared {
-        codec = codec.with_shared(shared);
-    }
+    let codec = DfsCodec::new(search, cfg.split_policy);
     let root = codec.root();
     run_codec(&codec, root, cfg)
+}
+
+/// [`run_search`] for a branch-and-bound search whose ranks keep
+/// `incumbent` in step: improvements are broadcast while the ranks work, and
+/// after the run rank 0's copy holds the best of all ranks. The pieces
+/// record the bounds of the open nodes dropped when the run is stopped
+/// (`open`, reduced over the ranks to rank 0's); `watch` is called on rank
+/// 0 before the run (to show the improvements that reach it).
+pub(crate) fn run_bnb<S>(
+    search: &S,
+    incumbent: &Incumbent<Vec<u32>>,
+    cfg: &RunConfig,
+    open: &OpenBounds,
+    watch: &dyn Fn(),
+) -> Result<Option<Ran<BnbStats>>, Error>
+where
+    S: NodeBound<Output = BnbStats>,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    let (config, mpi) = start(cfg)?;
+    if mpi.rank() == 0 {
+        watch();
+    }
+    let limit = rank_limit(cfg, &mpi);
+    let inner = DfsCodec::new(search, cfg.split_policy).with_shared(incumbent);
+    let codec = WatchedCodec { inner, open, limit: &limit };
+    let root = Watched::new(codec.inner.root(), open, &limit);
+    run_on(mpi, &config, &codec, root, cfg, &limit, Some(open))
+}
+
+/// The codec of [`Watched`] pieces: the inner piece travels, emptied here
+/// (its drop records nothing) and watched again where it arrives.
+struct WatchedCodec<'a, S: NodeBound> {
+    inner: DfsCodec<'a, S>,
+    open: &'a OpenBounds,
+    limit: &'a Limit,
+}
+
+impl<'a, S> Codec for WatchedCodec<'a, S>
+where
+    S: NodeBound,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    type Work = Watched<'a, S>;
+
+    fn encode(&self, piece: Watched<'a, S>, out: &mut Vec<u8>) {
+        self.inner.encode(piece.take(), out);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
+        let piece: DfsWork<'a, S> = self.inner.decode(bytes)?;
+        Ok(Watched::new(piece, self.open, self.limit))
+    }
+
+    fn shared(&self) -> Option<&dyn Shared> {
+        self.inner.shared()
+    }
+
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop()
+    }
 }
 
 /// Runs `root`, whose pieces cross between ranks by `codec`, on every rank:
@@ -62,6 +109,14 @@ where
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
+    let (config, mpi) = start(cfg)?;
+    let limit = rank_limit(cfg, &mpi);
+    run_on(mpi, &config, codec, root, cfg, &limit, None)
+}
+
+/// The runtime's configuration, and MPI initialized (with Ctrl-C and
+/// SIGTERM caught first).
+fn start(cfg: &RunConfig) -> Result<(treelb_mpi::Config, Mpi), Error> {
     let slow = match std::env::var(SLOW_VAR) {
         Ok(v) => Some(
             Slow::parse(&v)
@@ -71,22 +126,71 @@ where
     };
     let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow };
     config.validate()?;
+    super::catch_signals();
     let mpi = Mpi::init(config.threads)?;
+    Ok((config, mpi))
+}
+
+/// This rank's limit: with `--max-nodes` its share of the units; else
+/// unbounded, stopped only by a signal or the time limit.
+fn rank_limit(cfg: &RunConfig, mpi: &Mpi) -> Limit {
+    match cfg.max_nodes {
+        Some(max) => Limit::new(max.div_ceil(mpi.size() as u64).max(1)),
+        None => Limit::unbounded(),
+    }
+}
+
+/// Runs `root` under this rank's `limit` on every rank, then finalizes MPI.
+///
+/// How a run is stopped on every rank: each rank holds its own `limit` —
+/// with `--max-nodes` its share of the units — and a watchdog thread that
+/// stops it on a signal (mpirun forwards a Ctrl-C to every rank) or at the
+/// time limit, counted from the start of the run on each rank, so all ranks
+/// stop within a few milliseconds of each other. A stopped rank drops its
+/// pieces, gives away nothing and drops what arrives; once every rank has
+/// stopped no work is left anywhere, the termination detector ends the run
+/// as any other, and the partial outputs are gathered at rank 0 as usual. A
+/// rank that has not stopped yet (its watchdog a few milliseconds late)
+/// keeps working until it does: the run cannot end without it.
+fn run_on<C>(
+    mpi: Mpi,
+    config: &treelb_mpi::Config,
+    codec: &C,
+    root: C::Work,
+    cfg: &RunConfig,
+    limit: &Limit,
+    open: Option<&OpenBounds>,
+) -> Result<Option<Ran<Out<C>>>, Error>
+where
+    C: Codec,
+    C::Work: Clone,
+    Out<C>: Serialize + DeserializeOwned,
+{
     let support = mpi.thread_support();
-    let (result, interrupted) = match cfg.max_nodes {
-        None => (treelb_mpi::run(&mpi, codec, root, &config), false),
-        Some(max) => {
-            // Each rank stops after its share of the limit.
-            let limit = Limit::new(max.div_ceil(mpi.size() as u64).max(1));
-            let limited = LimitedCodec::new(codec, &limit);
-            let root = treelb::limit::Limited::new(root, &limit);
-            let result = treelb_mpi::run(&mpi, &limited, root, &config);
-            // A collective: every rank that got this far calls it.
-            let interrupted = result.is_ok() && mpi.any(limit.interrupted());
-            (result, interrupted)
-        }
-    };
-    drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    let limited = LimitedCodec::new(codec, limit);
+    let root = Limited::new(root, limit);
+    let over = AtomicBool::new(false);
+    let result = thread::scope(|s| {
+        s.spawn(|| watchdog(cfg, limit, &over));
+        let result = treelb_mpi::run(&mpi, &limited, root, config);
+        over.store(true, Ordering::Relaxed);
+        result
+    });
+    // Collectives: every rank that got this far calls them.
+    let interrupted = result.is_ok() && mpi.any(limit.interrupted());
+    if let (Some(open), true) = (open, result.is_ok()) {
+        let (key, unbounded) = open.parts();
+        open.set_parts(mpi.max(key), mpi.any(unbounded));
+    }
+    if super::signalled() {
+        // mpirun is ending the job: it signals the ranks, then kills them a
+        // second later, and `MPI_Finalize` would wait for it (its fence
+        // with the launcher never completes) until the kill; the partial
+        // report would be lost. Nothing is in flight: end without it.
+        std::mem::forget(mpi);
+    } else {
+        drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    }
     let Some(o) = result? else {
         return Ok(None);
     };
@@ -107,6 +211,17 @@ where
         o.waves
     );
     Ok(Some(Ran { output: o.output, stats: o.stats, interrupted }))
+}
+
+/// Stops `limit` on a signal or at the time limit; returns once the run is
+/// `over`.
+fn watchdog(cfg: &RunConfig, limit: &Limit, over: &AtomicBool) {
+    let start = Instant::now();
+    let every = super::stop_interval(cfg).min(Duration::from_millis(10));
+    while !over.load(Ordering::Relaxed) {
+        super::check_stop(cfg, start.elapsed(), limit);
+        thread::sleep(every);
+    }
 }
 
 /// The output of a codec's pieces.

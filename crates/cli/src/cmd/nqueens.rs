@@ -24,6 +24,7 @@ struct Answer {
 
 pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
+    cfg.refuse_deterministic("nqueens")?;
     let n: u32 = number("N", &args.n)?;
     let problem = NQueens::new(n)?;
     let Some(outcome) = super::run_portable(&problem, &cfg, None, "nodes")? else {

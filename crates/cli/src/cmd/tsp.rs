@@ -45,6 +45,9 @@ struct Answer {
     branched: u64,
     pruned: u64,
     sequential: Option<Sequential>,
+    /// Proven optimal or the bound and gap, and the improvements over time.
+    #[serde(flatten)]
+    proof: bnb::Proof,
 }
 
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -76,7 +79,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let search = make();
     let initial = search.incumbent.best();
     let root_bound = search.root_bound();
-    let Some(outcome) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
@@ -105,8 +108,10 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
 
     let mut ok = true;
     let mut line = Line::new("length", length).note("optimal tour length");
-    if interrupted {
-        line = line.note("partial: the shortest tour found before the interruption, an upper bound");
+    if !proof.proven_optimal {
+        line = proof.value_line("length", Some(length), treelb::Sense::Minimize);
+    } else if interrupted {
+        line = line.note("proven at the interruption: no open node could hold a shorter tour");
     } else if let Some(e) = expected {
         ok &= e == length;
         line = line.note(if e == length {
@@ -164,6 +169,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         branched: stats.branched,
         pruned: stats.pruned,
         sequential: seq,
+        proof,
     };
     Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;

@@ -56,6 +56,7 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         return Ok(Status::Done);
     }
     let mut cfg = RunConfig::from_args(&args.run)?;
+    cfg.refuse_deterministic("uts")?;
     let flags = args.reference_flags();
     let (tree, params) = if flags.is_empty() {
         let tree = sample(args.tree.as_deref().unwrap_or(DEFAULT_TREE))?;
