@@ -146,6 +146,9 @@ pub(crate) struct RunConfig {
     /// A line for stderr once the threads runtime is about to start (after
     /// every check of the input): what is known of the run's size.
     pub(crate) prelude: Option<String>,
+    /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
+    /// resumed run continues from.
+    pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
 }
 
 impl RunConfig {
@@ -176,6 +179,9 @@ impl RunConfig {
         if kind == Runtime::Mpi && args.pin {
             return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));
         }
+        if args.trace.is_some() && args.checkpoint.checkpoint.is_some() {
+            return Err(err!("--trace records one uninterrupted run; it does not go with --checkpoint"));
+        }
         spec.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
             Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,
@@ -192,6 +198,7 @@ impl RunConfig {
             trace: args.trace.clone(),
             max_nodes: args.max_nodes.as_deref().map(|n| count("--max-nodes", n)).transpose()?,
             prelude: None,
+            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint)?,
         })
     }
 

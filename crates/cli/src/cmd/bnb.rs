@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use treelb::{Incumbent, Search};
 use treelb_apps::bnb::BnbStats;
 
-use crate::config::{Error, RunConfig, Runtime};
+use crate::config::{Error, RunConfig};
 use crate::report::Line;
 
 /// Runs a branch-and-bound search whose answer is in `incumbent` (a field of
@@ -26,16 +26,7 @@ where
     S: Search<Output = BnbStats>,
     S::Node: Clone + Serialize + DeserializeOwned,
 {
-    match cfg.kind {
-        Runtime::Threads => super::run_search(search, cfg, None, "nodes").map(Some),
-        #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_shared(search, Some(incumbent), cfg),
-        #[cfg(not(feature = "mpi"))]
-        Runtime::Mpi => {
-            let _ = incumbent;
-            unreachable!("--runtime mpi is refused without the feature")
-        }
-    }
+    super::run_resumable(search, Some(incumbent), cfg, None, "nodes")
 }
 
 /// A sequential run of the same search, for comparison.

@@ -11,6 +11,7 @@ pub(crate) mod mandelbrot;
 pub(crate) mod mpi;
 pub(crate) mod nqueens;
 pub(crate) mod plot_trace;
+pub(crate) mod resume;
 pub(crate) mod sim;
 pub(crate) mod tsp;
 pub(crate) mod uts;
@@ -67,7 +68,7 @@ pub(crate) fn signalled() -> bool {
 /// and the run ends with a partial report (exit code 3), its trace written;
 /// a second signal ends the process at once (exit code 130). MPI runs keep
 /// the default behaviour (mpirun forwards the signal and the ranks end).
-fn catch_signals() {
+pub(crate) fn catch_signals() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
@@ -106,18 +107,21 @@ pub(crate) fn run_threads<W: Work + Clone>(
     // for (an unbounded limit touches no shared counter per slice).
     let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
     catch_signals();
-    let (output, stats) = run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit)?;
+    let (output, stats) =
+        run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit, None)?;
     Ok(Ran { output, stats, interrupted: limit.interrupted() })
 }
 
 /// [`run_threads`] on a root limited by `limit`, which is stopped when a
-/// signal arrives.
-fn run_threads_limited<W: Work + Clone>(
+/// signal arrives. With `at = Some((t, f))`, `f` is called once the run
+/// has lasted `t` (a checkpoint's drain opens).
+pub(crate) fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
     limit: &Limit,
+    at: Option<(Duration, &dyn Fn())>,
 ) -> Result<(W::Output, RunStats), Error> {
     // A bad path fails before the run; an existing file keeps its contents
     // until the run has a trace to write.
@@ -133,8 +137,16 @@ fn run_threads_limited<W: Work + Clone>(
         eprintln!("{line}");
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let mut outcome = run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| {
+    let tick = at.map_or(Duration::from_millis(100), |(t, _)| {
+        t.clamp(Duration::from_millis(1), Duration::from_millis(100))
+    });
+    let mut outcome = run_with_monitor(root, &cfg.threads_config(), tick, |s| {
         progress.update(s);
+        if let Some((t, f)) = at
+            && s.elapsed >= t
+        {
+            f();
+        }
         if SIGNALLED.load(Ordering::Relaxed) {
             limit.stop();
         }
@@ -205,11 +217,38 @@ where
     S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
     S::Output: serde::Serialize + serde::de::DeserializeOwned,
 {
-    match cfg.kind {
-        crate::config::Runtime::Threads => run_search(search, cfg, expected_units, unit).map(Some),
+    run_resumable(search, None, cfg, expected_units, unit)
+}
+
+/// [`run_portable`] for a search whose answer may be in `incumbent` (a
+/// branch-and-bound search): with `--checkpoint`, the run checkpoints (and
+/// saves the incumbent) and resumes from a checkpoint.
+pub(crate) fn run_resumable<S>(
+    search: &S,
+    incumbent: Option<&treelb::Incumbent<Vec<u32>>>,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Option<Ran<S::Output>>, Error>
+where
+    S: Search,
+    S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
+    S::Output: serde::Serialize + serde::de::DeserializeOwned,
+{
+    match (cfg.kind, &cfg.checkpoint) {
+        (crate::config::Runtime::Threads, Some(plan)) => {
+            let codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
+            let root = codec.root();
+            crate::checkpoint::run_threads(&codec, root, cfg, plan, expected_units, unit, incumbent).map(Some)
+        }
+        (crate::config::Runtime::Threads, None) => run_search(search, cfg, expected_units, unit).map(Some),
         #[cfg(feature = "mpi")]
-        crate::config::Runtime::Mpi => mpi::run_search(search, cfg),
+        (crate::config::Runtime::Mpi, Some(_)) => {
+            Err(err!("--checkpoint: checkpoints of --runtime mpi runs are not supported yet"))
+        }
+        #[cfg(feature = "mpi")]
+        (crate::config::Runtime::Mpi, None) => mpi::run_shared(search, incumbent.map(|i| i as _), cfg),
         #[cfg(not(feature = "mpi"))]
-        crate::config::Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        (crate::config::Runtime::Mpi, _) => unreachable!("--runtime mpi is refused without the feature"),
     }
 }
