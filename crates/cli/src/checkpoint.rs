@@ -186,6 +186,27 @@ impl Plan {
     }
 }
 
+/// Binds a checkpointed run to its input file (see [`Plan::bind_input`]);
+/// nothing without `--checkpoint`.
+pub(crate) fn bind_input(cfg: &mut RunConfig, path: &Path) -> Result<(), Error> {
+    match cfg.checkpoint.as_mut() {
+        Some(plan) => plan.bind_input(path),
+        None => Ok(()),
+    }
+}
+
+/// Refuses `--checkpoint` for a command whose output does not carry over
+/// between segments (an image written as it is computed, a floating-point
+/// estimate whose sum depends on the order of the pieces).
+pub(crate) fn refuse(cfg: &RunConfig, command: &str) -> Result<(), Error> {
+    match &cfg.checkpoint {
+        Some(_) => Err(err!(
+            "--checkpoint: {command} does not checkpoint (uts, nqueens, clique, knapsack and tsp do)"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Parses `--checkpoint-every`: `60s`, `10m`, `1h 30m`, `500ms`.
 pub(crate) fn parse_duration(text: &str) -> Result<Duration, Error> {
     let d = humantime::parse_duration(text.trim())
@@ -345,11 +366,6 @@ impl<'d, W> Resumable<'d, W> {
     pub(crate) fn new(pieces: Vec<W>, drain: &'d Drain<W>) -> Self {
         Resumable { pieces, drain }
     }
-
-    /// The pieces of the bag.
-    pub(crate) fn into_pieces(self) -> Vec<W> {
-        self.pieces
-    }
 }
 
 impl<W: Work> Work for Resumable<'_, W> {
@@ -403,11 +419,13 @@ impl<W: Work> Work for Resumable<'_, W> {
 
 /// The [`Codec`] of [`Resumable`] bags: the inner codec's bytes of each
 /// piece, as a list.
+#[cfg(feature = "mpi")]
 pub(crate) struct ResumableCodec<'c, 'd, C: Codec> {
     inner: &'c C,
     drain: &'d Drain<C::Work>,
 }
 
+#[cfg(feature = "mpi")]
 impl<'c, 'd, C: Codec> ResumableCodec<'c, 'd, C> {
     /// Bags of `inner`'s pieces, set aside into `drain`.
     pub(crate) fn new(inner: &'c C, drain: &'d Drain<C::Work>) -> Self {
@@ -415,6 +433,7 @@ impl<'c, 'd, C: Codec> ResumableCodec<'c, 'd, C> {
     }
 }
 
+#[cfg(feature = "mpi")]
 impl<'d, C: Codec> Codec for ResumableCodec<'_, 'd, C> {
     type Work = Resumable<'d, C::Work>;
 
@@ -596,6 +615,93 @@ where
         state.write(plan, codec, incumbent)?;
     }
     Ok(Ran { output: state.output, stats: state.stats, interrupted: false })
+}
+
+/// Calls `f` with a timer that opens `drain` after `every` unless `f`
+/// returned before.
+#[cfg(feature = "mpi")]
+fn with_timer<W: Send, T>(every: Duration, drain: &Drain<W>, f: impl FnOnce() -> T) -> T {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if wait.recv_timeout(every) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                drain.open();
+            }
+        });
+        let result = f();
+        drop(done);
+        result
+    })
+}
+
+/// [`run_threads`] across the MPI ranks: every rank runs each segment;
+/// each rank's drain opens after `plan.every` on its own clock; after the
+/// segment rank 0 gathers the pieces every rank set aside (when no message
+/// is in flight any more) and writes the checkpoint, and the next segment
+/// starts from them at rank 0. `None` on ranks other than 0.
+#[cfg(feature = "mpi")]
+pub(crate) fn run_mpi<C>(
+    codec: &C,
+    root: C::Work,
+    cfg: &RunConfig,
+    plan: &Plan,
+    incumbent: Option<&Incumbent<Vec<u32>>>,
+) -> Result<Option<Ran<Out<C>>>, Error>
+where
+    C: Codec,
+    C::Work: Clone,
+    Out<C>: Serialize + DeserializeOwned,
+{
+    use treelb_mpi::wire::LimitedCodec;
+
+    let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
+    config.validate()?;
+    let mpi = treelb_mpi::Mpi::init(config.threads)?;
+    let rank = mpi.rank();
+    // Every rank reads the checkpoint (and restores the incumbent); rank 0
+    // holds the pieces, as it holds the root of a fresh run.
+    let mut state = State::start(plan, codec, root, incumbent)?;
+    if rank != 0 {
+        state.pieces.clear();
+    }
+    // Each rank stops after its share of --max-nodes, as without checkpoints.
+    let limit =
+        cfg.max_nodes.map_or_else(Limit::unbounded, |max| Limit::new(max.div_ceil(mpi.size() as u64).max(1)));
+    let mut interrupted = false;
+    while mpi.any(!state.pieces.is_empty()) {
+        let drain = Drain::new();
+        let result = {
+            let bags = ResumableCodec::new(codec, &drain);
+            let limited = LimitedCodec::new(&bags, &limit);
+            let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
+            with_timer(plan.every, &drain, || treelb_mpi::run(&mpi, &limited, bag, &config))
+        };
+        if let Some(o) = result? {
+            state.add(o.output, &o.stats);
+        }
+        interrupted = mpi.any(limit.interrupted());
+        if interrupted {
+            break;
+        }
+        let mine = encode_pieces(codec, drain.into_pieces());
+        if let Some(all) = mpi.gather(&to_bytes(&mine)) {
+            for bytes in all {
+                let list: Vec<Vec<u8>> =
+                    from_bytes(&bytes).map_err(|e| err!("checkpoint: pieces from a rank: {e}"))?;
+                for piece in list {
+                    state.pieces.push(
+                        codec.decode(&piece).map_err(|e| err!("checkpoint: a piece from a rank: {e}"))?,
+                    );
+                }
+            }
+            state.write(plan, codec, incumbent)?;
+        }
+    }
+    drop(mpi); // MPI_Finalize: nothing is in flight any more.
+    if rank != 0 {
+        return Ok(None);
+    }
+    Ok(Some(Ran { output: state.output, stats: state.stats, interrupted }))
 }
 
 #[cfg(test)]

@@ -84,6 +84,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         return Ok(Status::Done);
     }
     let mut cfg = RunConfig::from_args(&args.run)?;
+    crate::checkpoint::refuse(&cfg, "integrate")?;
     if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
         return Err(err!(
             "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"

@@ -243,11 +243,19 @@ where
         }
         (crate::config::Runtime::Threads, None) => run_search(search, cfg, expected_units, unit).map(Some),
         #[cfg(feature = "mpi")]
-        (crate::config::Runtime::Mpi, Some(_)) => {
-            Err(err!("--checkpoint: checkpoints of --runtime mpi runs are not supported yet"))
+        (crate::config::Runtime::Mpi, Some(plan)) => {
+            let mut codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
+            if let Some(incumbent) = incumbent {
+                codec = codec.with_shared(incumbent);
+            }
+            let root = codec.root();
+            crate::checkpoint::run_mpi(&codec, root, cfg, plan, incumbent)
         }
         #[cfg(feature = "mpi")]
-        (crate::config::Runtime::Mpi, None) => mpi::run_shared(search, incumbent.map(|i| i as _), cfg),
+        (crate::config::Runtime::Mpi, None) => match incumbent {
+            None => mpi::run_search(search, cfg),
+            Some(incumbent) => mpi::run_shared(search, Some(incumbent), cfg),
+        },
         #[cfg(not(feature = "mpi"))]
         (crate::config::Runtime::Mpi, _) => unreachable!("--runtime mpi is refused without the feature"),
     }
