@@ -79,7 +79,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde::de::DeserializeOwned;
@@ -324,19 +324,49 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Where the pieces of a segment go once it is time to checkpoint.
+///
+/// The drain opens `every` after the first call of `work` on any bag of
+/// this process, not after the segment started: the runtime's start-up
+/// (an MPI barrier on a loaded machine can take longer than `every`) does
+/// not count, so every segment does at least one slice of work and a run
+/// always progresses.
 #[derive(Debug)]
 pub(crate) struct Drain<W> {
+    every: Duration,
+    deadline: OnceLock<Option<Instant>>,
     open: AtomicBool,
     store: Mutex<Vec<W>>,
 }
 
 impl<W> Drain<W> {
-    /// A closed drain with an empty store.
-    pub(crate) fn new() -> Self {
-        Drain { open: AtomicBool::new(false), store: Mutex::new(Vec::new()) }
+    /// A closed drain with an empty store, to open `every` after the first
+    /// work.
+    pub(crate) fn new(every: Duration) -> Self {
+        Drain {
+            every,
+            deadline: OnceLock::new(),
+            open: AtomicBool::new(false),
+            store: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the pieces are to be set aside now (one relaxed load, and
+    /// one reading of the clock while closed).
+    fn is_open(&self) -> bool {
+        if self.open.load(Ordering::Relaxed) {
+            return true;
+        }
+        let now = Instant::now();
+        // `None`: never (an interval past what the clock can add).
+        if self.deadline.get_or_init(|| now.checked_add(self.every)).is_some_and(|d| now >= d) {
+            self.open.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     /// From now on every piece is set aside at its next call of `work`.
+    #[cfg(test)]
     pub(crate) fn open(&self) {
         self.open.store(true, Ordering::Relaxed);
     }
@@ -372,7 +402,7 @@ impl<W: Work> Work for Resumable<'_, W> {
     type Output = W::Output;
 
     fn work(&mut self, budget: u64, acc: &mut W::Output) -> Progress {
-        if self.drain.open.load(Ordering::Relaxed) {
+        if self.drain.is_open() {
             if !self.pieces.is_empty() {
                 let pieces = std::mem::take(&mut self.pieces);
                 self.drain.store.lock().unwrap_or_else(|e| e.into_inner()).extend(pieces);
@@ -570,7 +600,7 @@ pub(crate) fn add_stats(total: &mut RunStats, segment: &RunStats) {
 /// The output of a codec's pieces.
 type Out<C> = <<C as Codec>::Work as Work>::Output;
 
-/// Runs `root` on the threads runtime in segments of `plan.every`,
+/// Runs `root` on the threads runtime in segments of about `plan.every`,
 /// writing a checkpoint after each (see the module's documentation); from
 /// the saved state instead of `root` when resuming. A run stopped by
 /// `--max-nodes` or a signal writes no checkpoint for its last segment: the
@@ -594,17 +624,9 @@ where
     crate::cmd::catch_signals();
     let mut cfg = cfg.clone();
     while !state.pieces.is_empty() {
-        let drain = Drain::new();
+        let drain = Drain::new(plan.every);
         let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
-        let open = || drain.open();
-        let (output, stats) = crate::cmd::run_threads_limited(
-            bag,
-            &cfg,
-            expected_units,
-            unit,
-            &limit,
-            Some((plan.every, &open)),
-        )?;
+        let (output, stats) = crate::cmd::run_threads_limited(bag, &cfg, expected_units, unit, &limit)?;
         // Said once, before the first segment.
         cfg.prelude = None;
         state.add(output, &stats);
@@ -617,25 +639,9 @@ where
     Ok(Ran { output: state.output, stats: state.stats, interrupted: false })
 }
 
-/// Calls `f` with a timer that opens `drain` after `every` unless `f`
-/// returned before.
-#[cfg(feature = "mpi")]
-fn with_timer<W: Send, T>(every: Duration, drain: &Drain<W>, f: impl FnOnce() -> T) -> T {
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        s.spawn(move || {
-            if wait.recv_timeout(every) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-                drain.open();
-            }
-        });
-        let result = f();
-        drop(done);
-        result
-    })
-}
-
 /// [`run_threads`] across the MPI ranks: every rank runs each segment;
-/// each rank's drain opens after `plan.every` on its own clock; after the
+/// each rank's drain opens `plan.every` after its first work, on its own
+/// clock; after the
 /// segment rank 0 gathers the pieces every rank set aside (when no message
 /// is in flight any more) and writes the checkpoint, and the next segment
 /// starts from them at rank 0. `None` on ranks other than 0.
@@ -669,12 +675,12 @@ where
         cfg.max_nodes.map_or_else(Limit::unbounded, |max| Limit::new(max.div_ceil(mpi.size() as u64).max(1)));
     let mut interrupted = false;
     while mpi.any(!state.pieces.is_empty()) {
-        let drain = Drain::new();
+        let drain = Drain::new(plan.every);
         let result = {
             let bags = ResumableCodec::new(codec, &drain);
             let limited = LimitedCodec::new(&bags, &limit);
             let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
-            with_timer(plan.every, &drain, || treelb_mpi::run(&mpi, &limited, bag, &config))
+            treelb_mpi::run(&mpi, &limited, bag, &config)
         };
         if let Some(o) = result? {
             state.add(o.output, &o.stats);
@@ -730,7 +736,7 @@ mod tests {
     #[test]
     fn a_drained_bag_keeps_every_open_node_once() {
         let tree = Binary(12);
-        let drain = Drain::new();
+        let drain = Drain::new(Duration::MAX);
         let mut bag = Resumable::new(vec![DfsWork::new(&tree, SplitPolicy::OldestHalf)], &drain);
         let mut done = 0;
         assert_eq!(bag.work(100, &mut done), Progress::Pending);
@@ -744,7 +750,7 @@ mod tests {
         let pieces = drain.into_pieces();
         assert_eq!(pieces.len(), 2);
         // The rest, worked in a new bag: exactly the nodes not yet counted.
-        let again = Drain::new();
+        let again = Drain::new(Duration::MAX);
         let rest = seq::run_work(Resumable::new(pieces, &again)).0;
         assert_eq!(done + rest, (1 << 13) - 1);
         assert!(again.into_pieces().is_empty());
@@ -753,7 +759,7 @@ mod tests {
     #[test]
     fn a_bag_of_pieces_splits_by_halves_and_works_to_the_end() {
         let tree = Binary(10);
-        let drain = Drain::new();
+        let drain = Drain::new(Duration::MAX);
         let pieces = vec![DfsWork::new(&tree, SplitPolicy::OldestHalf); 5];
         let mut bag = Resumable::new(pieces, &drain);
         let other = bag.split().expect("five pieces");

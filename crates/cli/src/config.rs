@@ -234,6 +234,7 @@ mod tests {
             no_progress: false,
             trace: None,
             max_nodes: None,
+            checkpoint: Default::default(),
         }
     }
 

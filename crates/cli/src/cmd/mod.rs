@@ -107,21 +107,18 @@ pub(crate) fn run_threads<W: Work + Clone>(
     // for (an unbounded limit touches no shared counter per slice).
     let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
     catch_signals();
-    let (output, stats) =
-        run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit, None)?;
+    let (output, stats) = run_threads_limited(Limited::new(root, &limit), cfg, expected_units, unit, &limit)?;
     Ok(Ran { output, stats, interrupted: limit.interrupted() })
 }
 
 /// [`run_threads`] on a root limited by `limit`, which is stopped when a
-/// signal arrives. With `at = Some((t, f))`, `f` is called once the run
-/// has lasted `t` (a checkpoint's drain opens).
+/// signal arrives.
 pub(crate) fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
     limit: &Limit,
-    at: Option<(Duration, &dyn Fn())>,
 ) -> Result<(W::Output, RunStats), Error> {
     // A bad path fails before the run; an existing file keeps its contents
     // until the run has a trace to write.
@@ -137,16 +134,8 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
         eprintln!("{line}");
     }
     let mut progress = Progress::new(cfg.progress, expected_units, unit);
-    let tick = at.map_or(Duration::from_millis(100), |(t, _)| {
-        t.clamp(Duration::from_millis(1), Duration::from_millis(100))
-    });
-    let mut outcome = run_with_monitor(root, &cfg.threads_config(), tick, |s| {
+    let mut outcome = run_with_monitor(root, &cfg.threads_config(), Duration::from_millis(100), |s| {
         progress.update(s);
-        if let Some((t, f)) = at
-            && s.elapsed >= t
-        {
-            f();
-        }
         if SIGNALLED.load(Ordering::Relaxed) {
             limit.stop();
         }
