@@ -767,7 +767,6 @@ mod tests {
         // A budget that ends inside one piece and crosses into the next.
         let mut n = 0;
         let mut units = 0;
-        let mut bag = bag;
         loop {
             let p = bag.work(700, &mut n);
             units += p.used(700);
