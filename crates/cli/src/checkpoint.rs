@@ -25,9 +25,10 @@
 //!
 //! The run is cut in *segments*. A segment is an ordinary run of the
 //! runtime (any strategy, threads or MPI) whose root is a [`Resumable`]: a
-//! bag of pieces together with a reference to the segment's [`Drain`]. When
-//! the segment has run for DURATION, the drain is opened (one flag per
-//! process). From then on, every call of `work` on a `Resumable` moves all
+//! bag of pieces together with a reference to the segment's [`Drain`].
+//! DURATION after the first call of `work` in this process, the drain opens
+//! (one flag per process; counting from the first work keeps the runtime's
+//! start-up out, so that every segment does some work). From then on, every call of `work` on a `Resumable` moves all
 //! the pieces it holds, untouched, into the drain's store and reports the
 //! piece exhausted, having done no work. Splitting an emptied bag gives
 //! nothing.
