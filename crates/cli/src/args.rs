@@ -68,6 +68,13 @@ pub(crate) enum Command {
     /// of PEs in each state over time (stacked), --timeline one row per PE
     /// coloured by state. PNG or SVG by the file's extension.
     PlotTrace(PlotTraceArgs),
+    /// Continue a run from its checkpoint (--checkpoint FILE).
+    ///
+    /// The checkpoint holds the command line of the run; the resumed run
+    /// gives exactly the answer of an uninterrupted one, with any number of
+    /// threads (--threads) or MPI ranks (run it under mpirun), and keeps
+    /// checkpointing to FILE.
+    Resume(crate::cmd::resume::ResumeArgs),
 }
 
 /// How to run: the options every application takes.
@@ -139,6 +146,8 @@ pub(crate) struct RunArgs {
     /// plot-trace FILE`)
     #[arg(long, value_name = "FILE")]
     pub(crate) trace: Option<String>,
+    #[command(flatten)]
+    pub(crate) checkpoint: crate::checkpoint::CheckpointArgs,
 }
 
 /// `treelb uts`

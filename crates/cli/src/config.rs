@@ -183,6 +183,9 @@ pub(crate) struct RunConfig {
     /// A line for stderr once the threads runtime is about to start (after
     /// every check of the input): what is known of the run's size.
     pub(crate) prelude: Option<String>,
+    /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
+    /// resumed run continues from.
+    pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
 }
 
 impl RunConfig {
@@ -213,6 +216,9 @@ impl RunConfig {
         if kind == Runtime::Mpi && args.pin {
             return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));
         }
+        if args.trace.is_some() && args.checkpoint.checkpoint.is_some() {
+            return Err(err!("--trace records one uninterrupted run; it does not go with --checkpoint"));
+        }
         spec.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = match &args.split_policy {
             Some(p) => p.parse().map_err(|e| err!("--split-policy: {e}"))?,
@@ -231,6 +237,7 @@ impl RunConfig {
             time_limit: args.time_limit.as_deref().map(|t| duration("--time-limit", t)).transpose()?,
             deterministic: args.deterministic,
             prelude: None,
+            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint)?,
         })
     }
 
@@ -278,6 +285,7 @@ mod tests {
             max_nodes: None,
             time_limit: None,
             deterministic: false,
+            checkpoint: Default::default(),
         }
     }
 

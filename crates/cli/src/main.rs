@@ -7,6 +7,7 @@
 //! run (its report is partial).
 
 mod args;
+mod checkpoint;
 mod cmd;
 mod config;
 mod progress;
@@ -82,7 +83,14 @@ fn one_line(text: &str) -> String {
 fn run(cli: &Cli) -> Result<Status, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let ok = match &cli.command {
+    let ok = dispatch(&cli.command, &mut out)?;
+    out.flush()?;
+    Ok(ok)
+}
+
+/// Runs one subcommand, writing its report to `out`.
+fn dispatch(command: &Command, mut out: &mut dyn Write) -> Result<Status, Error> {
+    let ok = match command {
         Command::Uts(args) => cmd::uts::run(args, &mut out)?,
         Command::Nqueens(args) => cmd::nqueens::run(args, &mut out)?,
         Command::Bench(args) => cmd::bench::run(args, &mut out)?.into(),
@@ -95,8 +103,8 @@ fn run(cli: &Cli) -> Result<Status, Error> {
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
         Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
+        Command::Resume(args) => cmd::resume::run(args, out)?,
     };
-    out.flush()?;
     Ok(ok)
 }
 

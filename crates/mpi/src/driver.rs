@@ -102,6 +102,9 @@ pub(crate) mod kind {
 /// Tag of the final reports to rank 0 (on the world communicator).
 const REPORT: i32 = 100;
 
+/// Tag of [`Mpi::gather`]'s messages (on the world communicator).
+const GATHER: i32 = 101;
+
 /// Probes timed at start-up to measure the cost of one probe.
 const PROBE_SAMPLES: u32 = 4000;
 
@@ -188,6 +191,23 @@ impl Mpi {
         let mut max = 0i64;
         world.all_reduce_into(&value, &mut max, mpi::collective::SystemOperation::max());
         max
+    }
+
+    /// Gathers every rank's `bytes` at rank 0, in rank order (every rank
+    /// calls it; a collective, between runs, when no other message is in
+    /// flight). Rank 0 gets them all, the others `None`.
+    pub fn gather(&self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let world = self.universe.world();
+        if world.rank() != 0 {
+            world.process_at_rank(0).send_with_tag(bytes, GATHER);
+            return None;
+        }
+        let mut all = vec![bytes.to_vec()];
+        for r in 1..world.size() {
+            let (b, _) = world.process_at_rank(r).matched_probe_with_tag(GATHER).matched_receive_vec::<u8>();
+            all.push(b);
+        }
+        Some(all)
     }
 
     /// Waits until every rank has called it, sleeping meanwhile (a

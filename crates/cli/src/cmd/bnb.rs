@@ -266,22 +266,38 @@ where
     let sense = incumbent.sense();
     let live = Live::new(cfg);
     let open = OpenBounds::new(sense);
-    let ran = match cfg.kind {
-        Runtime::Threads => {
+    let ran = if cfg.checkpoint.is_some() {
+        // A run in checkpointed segments: its pieces are not watched, so a
+        // stopped run proves no bound (reported as such, never as optimal).
+        if cfg.kind == Runtime::Threads {
             live.watch(incumbent);
-            let limit = super::limit_of(cfg);
-            let root = Watched::new(DfsWork::new(search, cfg.split_policy), &open, &limit);
-            super::run_threads_on(root, cfg, None, "nodes", &limit)?
         }
-        #[cfg(feature = "mpi")]
-        Runtime::Mpi => {
-            match super::mpi::run_bnb(search, incumbent, cfg, &open, &|| live.watch(incumbent))? {
-                Some(ran) => ran,
-                None => return Ok(None),
+        let ran = match super::run_resumable(search, Some(incumbent), cfg, None, "nodes")? {
+            Some(ran) => ran,
+            None => return Ok(None),
+        };
+        if ran.interrupted {
+            open.unbounded.store(true, Ordering::Relaxed);
+        }
+        ran
+    } else {
+        match cfg.kind {
+            Runtime::Threads => {
+                live.watch(incumbent);
+                let limit = super::limit_of(cfg);
+                let root = Watched::new(DfsWork::new(search, cfg.split_policy), &open, &limit);
+                super::run_threads_on(root, cfg, None, "nodes", &limit)?
             }
+            #[cfg(feature = "mpi")]
+            Runtime::Mpi => {
+                match super::mpi::run_bnb(search, incumbent, cfg, &open, &|| live.watch(incumbent))? {
+                    Some(ran) => ran,
+                    None => return Ok(None),
+                }
+            }
+            #[cfg(not(feature = "mpi"))]
+            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
         }
-        #[cfg(not(feature = "mpi"))]
-        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     };
     let value = incumbent.best();
     let key = |v: i64| open.key_of(v);

@@ -43,7 +43,7 @@ struct Answer {
 }
 
 pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
-    let cfg = RunConfig::from_args(&args.run)?;
+    let mut cfg = RunConfig::from_args(&args.run)?;
     let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
     let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
     if k.is_some() && cfg.deterministic {
@@ -62,6 +62,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     for w in warnings {
         eprintln!("treelb: warning: {}: {w}", path.display());
     }
+    crate::checkpoint::bind_input(&mut cfg, path)?;
     let make = || match k {
         Some(k) => CliqueSearch::k_clique(&graph, k),
         None if args.no_heuristic => CliqueSearch::max_clique_unseeded(&graph),

@@ -85,6 +85,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     }
     let mut cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("integrate")?;
+    crate::checkpoint::refuse(&cfg, "integrate")?;
     if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
         return Err(err!(
             "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"

@@ -44,10 +44,11 @@ struct Answer {
 }
 
 pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, Error> {
-    let cfg = RunConfig::from_args(&args.run)?;
+    let mut cfg = RunConfig::from_args(&args.run)?;
     let (instance, spec, title) = match &args.file {
         Some(file) => {
             let instance = knapsack::read_file(file).map_err(|e| err!("{file}: {e}"))?;
+            crate::checkpoint::bind_input(&mut cfg, std::path::Path::new(file))?;
             (instance, None, format!("0/1 knapsack — {file}"))
         }
         None => {

@@ -101,6 +101,7 @@ struct Answer {
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("mandelbrot")?;
+    crate::checkpoint::refuse(&cfg, "mandelbrot")?;
     let width = dimension("--width", &args.width)?;
     let height = dimension("--height", &args.height)?;
     let max_iter = dimension("--max-iter", &args.max_iter)?;

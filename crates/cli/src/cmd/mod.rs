@@ -12,14 +12,15 @@ pub(crate) mod mandelbrot;
 pub(crate) mod mpi;
 pub(crate) mod nqueens;
 pub(crate) mod plot_trace;
+pub(crate) mod resume;
 pub(crate) mod sim;
 pub(crate) mod tsp;
 pub(crate) mod uts;
 
 use std::fs::{File, OpenOptions};
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Once, OnceLock};
+use std::time::{Duration, Instant};
 
 use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Search};
@@ -87,11 +88,22 @@ fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
+/// When the command's first run started (set by [`catch_signals`]): the
+/// time limit counts from here, across the segments of a checkpointed run.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// The time since the command's first run started.
+fn since_start() -> Duration {
+    STARTED.get_or_init(Instant::now).elapsed()
+}
+
 /// Checks the stops that come from outside the work: a signal, or the time
-/// limit once `elapsed` has reached it; stops `limit` if one has come.
-/// Returns whether the run is being stopped.
+/// limit once the command has run that long (the runtime's own clock,
+/// `elapsed`, or the time since its first run started, whichever is
+/// longer); stops `limit` if one has come. Returns whether the run is being
+/// stopped.
 pub(crate) fn check_stop(cfg: &RunConfig, elapsed: Duration, limit: &Limit) -> bool {
-    if cfg.time_limit.is_some_and(|t| elapsed >= t) {
+    if cfg.time_limit.is_some_and(|t| elapsed.max(since_start()) >= t) {
         TIMED_OUT.store(true, Ordering::SeqCst);
         limit.stop();
     }
@@ -115,6 +127,7 @@ pub(crate) fn stop_interval(cfg: &RunConfig) -> Duration {
 /// which forwards a Ctrl-C to every rank as SIGINT or SIGTERM, every rank
 /// stops its own PEs and the partial results still reach rank 0.
 pub(crate) fn catch_signals() {
+    STARTED.get_or_init(Instant::now);
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
@@ -174,7 +187,7 @@ pub(crate) fn run_threads_on<W: Work + Clone>(
 
 /// [`run_threads`] on a root limited by `limit`, which is stopped when a
 /// signal arrives.
-fn run_threads_limited<W: Work + Clone>(
+pub(crate) fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
     expected_units: Option<u64>,
@@ -265,11 +278,48 @@ where
     S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
     S::Output: serde::Serialize + serde::de::DeserializeOwned,
 {
-    match cfg.kind {
-        crate::config::Runtime::Threads => run_search(search, cfg, expected_units, unit).map(Some),
+    run_resumable(search, None, cfg, expected_units, unit)
+}
+
+/// [`run_portable`] for a search whose answer may be in `incumbent` (a
+/// branch-and-bound search): with `--checkpoint`, the run checkpoints (and
+/// saves the incumbent) and resumes from a checkpoint.
+pub(crate) fn run_resumable<S>(
+    search: &S,
+    incumbent: Option<&treelb::Incumbent<Vec<u32>>>,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Option<Ran<S::Output>>, Error>
+where
+    S: Search,
+    S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
+    S::Output: serde::Serialize + serde::de::DeserializeOwned,
+{
+    match (cfg.kind, &cfg.checkpoint) {
+        (crate::config::Runtime::Threads, Some(plan)) => {
+            let codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
+            let root = codec.root();
+            crate::checkpoint::run_threads(&codec, root, cfg, plan, expected_units, unit, incumbent).map(Some)
+        }
+        (crate::config::Runtime::Threads, None) => run_search(search, cfg, expected_units, unit).map(Some),
         #[cfg(feature = "mpi")]
-        crate::config::Runtime::Mpi => mpi::run_search(search, cfg),
+        (crate::config::Runtime::Mpi, Some(plan)) => {
+            let mut codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
+            if let Some(incumbent) = incumbent {
+                codec = codec.with_shared(incumbent);
+            }
+            let root = codec.root();
+            crate::checkpoint::run_mpi(&codec, root, cfg, plan, incumbent)
+        }
+        #[cfg(feature = "mpi")]
+        (crate::config::Runtime::Mpi, None) => match incumbent {
+            None => mpi::run_search(search, cfg),
+            // Without a checkpoint, branch and bound runs by `bnb::run`
+            // (its pieces watched for the proven bound of a stopped run).
+            Some(_) => unreachable!("branch and bound without --checkpoint runs by bnb::run"),
+        },
         #[cfg(not(feature = "mpi"))]
-        crate::config::Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        (crate::config::Runtime::Mpi, _) => unreachable!("--runtime mpi is refused without the feature"),
     }
 }

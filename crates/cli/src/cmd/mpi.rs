@@ -215,7 +215,7 @@ where
 
 /// Stops `limit` on a signal or at the time limit; returns once the run is
 /// `over`.
-fn watchdog(cfg: &RunConfig, limit: &Limit, over: &AtomicBool) {
+pub(crate) fn watchdog(cfg: &RunConfig, limit: &Limit, over: &AtomicBool) {
     let start = Instant::now();
     let every = super::stop_interval(cfg).min(Duration::from_millis(10));
     while !over.load(Ordering::Relaxed) {

@@ -59,7 +59,9 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
             let path = Path::new(file);
-            (tsplib::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?, None)
+            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+            crate::checkpoint::bind_input(&mut cfg, path)?;
+            (tsp, None)
         }
         (None, Some(n)) => {
             let n = usize::try_from(positive("--random", n)?)

@@ -1,0 +1,168 @@
+//! Checkpoint and resume under `mpirun`: a rank of a UTS T1 run and of a
+//! maximum clique run is killed with SIGKILL at a random time (a node
+//! dies; mpirun then ends the job), and `mpirun treelb resume FILE` on
+//! another number of ranks gives exactly the answer of an uninterrupted
+//! run. Twenty repetitions of each.
+//!
+//! Built only with the `mpi` feature (`required-features` in Cargo.toml);
+//! a missing `mpirun` fails. Every process runs under a hard time limit and
+//! the test fails loudly, with what it printed, when it is hit.
+
+#[allow(dead_code)] // not every helper is used here
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{output_within, shared_instance};
+
+/// Time limit of one `mpirun`.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// `mpirun` with the options of every run here: oversubscribed (more
+/// ranks than cores), allowed as root.
+fn mpirun(np: u64) -> Command {
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", &np.to_string()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .arg(env!("CARGO_BIN_EXE_treelb"));
+    cmd
+}
+
+/// The processes whose parent is `pid` (from /proc).
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid)
+            && let Ok(child) = entry.file_name().to_string_lossy().parse()
+        {
+            found.push(child);
+        }
+    }
+    found
+}
+
+fn sigkill(pid: u32) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).stderr(Stdio::null()).status();
+}
+
+/// Starts `mpirun -np NP treelb ARGS`, kills one of its ranks with SIGKILL
+/// after `after`, and waits (under the time limit) for mpirun to end.
+fn run_and_kill_a_rank(np: u64, args: &[&str], after: Duration, victim: u64) {
+    let mut child =
+        mpirun(np).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("mpirun starts");
+    let start = Instant::now();
+    while start.elapsed() < after {
+        if child.try_wait().unwrap().is_some() {
+            return; // finished before the kill
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let ranks = children(child.id());
+    if let Some(&rank) = ranks.get(victim as usize % ranks.len().max(1)) {
+        sigkill(rank);
+    }
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > after + LIMIT {
+            for rank in children(child.id()) {
+                sigkill(rank);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("HUNG: mpirun did not end within {LIMIT:?} of a rank's death: treelb {}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Ranks that outlived mpirun: end them too.
+    for rank in ranks {
+        sigkill(rank);
+    }
+}
+
+fn report(o: &Output, what: &str) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e})"))
+}
+
+/// The kill times' generator (the seed is printed for replays).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+#[test]
+fn runs_whose_rank_was_killed_resume_to_the_exact_answer_on_other_ranks() {
+    let found = Command::new("mpirun").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    assert!(matches!(found, Ok(ref s) if s.success()), "no working `mpirun` on the PATH ({found:?})");
+    let seed = std::env::var("TREELB_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+    });
+    eprintln!("kill times from TREELB_TEST_SEED={seed}");
+    let mut rng = Rng(seed);
+    let dir = std::env::temp_dir().join(format!("treelb-checkpoint-mpi-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = shared_instance("clique/brock200_1.clq");
+    let runs: [(&str, Vec<&str>, &str, u64); 2] = [
+        ("uts", vec!["uts", "--tree", "T1"], "nodes", 4_130_071),
+        ("clique", vec!["clique", &graph, "--no-heuristic"], "omega", 21),
+    ];
+    let mut resumed_mid_run = 0;
+    for rep in 0..20 {
+        for (name, args, field, expected) in &runs {
+            let file = dir.join(format!("{name}-{rep}.ckpt"));
+            let f = file.to_str().unwrap();
+            let np = 2 + rng.below(2);
+            let after = Duration::from_millis(300 + rng.below(1200));
+            let mut full = args.clone();
+            full.extend([
+                "--runtime",
+                "mpi",
+                "--no-progress",
+                "--checkpoint",
+                f,
+                "--checkpoint-every",
+                "100ms",
+            ]);
+            run_and_kill_a_rank(np, &full, after, rng.below(4));
+            if !Path::new(f).exists() {
+                continue; // killed before the first checkpoint
+            }
+            let before = std::fs::read(f).unwrap();
+            let resume_np = 1 + rng.below(3);
+            let mut cmd = mpirun(resume_np);
+            cmd.args(["resume", f, "--json", "--no-progress"]);
+            let o = output_within(cmd, LIMIT);
+            let what = format!(
+                "rep {rep}: {name} on {np} ranks, a rank killed after {after:?}, resumed on {resume_np}"
+            );
+            let json = report(&o, &what);
+            assert_eq!(json["answer"][field].as_u64(), Some(*expected), "{what}");
+            assert_eq!(json["interrupted"], false, "{what}");
+            if before != std::fs::read(f).unwrap() {
+                resumed_mid_run += 1;
+            }
+        }
+    }
+    assert!(resumed_mid_run >= 10, "only {resumed_mid_run} of 40 runs were resumed from the middle");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
