@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         Ok(Status::Failed) => ExitCode::from(1),
         Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
-        Err(Error(msg)) if msg == io::Error::from(io::ErrorKind::BrokenPipe).to_string() => ExitCode::SUCCESS,
+        Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("treelb: error: {e}");
             ExitCode::from(2)
@@ -93,6 +93,11 @@ fn run(cli: &Cli) -> Result<Status, Error> {
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
         Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
+        Command::Completions(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut command, "treelb", &mut out);
+            Status::Done
+        }
     };
     out.flush()?;
     Ok(ok)

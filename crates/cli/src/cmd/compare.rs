@@ -29,7 +29,8 @@ use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_threads::{Config, SUPPORTED_STRATEGIES};
 
 use super::bench::{Workload, cpu_model, time};
-use crate::config::{Error, err, number, positive, threads};
+use crate::args::InitArg;
+use crate::config::{Error, Runtime, err, number, threads};
 
 /// `treelb compare`
 #[derive(Debug, Args)]
@@ -43,22 +44,22 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub(crate) strategies: String,
     /// Runs per strategy; the median is reported
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub(crate) repeat: String,
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
+    pub(crate) repeat: usize,
     /// Number of PEs [default: all cores]; with --runtime mpi, threads per
     /// rank [default: 1]
-    #[arg(short = 'p', long, value_name = "P")]
-    pub(crate) threads: Option<String>,
+    #[arg(short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
+    pub(crate) threads: Option<usize>,
     /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
     /// started; needs the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", default_value = "threads")]
-    pub(crate) runtime: String,
+    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
+    pub(crate) runtime: Runtime,
     /// Δt: units of work between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
-    pub(crate) budget: String,
-    /// How the root reaches the PEs: root or selective
-    #[arg(long, value_name = "INIT", default_value = "root")]
-    pub(crate) init: String,
+    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = crate::args::parse::positive)]
+    pub(crate) budget: u64,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
     /// Print the comparison as JSON on stdout instead of a table
     #[arg(long, conflicts_with = "markdown")]
     pub(crate) json: bool,
@@ -280,30 +281,17 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     if strategies.is_empty() {
         return Err(err!("--strategies is empty"));
     }
-    let repeat =
-        usize::try_from(positive("--repeat", &args.repeat)?).map_err(|_| err!("--repeat is too large"))?;
-    let init: Init = args.init.parse().map_err(|e| err!("--init: {e}"))?;
-    let spec = RunSpec { budget: positive("--budget", &args.budget)?, init, ..RunSpec::default() };
-    let runtime = match args.runtime.as_str() {
-        "threads" => "threads",
-        "mpi" if cfg!(feature = "mpi") => "mpi",
-        "mpi" => {
-            return Err(err!(
-                "--runtime mpi: this treelb was built without MPI (build with `--features mpi`)"
-            ));
-        }
-        other => return Err(err!("--runtime: unknown runtime `{other}` (expected one of: threads, mpi)")),
-    };
+    let repeat = args.repeat;
+    let init = args.init.0;
+    let spec = RunSpec { budget: args.budget, init, ..RunSpec::default() };
+    let runtime = args.runtime.available()?.name();
     if runtime == "mpi" {
         if fractal.is_some() {
             return Err(err!(
                 "--runtime mpi: compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
             ));
         }
-        let per_rank = match args.threads.as_deref() {
-            Some(t) => threads(Some(t))?,
-            None => 1,
-        };
+        let per_rank = args.threads.unwrap_or(1);
         #[cfg(feature = "mpi")]
         {
             let result = match &workload {
@@ -330,7 +318,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         #[cfg(not(feature = "mpi"))]
         unreachable!("--runtime mpi is refused without the feature ({per_rank})");
     }
-    let config = Config::with_spec(threads(args.threads.as_deref())?, spec);
+    let config = Config::with_spec(threads(args.threads), spec);
     let (seq_secs, rows) = match (&workload, &fractal) {
         (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
         (Some(Workload::NQueens(_, problem)), _) => compare_search(problem, &config, &strategies, repeat)?,

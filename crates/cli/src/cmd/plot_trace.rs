@@ -14,7 +14,7 @@ use treelb_sim::plot::short;
 use treelb_threads::trace::{State, Trace, slot};
 
 use crate::args::PlotTraceArgs;
-use crate::config::{Error, err, positive};
+use crate::config::{Error, err};
 
 /// The colour of each state, in the order of [`State::ALL`].
 const COLOURS: [RGBColor; 5] = [
@@ -54,7 +54,7 @@ struct Summary<'a> {
 }
 
 pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Error> {
-    let buckets = positive("--buckets", &args.buckets)?;
+    let buckets = args.buckets;
     if buckets > MAX_BUCKETS {
         return Err(err!("--buckets {buckets} is too many (at most {MAX_BUCKETS})"));
     }

@@ -642,7 +642,7 @@ mod tests {
     #[test]
     fn multilevel_says_what_does_not_fit() {
         let fails = |args: &[&str], what: &str| {
-            let e = sim(args).unwrap_err().0;
+            let e = sim(args).unwrap_err().to_string();
             assert!(e.contains(what), "{args:?}: {e}");
         };
         let iid = |extra: &[&'static str]| {
