@@ -528,8 +528,8 @@ value_enum!(
     }
 );
 
-/// clap value parsers: each error is the part after clap's "invalid value
-/// 'V' for '--flag <NAME>': ", so that the message names the flag and the
+/// clap value parsers: each error is the part after clap's `invalid value
+/// 'V' for '--flag <NAME>': `, so that the message names the flag and the
 /// value, on one line.
 pub(crate) mod parse {
     use treelb::spec::Rho;

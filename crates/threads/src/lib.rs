@@ -415,3 +415,9 @@ mod tests;
 
 #[cfg(all(test, loom))]
 mod loom_tests;
+
+/// The README's library example, compiled and run as a doc-test so that it
+/// cannot drift from the API.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
