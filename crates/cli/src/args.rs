@@ -410,6 +410,10 @@ pub(crate) struct PlotTraceArgs {
     /// Draw the per-PE timeline to this .png or .svg
     #[arg(long, value_name = "IMAGE")]
     pub(crate) timeline: Option<String>,
+    /// Write one self-contained HTML page: the tables, and both plots
+    /// inline as SVG
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
     /// Time spans of the utilization plot
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
     pub(crate) buckets: u64,

@@ -8,6 +8,7 @@
 mod args;
 mod cmd;
 mod config;
+mod html;
 mod progress;
 mod report;
 

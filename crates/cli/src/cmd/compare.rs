@@ -66,6 +66,10 @@ pub(crate) struct CompareArgs {
     /// Print the comparison as a markdown table (with its command line)
     #[arg(long)]
     pub(crate) markdown: bool,
+    /// Also write the comparison as one self-contained HTML page (the table
+    /// and a chart of the efficiencies, inline)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
 }
 
 /// One strategy's median run.
@@ -272,6 +276,10 @@ fn mandelbrot(spec: &str) -> Result<Option<(Mandelbrot, Method)>, Error> {
 }
 
 pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
+    if let Some(path) = &args.html {
+        // Refuse an unwritable page before the runs, not after them.
+        std::fs::File::create(path).map_err(|e| err!("--html {path}: {e}"))?;
+    }
     let fractal = mandelbrot(&args.workload)?;
     let workload = match fractal {
         Some(_) => None,
@@ -354,9 +362,64 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     print(&report, args, out)
 }
 
+/// The comparison as one HTML page: what ran, the table, the efficiencies
+/// as bars.
+fn html_page(report: &CompareReport) -> String {
+    let mut page = crate::html::Page::new(&format!("treelb compare {}", report.workload));
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    page.code(&format!("treelb {}", command.join(" "))).paragraph(&format!(
+        "{} runtime, {} PEs, Δt {}, init {}, median of {} runs; sequential baseline {:.3} s; {}",
+        report.runtime,
+        report.threads,
+        report.budget,
+        report.init,
+        report.repeat,
+        report.seq_secs,
+        report.machine
+    ));
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.strategy.to_string(),
+                format!("{:.3}", r.wall_secs),
+                format!("{:.3}", r.efficiency),
+                r.requests_sent.to_string(),
+                r.requests_failed.to_string(),
+                r.pieces_transferred.to_string(),
+                r.messages.to_string(),
+                r.heap_ops.to_string(),
+                format!("{:.1}", 100.0 * r.idle_fraction),
+            ]
+        })
+        .collect();
+    page.heading("Strategies side by side").table(&HEADER, &rows);
+    let bars: Vec<(String, f64)> =
+        report.rows.iter().map(|r| (r.strategy.to_string(), r.efficiency)).collect();
+    page.heading("Efficiency: T_seq / (P · T_P)").svg(&crate::html::bar_chart("efficiency", &bars, 1.0));
+    page.finish()
+}
+
+/// The columns of the comparison.
+const HEADER: [&str; 9] = [
+    "strategy",
+    "wall s",
+    "efficiency",
+    "req sent",
+    "req failed",
+    "transfers",
+    "messages",
+    "heap ops",
+    "idle %",
+];
+
 /// Prints the comparison: JSON, markdown or a table.
 fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
     let (init, repeat, seq_secs) = (report.init, report.repeat, report.seq_secs);
+    if let Some(path) = &args.html {
+        std::fs::write(path, html_page(report)).map_err(|e| err!("--html {path}: {e}"))?;
+    }
     if args.json {
         serde_json::to_writer_pretty(&mut *out, report)?;
         writeln!(out)?;
@@ -395,17 +458,7 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
     writeln!(out, "{heading}")?;
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header([
-        "strategy",
-        "wall s",
-        "efficiency",
-        "req sent",
-        "req failed",
-        "transfers",
-        "messages",
-        "heap ops",
-        "idle %",
-    ]);
+    table.set_header(HEADER);
     for r in &report.rows {
         table.add_row(
             [
