@@ -984,4 +984,11 @@ fn help_lists_the_values_of_every_closed_set() {
     }
     let out = stdout(&treelb(&["mandelbrot", "--help"]));
     assert!(out.contains("- subdivide:"), "{out}");
+    let out = stdout(&treelb(&["sim", "run", "--help"]));
+    for value in ["random-polling", "static-random", "selective", "half-each-level"] {
+        assert!(out.contains(&format!("- {value}:")), "`{value}` in: {out}");
+    }
+    let o = treelb(&["sim", "run", "--pes", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value '0' for '--pes <P>'"), "{}", stderr(&o));
 }
