@@ -1,6 +1,13 @@
 //! The command line as clap parses it; `config` turns it into checked values.
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::PossibleValue;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use treelb::spec::Rho;
+use treelb::{Init, SplitPolicy, Strategy};
+use treelb_apps::knapsack::Class;
+use treelb_apps::mandelbrot::Method;
+
+pub(crate) use crate::config::Runtime;
 
 /// Dynamic load balancing of tree-shaped computations.
 ///
@@ -75,47 +82,54 @@ pub(crate) enum Command {
     /// threads (--threads) or MPI ranks (run it under mpirun), and keeps
     /// checkpointing to FILE.
     Resume(crate::cmd::resume::ResumeArgs),
+    /// Write a shell completion script to stdout.
+    ///
+    /// bash: `treelb completions bash > ~/.local/share/bash-completion/completions/treelb`;
+    /// zsh: into a directory of `$fpath` as `_treelb`; fish:
+    /// `~/.config/fish/completions/treelb.fish`.
+    Completions(CompletionsArgs),
 }
 
 /// How to run: the options every application takes.
+///
+/// `--budget` and `--split-policy` have no clap default: an application may
+/// declare its own ([`crate::config::AppDefaults`]), and a value given on
+/// the command line always wins over both.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// Number of PEs (worker threads) [default: all cores]
-    #[arg(short = 'p', long, value_name = "P")]
-    pub(crate) threads: Option<String>,
+    /// Number of PEs (worker threads), 1 to 4096 [default: all cores]
+    #[arg(short = 'p', long, value_name = "P", value_parser = parse::threads)]
+    pub(crate) threads: Option<usize>,
     /// threads (the PEs are threads of this process) or mpi (the PEs are the
     /// ranks that mpirun starts, times --threads per rank [default 1]; needs
     /// a build with the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", default_value = "threads")]
-    pub(crate) runtime: String,
-    /// Δt: units of work (nodes) between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
-    pub(crate) budget: String,
-    /// Which open nodes a split gives away: half-each-level, oldest-half or
-    /// bottom [default: half-each-level]
-    #[arg(long, value_name = "POLICY")]
-    pub(crate) split_policy: Option<String>,
-    /// How the root reaches the PEs: root (PE 0 starts) or selective
-    #[arg(long, value_name = "INIT", default_value = "root")]
-    pub(crate) init: String,
-    /// Balancing strategy: random-polling, global-round-robin,
-    /// async-round-robin, work-sharing, extreme-work-sharing, two-choice,
-    /// always-go-left, max-load, multilevel, master-worker, static-block,
-    /// static-cyclic or static-random (the README's table says what each
-    /// does)
-    #[arg(long, value_name = "NAME", default_value = "random-polling")]
-    pub(crate) strategy: String,
+    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
+    pub(crate) runtime: Runtime,
+    /// Δt: units of work (nodes) between two checks for requests, at least 1
+    /// [default: 256; tsp: 1]
+    #[arg(long, value_name = "UNITS", value_parser = parse::positive)]
+    pub(crate) budget: Option<u64>,
+    /// Which open nodes a split gives away [default: half-each-level;
+    /// integrate: oldest-half]
+    #[arg(long, value_name = "POLICY", value_enum)]
+    pub(crate) split_policy: Option<SplitPolicyArg>,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
+    /// Balancing strategy (the README's table says what each does)
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
+    pub(crate) strategy: StrategyArg,
     /// multilevel: fan-out of each level of the producer tree, root first,
-    /// e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
-    #[arg(long, value_name = "D,D,…")]
-    pub(crate) fanout: Option<String>,
+    /// each 1 to 4096, e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
+    #[arg(long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout)]
+    pub(crate) fanout: Vec<usize>,
     /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
     /// grows), 1 < ρ < 1.5
-    #[arg(long, value_name = "RHO", default_value = "1.4")]
-    pub(crate) rho: String,
+    #[arg(long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4")]
+    pub(crate) rho: Rho,
     /// Seed of the PEs' random choices
     #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<String>,
+    pub(crate) seed: Option<u64>,
     /// Pin PE i to the i-th core (threads runtime; off by default)
     #[arg(long)]
     pub(crate) pin: bool,
@@ -128,14 +142,15 @@ pub(crate) struct RunArgs {
     /// Stop after about N units of work (nodes; intervals for integrate,
     /// iterations for mandelbrot) with a partial report marked interrupted
     /// and exit code 3; with --runtime mpi each rank stops after its share
-    /// N/ranks. Also lifts the UTS limit on the expected tree size
-    #[arg(long, value_name = "N")]
-    pub(crate) max_nodes: Option<String>,
+    /// N/ranks. Also lifts the UTS limit on the expected tree size. An
+    /// integer or a whole number in scientific notation (1e6)
+    #[arg(long, value_name = "N", value_parser = parse::count)]
+    pub(crate) max_nodes: Option<u64>,
     /// Stop after DURATION of wall time (e.g. 90s, 5m, 1h30m, 250ms) with a
     /// partial report marked interrupted and exit code 3; with --runtime mpi
     /// every rank stops at the same time and rank 0 reports
-    #[arg(long, value_name = "DURATION")]
-    pub(crate) time_limit: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
+    pub(crate) time_limit: Option<std::time::Duration>,
     /// Branch and bound (clique, knapsack, tsp): the same optimal solution
     /// for every P, strategy and runtime (of equal values, the smallest
     /// witness wins); explores the ties, so it costs nodes
@@ -216,8 +231,8 @@ impl UtsArgs {
 #[derive(Debug, Args)]
 pub(crate) struct NqueensArgs {
     /// Board size N (1 to 32)
-    #[arg(value_name = "N")]
-    pub(crate) n: String,
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u32))]
+    pub(crate) n: u32,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }
@@ -229,14 +244,14 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "LIST", default_value = "T1,T3,nqueens:14")]
     pub(crate) workloads: String,
     /// Runs per measurement; the fastest is reported
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub(crate) repeat: String,
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = parse::repeat)]
+    pub(crate) repeat: usize,
     /// PEs of the parallel measurement [default: all cores]
-    #[arg(short = 'p', long, value_name = "P")]
-    pub(crate) threads: Option<String>,
+    #[arg(short = 'p', long, value_name = "P", value_parser = parse::threads)]
+    pub(crate) threads: Option<usize>,
     /// Δt: units of work between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
-    pub(crate) budget: String,
+    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = parse::positive)]
+    pub(crate) budget: u64,
     /// Print the results as JSON on stdout instead of a table
     #[arg(long)]
     pub(crate) json: bool,
@@ -249,11 +264,11 @@ pub(crate) struct CliqueArgs {
     #[arg(value_name = "FILE")]
     pub(crate) file: String,
     /// Decide whether a clique of K vertices exists, instead of maximising
-    #[arg(long, value_name = "K")]
-    pub(crate) k: Option<String>,
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32))]
+    pub(crate) k: Option<u32>,
     /// Check ω against this value: exit code 1 if it differs
-    #[arg(long, value_name = "OMEGA")]
-    pub(crate) expect: Option<String>,
+    #[arg(long, value_name = "OMEGA", value_parser = clap::value_parser!(i64))]
+    pub(crate) expect: Option<i64>,
     /// Start with no incumbent (no greedy clique first)
     #[arg(long)]
     pub(crate) no_heuristic: bool,
@@ -273,23 +288,23 @@ pub(crate) struct KnapsackArgs {
     pub(crate) file: Option<String>,
     /// Class of the generated instance: uncorrelated, weakly-correlated,
     /// strongly-correlated or subset-sum
-    #[arg(long, value_name = "CLASS", default_value = "strongly-correlated")]
-    pub(crate) class: String,
+    #[arg(long, value_name = "CLASS", value_enum, default_value_t = ClassArg(Class::StronglyCorrelated))]
+    pub(crate) class: ClassArg,
     /// Number of items of the generated instance
-    #[arg(short = 'n', long = "items", value_name = "N", default_value = "80")]
-    pub(crate) n: String,
+    #[arg(short = 'n', long = "items", value_name = "N", default_value_t = 80, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1 << 20))]
+    pub(crate) n: usize,
     /// Weights (and profits) are drawn from 1..=R
-    #[arg(long, value_name = "R", default_value = "1000")]
-    pub(crate) range: String,
+    #[arg(long, value_name = "R", default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..=1 << 30))]
+    pub(crate) range: i64,
     /// Seed of the generated instance (--seed is the PEs')
-    #[arg(long, value_name = "N", default_value = "2")]
-    pub(crate) instance_seed: String,
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub(crate) instance_seed: u64,
     /// Capacity h/(H+1) of the total weight: instance h of a series of H
-    #[arg(long, value_name = "h", default_value = "1")]
-    pub(crate) h: String,
+    #[arg(long, value_name = "h", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) h: u32,
     /// H of the capacity rule
-    #[arg(long, value_name = "H", default_value = "1")]
-    pub(crate) series: String,
+    #[arg(long, value_name = "H", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) series: u32,
     /// Check the optimum by dynamic programming (O(n × capacity))
     #[arg(long)]
     pub(crate) dp: bool,
@@ -307,14 +322,14 @@ pub(crate) struct TspArgs {
     #[arg(value_name = "FILE", required_unless_present = "random")]
     pub(crate) file: Option<String>,
     /// Instead of a file: N random points in [0, 1000]² (EUC_2D)
-    #[arg(long, value_name = "N", conflicts_with = "file")]
-    pub(crate) random: Option<String>,
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=treelb_apps::tsp::tsplib::MAX_DIMENSION as u64), conflicts_with = "file")]
+    pub(crate) random: Option<usize>,
     /// Seed of the random points (--seed is the PEs')
-    #[arg(long, value_name = "N", default_value = "1")]
-    pub(crate) instance_seed: String,
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) instance_seed: u64,
     /// Check the length against this value: exit code 1 if it differs
-    #[arg(long, value_name = "LENGTH")]
-    pub(crate) expect: Option<String>,
+    #[arg(long, value_name = "LENGTH", value_parser = clap::value_parser!(i64))]
+    pub(crate) expect: Option<i64>,
     /// Check the length with the Held–Karp dynamic program (n <= 20)
     #[arg(long)]
     pub(crate) dp: bool,
@@ -341,8 +356,8 @@ pub(crate) struct IntegrateArgs {
     #[arg(long, value_name = "TOL", default_value = "1e-10")]
     pub(crate) tol: String,
     /// Bisections of the whole interval after which an interval is accepted
-    #[arg(long, value_name = "DEPTH", default_value_t = treelb_apps::integrate::DEFAULT_MAX_DEPTH.to_string())]
-    pub(crate) max_depth: String,
+    #[arg(long, value_name = "DEPTH", default_value_t = treelb_apps::integrate::DEFAULT_MAX_DEPTH)]
+    pub(crate) max_depth: u32,
     /// Also integrate sequentially and report the relative difference
     #[arg(long)]
     pub(crate) compare_seq: bool,
@@ -354,14 +369,14 @@ pub(crate) struct IntegrateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct MandelbrotArgs {
     /// Pixels across
-    #[arg(long, value_name = "W", default_value = "640")]
-    pub(crate) width: String,
+    #[arg(long, value_name = "W", default_value_t = 640, value_parser = parse::dimension)]
+    pub(crate) width: u32,
     /// Pixels down
-    #[arg(long, value_name = "H", default_value = "640")]
-    pub(crate) height: String,
+    #[arg(long, value_name = "H", default_value_t = 640, value_parser = parse::dimension)]
+    pub(crate) height: u32,
     /// Most iterations per pixel; a pixel that does not escape is in the set
-    #[arg(long, value_name = "N", default_value = "1000")]
-    pub(crate) max_iter: String,
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = parse::dimension)]
+    pub(crate) max_iter: u32,
     /// Centre of the view [default: the standard view]
     #[arg(long, value_name = "RE,IM", allow_hyphen_values = true, conflicts_with = "view")]
     pub(crate) center: Option<String>,
@@ -375,16 +390,16 @@ pub(crate) struct MandelbrotArgs {
     pub(crate) view: Option<String>,
     /// pixels (every pixel by escape time) or subdivide (fill rectangles
     /// whose boundary is in the set)
-    #[arg(long, value_name = "METHOD", default_value = "pixels")]
-    pub(crate) method: String,
+    #[arg(long, value_name = "METHOD", value_enum, default_value_t = MethodArg(Method::Pixels))]
+    pub(crate) method: MethodArg,
     /// Subdivide: rectangles of at most this many pixels are computed
     /// pixel by pixel
-    #[arg(long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA.to_string())]
-    pub(crate) min_area: String,
+    #[arg(long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA, value_parser = parse::positive)]
+    pub(crate) min_area: u64,
     /// Subdivide: start from a grid of N × N rectangles instead of the whole
     /// view, so that the root splits at once (static assignment)
-    #[arg(long, value_name = "N", default_value = "1")]
-    pub(crate) tiles: String,
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse::dimension)]
+    pub(crate) tiles: u32,
     /// Write the image, coloured by escape time (the set black), as PNG
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<String>,
@@ -416,10 +431,233 @@ pub(crate) struct PlotTraceArgs {
     /// Draw the per-PE timeline to this .png or .svg
     #[arg(long, value_name = "IMAGE")]
     pub(crate) timeline: Option<String>,
+    /// Write one self-contained HTML page: the tables, and both plots
+    /// inline as SVG
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
     /// Time spans of the utilization plot
-    #[arg(long, value_name = "N", default_value = "200")]
-    pub(crate) buckets: String,
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
+    pub(crate) buckets: u64,
     /// Print the summary as JSON on stdout instead of a table
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// `treelb completions`
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to write a completion script for
+    #[arg(value_name = "SHELL", value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// A closed set of names from `treelb` made a clap [`ValueEnum`], so that
+/// `--help` lists every name (with a line on each) and completions offer
+/// them: a wrapper around the library's type, whose `ALL` and `name` give
+/// the names, so that the command line and the library cannot disagree.
+macro_rules! value_enum {
+    ($(#[$doc:meta])* $wrapper:ident($inner:ty), $n:expr, $help:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $wrapper(pub(crate) $inner);
+
+        impl ValueEnum for $wrapper {
+            fn value_variants<'a>() -> &'a [Self] {
+                const VARIANTS: [$wrapper; $n] = {
+                    let mut v = [$wrapper(<$inner>::ALL[0]); $n];
+                    let mut i = 0;
+                    while i < $n {
+                        v[i] = $wrapper(<$inner>::ALL[i]);
+                        i += 1;
+                    }
+                    v
+                };
+                &VARIANTS
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                let help: fn($inner) -> &'static str = $help;
+                Some(PossibleValue::new(self.0.name()).help(help(self.0)))
+            }
+        }
+
+        impl std::fmt::Display for $wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0.name())
+            }
+        }
+    };
+}
+
+value_enum!(
+    /// `--strategy`: a [`Strategy`].
+    StrategyArg(Strategy),
+    13,
+    |s| match s {
+        Strategy::RandomPolling => "an idle PE asks a random PE for half of its work",
+        Strategy::GlobalRoundRobin => "idle PEs take victims in turn from one shared counter",
+        Strategy::AsyncRoundRobin => "each PE asks the others in turn, from its own counter",
+        Strategy::WorkSharing => "busy PEs offer work to a random PE",
+        Strategy::ExtremeWorkSharing => "every slice's new work goes to a random PE's pool",
+        Strategy::TwoChoice => "offers go to the less loaded of two random PEs",
+        Strategy::AlwaysGoLeft => "offers go to the less loaded of one PE from each half",
+        Strategy::MaxLoad => "idle PEs visit the PE with the largest reported load (--rho)",
+        Strategy::Multilevel => "a tree of producers with a fan-out per level (--fanout)",
+        Strategy::MasterWorker => "a central pool hands out pieces, largest first",
+        Strategy::StaticBlock => "the root's parts in contiguous blocks, nothing moves",
+        Strategy::StaticCyclic => "the root's parts round robin, nothing moves",
+        Strategy::StaticRandom => "the root's parts at random, nothing moves",
+    }
+);
+
+value_enum!(
+    /// `knapsack --class`: a [`Class`] of Pisinger's generated instances.
+    ClassArg(Class),
+    4,
+    |c| match c {
+        Class::Uncorrelated => "profits and weights independent",
+        Class::WeaklyCorrelated => "profit within R/10 of the weight",
+        Class::StronglyCorrelated => "profit = weight + R/10",
+        Class::SubsetSum => "profit = weight",
+    }
+);
+
+value_enum!(
+    /// `mandelbrot --method`: a [`Method`].
+    MethodArg(Method),
+    2,
+    |m| match m {
+        Method::Pixels => "every pixel by escape time",
+        Method::Subdivide => "fill rectangles whose boundary is in the set",
+    }
+);
+
+value_enum!(
+    /// `--init`: an [`Init`].
+    InitArg(Init),
+    2,
+    |i| match i {
+        Init::Root => "PE 0 starts with the root; the others steal",
+        Init::Selective => "the root is split by the bits of the PE index before the run",
+    }
+);
+
+value_enum!(
+    /// `--split-policy`: a [`SplitPolicy`].
+    SplitPolicyArg(SplitPolicy),
+    3,
+    |p| match p {
+        SplitPolicy::OldestHalf => "half of the oldest generation of open nodes",
+        SplitPolicy::Bottom => "the single bottom-most open node",
+        SplitPolicy::HalfEachLevel => "half of every level of open nodes",
+    }
+);
+
+/// clap value parsers: each error is the part after clap's `invalid value
+/// 'V' for '--flag <NAME>': `, so that the message names the flag and the
+/// value, on one line.
+pub(crate) mod parse {
+    use treelb::spec::Rho;
+
+    /// An integer of at least 1.
+    pub(crate) fn positive(value: &str) -> Result<u64, String> {
+        match value.trim().parse::<u64>() {
+            Ok(0) => Err("must be at least 1".into()),
+            Ok(n) => Ok(n),
+            Err(_) => Err("expects a positive integer".into()),
+        }
+    }
+
+    /// A number of PEs: 1 to 4096.
+    pub(crate) fn threads(value: &str) -> Result<usize, String> {
+        let n = positive(value)?;
+        usize::try_from(n).ok().filter(|&n| n <= 4096).ok_or_else(|| "too many (at most 4096)".into())
+    }
+
+    /// A number of repetitions: 1 to 1000000.
+    pub(crate) fn repeat(value: &str) -> Result<usize, String> {
+        let n = positive(value)?;
+        usize::try_from(n).ok().filter(|&n| n <= 1_000_000).ok_or_else(|| "too many (at most 1000000)".into())
+    }
+
+    /// A size in pixels or a count of iterations or tiles: 1 to 2^32 - 1.
+    pub(crate) fn dimension(value: &str) -> Result<u32, String> {
+        let n = positive(value)?;
+        u32::try_from(n).map_err(|_| format!("too large (at most {})", u32::MAX))
+    }
+
+    /// One fan-out of the producer tree: 1 to 4096.
+    pub(crate) fn fanout(value: &str) -> Result<usize, String> {
+        threads(value).map_err(|e| e.replace("too many", "too wide"))
+    }
+
+    /// A count of at least 1, as an integer (`1000000`) or in scientific
+    /// notation (`1e6`, which must be a whole number).
+    pub(crate) fn count(value: &str) -> Result<u64, String> {
+        let v = value.trim();
+        let n = match v.parse::<u64>() {
+            Ok(n) => n,
+            Err(_) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x < 1.8e19)
+                .map(|x| x as u64)
+                .ok_or_else(|| "expects a whole number such as 1000000 or 1e6".to_owned())?,
+        };
+        if n == 0 {
+            return Err("must be at least 1".into());
+        }
+        Ok(n)
+    }
+
+    /// A positive duration as people write it, in humantime's units:
+    /// `90s`, `5m`, `1h30m`, `1h 30m`, `250ms`.
+    pub(crate) fn duration(value: &str) -> Result<std::time::Duration, String> {
+        let d = humantime::parse_duration(value.trim())
+            .map_err(|e| format!("expects a duration such as 90s, 5m, 1h30m or 250ms ({e})"))?;
+        if d.is_zero() {
+            return Err("must be more than 0".into());
+        }
+        if d > std::time::Duration::from_secs(1_000_000_000) {
+            return Err("must be less than 30 years".into());
+        }
+        Ok(d)
+    }
+
+    /// `--rho`: strictly between 1 and 1.5.
+    pub(crate) fn rho(value: &str) -> Result<Rho, String> {
+        let rho: f64 = value.trim().parse().map_err(|_| "expects a number".to_owned())?;
+        Rho::new(rho)
+            .map_err(|_| "must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2)".to_owned())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn counts_take_scientific_notation_when_whole() {
+            assert_eq!(super::count("1000"), Ok(1000));
+            assert_eq!(super::count("1e6"), Ok(1_000_000));
+            assert_eq!(super::count("2.5e3"), Ok(2500));
+            assert!(super::count("1.5").is_err());
+            assert!(super::count("0").is_err());
+            assert!(super::count("1.5e3x").is_err());
+            assert_eq!(super::threads("4096"), Ok(4096));
+            assert!(super::threads("4097").is_err());
+            assert!(super::rho("1.5").is_err());
+        }
+
+        /// `--budget`'s help names the runtime's default, which clap cannot
+        /// show (the flag has none, so that applications may set theirs).
+        #[test]
+        fn the_budget_help_names_the_default() {
+            let command = <crate::args::Cli as clap::CommandFactory>::command();
+            let uts = command.find_subcommand("uts").unwrap();
+            let budget = uts.get_arguments().find(|a| a.get_id() == "budget").unwrap();
+            let help = budget.get_help().unwrap().to_string();
+            assert!(
+                help.contains(&format!("[default: {}; tsp: 1]", treelb_threads::DEFAULT_BUDGET)),
+                "{help}"
+            );
+        }
+    }
 }

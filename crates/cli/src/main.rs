@@ -10,6 +10,7 @@ mod args;
 mod checkpoint;
 mod cmd;
 mod config;
+mod html;
 mod progress;
 mod report;
 
@@ -44,7 +45,7 @@ fn main() -> ExitCode {
         Ok(Status::Failed) => ExitCode::from(1),
         Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
-        Err(Error(msg)) if msg == io::Error::from(io::ErrorKind::BrokenPipe).to_string() => ExitCode::SUCCESS,
+        Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("treelb: error: {e}");
             ExitCode::from(2)
@@ -104,6 +105,11 @@ fn dispatch(command: &Command, mut out: &mut dyn Write) -> Result<Status, Error>
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
         Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
         Command::Resume(args) => cmd::resume::run(args, out)?,
+        Command::Completions(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut command, "treelb", &mut out);
+            Status::Done
+        }
     };
     Ok(ok)
 }

@@ -149,18 +149,33 @@ fn compare_runs_every_strategy_of_the_runtime() {
 fn bad_input_gets_one_line_and_exit_code_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["uts", "--tree", "T9"], "unknown sample tree `T9`"),
-        (&["uts", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (&["uts", "--threads", "0"], "invalid value '0' for '--threads <P>': must be at least 1"),
         (&["uts", "--threads", "-3"], "error"),
-        (&["uts", "--budget", "0"], "--budget must be at least 1"),
-        (&["uts", "--budget", "lots"], "--budget expects a non-negative integer"),
-        (&["uts", "--split-policy", "top"], "unknown split policy `top`"),
-        (&["uts", "--init", "everywhere"], "unknown initialization `everywhere`"),
-        (&["uts", "--strategy", "guess"], "unknown strategy `guess`"),
+        (&["uts", "--budget", "0"], "invalid value '0' for '--budget <UNITS>': must be at least 1"),
+        (
+            &["uts", "--budget", "lots"],
+            "invalid value 'lots' for '--budget <UNITS>': expects a positive integer",
+        ),
+        (
+            &["uts", "--split-policy", "top"],
+            "invalid value 'top' for '--split-policy <POLICY>' [possible values: oldest-half,",
+        ),
+        (
+            &["uts", "--init", "everywhere"],
+            "invalid value 'everywhere' for '--init <INIT>' [possible values: root, selective]",
+        ),
+        (
+            &["uts", "--strategy", "guess"],
+            "invalid value 'guess' for '--strategy <NAME>' [possible values: random-polling,",
+        ),
         (
             &["nqueens", "8", "--strategy", "max-load", "--rho", "2"],
-            "--rho must lie strictly between 1 and 1.5",
+            "invalid value '2' for '--rho <RHO>': must lie strictly between 1 and 1.5",
         ),
-        (&["nqueens", "8", "--strategy", "multilevel", "--fanout", "2,x"], "--fanout expects"),
+        (
+            &["nqueens", "8", "--strategy", "multilevel", "--fanout", "2,x"],
+            "invalid value 'x' for '--fanout <D,D,…>'",
+        ),
         (&["uts", "-t", "7"], "UTS parameters"),
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),
@@ -181,14 +196,17 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["uts", "--frobnicate"], "unexpected argument"),
         (&["nqueens", "0"], "n = 0"),
         (&["nqueens", "33"], "n = 33"),
-        (&["nqueens", "eight"], "N expects a non-negative integer"),
+        (&["nqueens", "eight"], "invalid value 'eight' for '<N>'"),
         (&["bench", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
-        (&["bench", "--repeat", "0"], "--repeat must be at least 1"),
+        (&["bench", "--repeat", "0"], "invalid value '0' for '--repeat <N>': must be at least 1"),
         (&["compare", "T7"], "unknown sample tree `T7`"),
         (&["compare", "mandelbrot:9"], "`9` is neither a method"),
         (&["compare", "mandelbrot:0x10"], "at least one pixel"),
         (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),
-        (&["compare", "T1", "--runtime", "cluster"], "unknown runtime `cluster`"),
+        (
+            &["compare", "T1", "--runtime", "cluster"],
+            "invalid value 'cluster' for '--runtime <RUNTIME>' [possible values: threads, mpi]",
+        ),
         (
             &["compare", "mandelbrot", "--runtime", "mpi"],
             if cfg!(feature = "mpi") { "not the Mandelbrot set" } else { "built without MPI" },
@@ -340,10 +358,16 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
     let same = dir.join("same.png");
     let same = same.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["mandelbrot", "--width", "0"], "--width must be at least 1, got 0"),
-        (&["mandelbrot", "--height", "tall"], "--height expects a non-negative integer, got `tall`"),
-        (&["mandelbrot", "--max-iter", "0"], "--max-iter must be at least 1, got 0"),
-        (&["mandelbrot", "--width", "99999999999"], "--width 99999999999 is too large"),
+        (&["mandelbrot", "--width", "0"], "invalid value '0' for '--width <W>': must be at least 1"),
+        (
+            &["mandelbrot", "--height", "tall"],
+            "invalid value 'tall' for '--height <H>': expects a positive integer",
+        ),
+        (&["mandelbrot", "--max-iter", "0"], "invalid value '0' for '--max-iter <N>': must be at least 1"),
+        (
+            &["mandelbrot", "--width", "99999999999"],
+            "invalid value '99999999999' for '--width <W>': too large",
+        ),
         (&["mandelbrot", "--width", "100000", "--height", "100000"], "is too many"),
         (&["mandelbrot", "--view", "0.5,-2,-1,1"], "--view: the view"),
         (&["mandelbrot", "--view", "1,2,3"], "--view expects X0,X1,Y0,Y1, got `1,2,3`"),
@@ -353,12 +377,18 @@ fn mandelbrot_bad_input_gets_one_line_and_exit_code_2() {
         (&["mandelbrot", "--center", "-0.5,0", "--extent", "0"], "--extent: the extent 0 must be positive"),
         (&["mandelbrot", "--extent", "-1"], "--extent: the extent -1 must be positive"),
         (&["mandelbrot", "--view", "-2,1,-1,1", "--center", "0,0"], "cannot be used with"),
-        (&["mandelbrot", "--method", "fast"], "--method: unknown method `fast`"),
-        (&["mandelbrot", "--min-area", "0"], "--min-area must be at least 1, got 0"),
-        (&["mandelbrot", "--tiles", "0"], "--tiles must be at least 1, got 0"),
+        (
+            &["mandelbrot", "--method", "fast"],
+            "invalid value 'fast' for '--method <METHOD>' [possible values: pixels, subdivide]",
+        ),
+        (
+            &["mandelbrot", "--min-area", "0"],
+            "invalid value '0' for '--min-area <PIXELS>': must be at least 1",
+        ),
+        (&["mandelbrot", "--tiles", "0"], "invalid value '0' for '--tiles <N>': must be at least 1"),
         (&["mandelbrot", "--tiles", "1000"], "--tiles 1000 is too many (at most 256)"),
-        (&["mandelbrot", "--strategy", "guess"], "unknown strategy `guess`"),
-        (&["mandelbrot", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (&["mandelbrot", "--strategy", "guess"], "invalid value 'guess' for '--strategy <NAME>'"),
+        (&["mandelbrot", "--threads", "0"], "invalid value '0' for '--threads <P>': must be at least 1"),
         (&["mandelbrot", "--out", "/nonexistent/dir/m.png"], "--out /nonexistent/dir/m.png:"),
         (&["mandelbrot", "--pe-out", "/"], "--pe-out /:"),
         (&["mandelbrot", "--out", same, "--pe-out", same], "--out and --pe-out name the same file"),
@@ -642,15 +672,18 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["clique", &missing], "no-such-graph.clq"),
         (&["clique", &tsp_as_graph], "line 1: expected a `c`, `p`, `e` or `n` line"),
-        (&["clique", &graph_as_tsp, "--k", "many"], "--k expects a non-negative integer"),
+        (&["clique", &graph_as_tsp, "--k", "many"], "invalid value 'many' for '--k <K>'"),
         (&["clique", &graph_as_tsp, "--k", "3", "--expect", "11"], "does not go with --k"),
         (&["tsp", &graph_as_tsp], "keller4.clq: line 1"),
         (&["tsp"], "required arguments were not provided: <FILE> (usage: treelb tsp <FILE>)"),
         (&["clique"], "required arguments were not provided: <FILE> (usage: treelb clique <FILE>)"),
         (&["nqueens"], "required arguments were not provided: <N> (usage: treelb nqueens <N>)"),
-        (&["tsp", "--random", "0"], "--random must be at least 1"),
-        (&["knapsack", "--class", "hard"], "unknown knapsack class `hard`"),
-        (&["knapsack", "--items", "x"], "--items expects a non-negative integer"),
+        (&["tsp", "--random", "0"], "invalid value '0' for '--random <N>': 0 is not in 1..="),
+        (
+            &["knapsack", "--class", "hard"],
+            "invalid value 'hard' for '--class <CLASS>' [possible values: uncorrelated,",
+        ),
+        (&["knapsack", "--items", "x"], "invalid value 'x' for '--items <N>'"),
         (&["integrate"], "required arguments were not provided: <NAME> (usage: treelb integrate <NAME>)"),
         (&["integrate", "tan"], "unknown integrand `tan` (known: sqrt, inv-sqrt"),
         (&["integrate", "sqrt", "--tol", "0"], "--tol expects a positive number"),
@@ -658,8 +691,11 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
         (&["integrate", "sqrt", "--tol", "inf"], "--tol expects a positive number"),
         (&["integrate", "sqrt", "--max-depth", "-1"], "error"),
         (&["integrate", "sqrt", "--split-policy", "bottom"], "oldest half of its interval list"),
-        (&["integrate", "sqrt", "--threads", "0"], "--threads must be at least 1, got 0"),
-        (&["integrate", "sqrt", "--strategy", "guess"], "unknown strategy `guess`"),
+        (
+            &["integrate", "sqrt", "--threads", "0"],
+            "invalid value '0' for '--threads <P>': must be at least 1",
+        ),
+        (&["integrate", "sqrt", "--strategy", "guess"], "invalid value 'guess' for '--strategy <NAME>'"),
     ];
     for (args, message) in cases {
         let o = treelb(args);
@@ -815,7 +851,10 @@ fn trace_and_plot_trace_bad_input_gets_one_line_and_exit_code_2() {
         (&["plot-trace", overlap, "--out", "u.jpg"], "--out u.jpg: the image must end in .png or .svg"),
         (&["plot-trace", overlap, "--timeline", "t"], "--timeline t: the image must end in .png or .svg"),
         (&["plot-trace", overlap, "--out", "a.png", "--timeline", "a.png"], "name the same file"),
-        (&["plot-trace", overlap, "--buckets", "0"], "--buckets must be at least 1"),
+        (
+            &["plot-trace", overlap, "--buckets", "0"],
+            "invalid value '0' for '--buckets <N>': must be at least 1",
+        ),
         (&["uts", "--trace", "/nonexistent/dir/t.csv"], "--trace /nonexistent/dir/t.csv: "),
     ];
     for (args, message) in cases {
@@ -945,7 +984,7 @@ fn time_limit_stops_every_run_command_with_a_partial_report() {
         assert_eq!(json["setup"]["time_limit_secs"], 0.3, "{all:?}");
     }
     // For people: at the top, with the cause.
-    let o = treelb(&["nqueens", "18", "-p", "2", "--time-limit", "0.2s"]);
+    let o = treelb(&["nqueens", "18", "-p", "2", "--time-limit", "200ms"]);
     assert_eq!(o.status.code(), Some(3));
     let out = stdout(&o);
     assert!(out.lines().nth(1).unwrap().contains("stopped by --time-limit 0.2 s"), "{out}");
@@ -958,7 +997,9 @@ fn time_limit_stops_every_run_command_with_a_partial_report() {
         (false.into(), 4_130_071.into())
     );
     // Bad durations: one line naming the flag, exit code 2.
-    for (bad, message) in [("5", "give a unit"), ("1y", "unknown unit `y`"), ("0ms", "must be more than 0")] {
+    for (bad, message) in
+        [("5", "time unit needed"), ("1x", "unknown time unit"), ("0ms", "must be more than 0")]
+    {
         let o = treelb(&["nqueens", "8", "--time-limit", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         let err = stderr(&o);
@@ -1168,4 +1209,64 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM)"), "{out}");
     assert!(out.contains("best found") && out.contains("not proven optimal; bound ≤"), "{out}");
     assert!(rest.contains("interrupted by a signal"), "{rest}");
+}
+
+/// An application's own default (TSP's Δt = 1, integration's split policy)
+/// applies only where the command line is silent: an explicit `--budget`
+/// is honoured, even when it equals the runtime's default.
+#[test]
+fn explicit_flags_win_over_the_applications_defaults() {
+    let budget = |args: &[&str]| {
+        let o = treelb(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        (json["setup"]["budget"].clone(), json["setup"]["split_policy"].clone())
+    };
+    let tsp = ["tsp", "--random", "9", "-p", "2", "--json"];
+    assert_eq!(budget(&tsp), (1.into(), "half-each-level".into()));
+    for given in ["256", "64", "2"] {
+        let got = budget(&[&tsp[..], &["--budget", given]].concat());
+        assert_eq!(got.0, given.parse::<u64>().unwrap(), "--budget {given}");
+    }
+    let integrate = ["integrate", "sqrt", "-p", "2", "--json"];
+    assert_eq!(budget(&integrate), (256.into(), "oldest-half".into()));
+    assert_eq!(budget(&[&integrate[..], &["--budget", "5"]].concat()).0, 5);
+    assert_eq!(budget(&["nqueens", "6", "-p", "2", "--json"]), (256.into(), "half-each-level".into()));
+}
+
+/// `treelb completions SHELL` writes a script that names the subcommands
+/// and the strategies; an unknown shell is bad input.
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = treelb(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = stdout(&o);
+        for word in ["nqueens", "plot-trace", "random-polling", "half-each-level", "max-nodes"] {
+            assert!(script.contains(word), "{shell}: no `{word}` in the script");
+        }
+    }
+    let o = treelb(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value 'tcsh' for '<SHELL>'"), "{}", stderr(&o));
+}
+
+/// `--help` lists the values of every closed set, each with a line.
+#[test]
+fn help_lists_the_values_of_every_closed_set() {
+    let out = stdout(&treelb(&["knapsack", "--help"]));
+    for value in
+        ["oldest-half", "bottom", "half-each-level", "root", "selective", "threads", "mpi", "subset-sum"]
+    {
+        assert!(out.contains(&format!("- {value}:")), "`{value}` in: {out}");
+    }
+    let out = stdout(&treelb(&["mandelbrot", "--help"]));
+    assert!(out.contains("- subdivide:"), "{out}");
+    let out = stdout(&treelb(&["sim", "run", "--help"]));
+    for value in ["random-polling", "static-random", "selective", "half-each-level"] {
+        assert!(out.contains(&format!("- {value}:")), "`{value}` in: {out}");
+    }
+    let o = treelb(&["sim", "run", "--pes", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value '0' for '--pes <P>'"), "{}", stderr(&o));
 }

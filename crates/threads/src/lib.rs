@@ -320,6 +320,35 @@ impl<W> Shared<W> {
 /// Runs `root` on `config.threads` PEs and returns the merged output.
 ///
 /// Panics inside the work are resumed here after every PE has stopped.
+///
+/// ```
+/// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+/// use treelb::{RunSpec, Strategy};
+/// use treelb_threads::{Config, run};
+///
+/// /// The 2^16 subsets of 16 items, one leaf each.
+/// struct Subsets;
+/// impl Search for Subsets {
+///     type Node = u32; // items decided so far
+///     type Output = u64; // leaves, added up over the PEs
+///     fn root(&self) -> u32 { 0 }
+///     fn expand(&self, i: u32, leaves: &mut u64, children: &mut Children<'_, u32>) {
+///         if i == 16 {
+///             *leaves += 1;
+///         } else {
+///             children.push(i + 1); // without item i
+///             children.push(i + 1); // with it
+///         }
+///     }
+/// }
+///
+/// // Three PEs under randomized work sharing instead of the default random polling.
+/// let config = Config::with_spec(3, RunSpec { strategy: Strategy::WorkSharing, ..RunSpec::default() });
+/// let outcome = run(DfsWork::new(&Subsets, SplitPolicy::default()), &config).unwrap();
+/// assert_eq!(outcome.output, 1 << 16);
+/// assert_eq!(outcome.stats.pes.len(), 3);
+/// assert_eq!(outcome.stats.work_units(), (1 << 17) - 1); // every node once
+/// ```
 pub fn run<W: Work + Clone>(root: W, config: &Config) -> Result<Outcome<W::Output>, ConfigError> {
     run_with_monitor(root, config, Duration::MAX, |_| {})
 }
@@ -522,3 +551,9 @@ mod tests;
 
 #[cfg(all(test, loom))]
 mod loom_tests;
+
+/// The README's library example, compiled and run as a doc-test so that it
+/// cannot drift from the API.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -14,7 +14,7 @@ use treelb_apps::uts::Uts;
 use treelb_threads::Config;
 
 use crate::args::BenchArgs;
-use crate::config::{Error, err, number, positive, threads};
+use crate::config::{Error, err, number, threads};
 use crate::report::human_rate;
 
 /// One workload's measurements.
@@ -135,10 +135,7 @@ pub(crate) fn cpu_model() -> String {
 }
 
 pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error> {
-    let repeat =
-        usize::try_from(positive("--repeat", &args.repeat)?).map_err(|_| err!("--repeat is too large"))?;
-    let p = threads(args.threads.as_deref())?;
-    let budget = positive("--budget", &args.budget)?;
+    let (repeat, p, budget) = (args.repeat, threads(args.threads), args.budget);
     // Every workload is checked before the first one runs.
     let workloads = args
         .workloads

@@ -10,7 +10,7 @@ use treelb_apps::clique::{CliqueSearch, Graph, dimacs};
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::CliqueArgs;
-use crate::config::{Error, RunConfig, err, number};
+use crate::config::{Error, RunConfig, err};
 use crate::report::{Line, Report};
 
 #[derive(Serialize)]
@@ -44,8 +44,7 @@ struct Answer {
 
 pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
     let mut cfg = RunConfig::from_args(&args.run)?;
-    let k: Option<u32> = args.k.as_deref().map(|k| number("--k", k)).transpose()?;
-    let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
+    let (k, expected) = (args.k, args.expect);
     if k.is_some() && cfg.deterministic {
         return Err(err!(
             "--deterministic goes with maximum clique runs, not with --k (a decision stops at its first witness)"

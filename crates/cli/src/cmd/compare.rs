@@ -29,7 +29,8 @@ use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_threads::{Config, SUPPORTED_STRATEGIES};
 
 use super::bench::{Workload, cpu_model, time};
-use crate::config::{Error, err, number, positive, threads};
+use crate::args::InitArg;
+use crate::config::{Error, Runtime, err, number, threads};
 
 /// `treelb compare`
 #[derive(Debug, Args)]
@@ -43,28 +44,32 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub(crate) strategies: String,
     /// Runs per strategy; the median is reported
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub(crate) repeat: String,
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
+    pub(crate) repeat: usize,
     /// Number of PEs [default: all cores]; with --runtime mpi, threads per
     /// rank [default: 1]
-    #[arg(short = 'p', long, value_name = "P")]
-    pub(crate) threads: Option<String>,
+    #[arg(short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
+    pub(crate) threads: Option<usize>,
     /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
     /// started; needs the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", default_value = "threads")]
-    pub(crate) runtime: String,
+    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
+    pub(crate) runtime: Runtime,
     /// Δt: units of work between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET.to_string())]
-    pub(crate) budget: String,
-    /// How the root reaches the PEs: root or selective
-    #[arg(long, value_name = "INIT", default_value = "root")]
-    pub(crate) init: String,
+    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = crate::args::parse::positive)]
+    pub(crate) budget: u64,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
     /// Print the comparison as JSON on stdout instead of a table
     #[arg(long, conflicts_with = "markdown")]
     pub(crate) json: bool,
     /// Print the comparison as a markdown table (with its command line)
     #[arg(long)]
     pub(crate) markdown: bool,
+    /// Also write the comparison as one self-contained HTML page (the table
+    /// and a chart of the efficiencies, inline)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
 }
 
 /// One strategy's median run.
@@ -271,6 +276,10 @@ fn mandelbrot(spec: &str) -> Result<Option<(Mandelbrot, Method)>, Error> {
 }
 
 pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
+    if let Some(path) = &args.html {
+        // Refuse an unwritable page before the runs, not after them.
+        std::fs::File::create(path).map_err(|e| err!("--html {path}: {e}"))?;
+    }
     let fractal = mandelbrot(&args.workload)?;
     let workload = match fractal {
         Some(_) => None,
@@ -280,30 +289,17 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     if strategies.is_empty() {
         return Err(err!("--strategies is empty"));
     }
-    let repeat =
-        usize::try_from(positive("--repeat", &args.repeat)?).map_err(|_| err!("--repeat is too large"))?;
-    let init: Init = args.init.parse().map_err(|e| err!("--init: {e}"))?;
-    let spec = RunSpec { budget: positive("--budget", &args.budget)?, init, ..RunSpec::default() };
-    let runtime = match args.runtime.as_str() {
-        "threads" => "threads",
-        "mpi" if cfg!(feature = "mpi") => "mpi",
-        "mpi" => {
-            return Err(err!(
-                "--runtime mpi: this treelb was built without MPI (build with `--features mpi`)"
-            ));
-        }
-        other => return Err(err!("--runtime: unknown runtime `{other}` (expected one of: threads, mpi)")),
-    };
+    let repeat = args.repeat;
+    let init = args.init.0;
+    let spec = RunSpec { budget: args.budget, init, ..RunSpec::default() };
+    let runtime = args.runtime.available()?.name();
     if runtime == "mpi" {
         if fractal.is_some() {
             return Err(err!(
                 "--runtime mpi: compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
             ));
         }
-        let per_rank = match args.threads.as_deref() {
-            Some(t) => threads(Some(t))?,
-            None => 1,
-        };
+        let per_rank = args.threads.unwrap_or(1);
         #[cfg(feature = "mpi")]
         {
             let result = match &workload {
@@ -330,7 +326,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         #[cfg(not(feature = "mpi"))]
         unreachable!("--runtime mpi is refused without the feature ({per_rank})");
     }
-    let config = Config::with_spec(threads(args.threads.as_deref())?, spec);
+    let config = Config::with_spec(threads(args.threads), spec);
     let (seq_secs, rows) = match (&workload, &fractal) {
         (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
         (Some(Workload::NQueens(_, problem)), _) => compare_search(problem, &config, &strategies, repeat)?,
@@ -366,9 +362,64 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     print(&report, args, out)
 }
 
+/// The comparison as one HTML page: what ran, the table, the efficiencies
+/// as bars.
+fn html_page(report: &CompareReport) -> String {
+    let mut page = crate::html::Page::new(&format!("treelb compare {}", report.workload));
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    page.code(&format!("treelb {}", command.join(" "))).paragraph(&format!(
+        "{} runtime, {} PEs, Δt {}, init {}, median of {} runs; sequential baseline {:.3} s; {}",
+        report.runtime,
+        report.threads,
+        report.budget,
+        report.init,
+        report.repeat,
+        report.seq_secs,
+        report.machine
+    ));
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.strategy.to_string(),
+                format!("{:.3}", r.wall_secs),
+                format!("{:.3}", r.efficiency),
+                r.requests_sent.to_string(),
+                r.requests_failed.to_string(),
+                r.pieces_transferred.to_string(),
+                r.messages.to_string(),
+                r.heap_ops.to_string(),
+                format!("{:.1}", 100.0 * r.idle_fraction),
+            ]
+        })
+        .collect();
+    page.heading("Strategies side by side").table(&HEADER, &rows);
+    let bars: Vec<(String, f64)> =
+        report.rows.iter().map(|r| (r.strategy.to_string(), r.efficiency)).collect();
+    page.heading("Efficiency: T_seq / (P · T_P)").svg(&crate::html::bar_chart("efficiency", &bars, 1.0));
+    page.finish()
+}
+
+/// The columns of the comparison.
+const HEADER: [&str; 9] = [
+    "strategy",
+    "wall s",
+    "efficiency",
+    "req sent",
+    "req failed",
+    "transfers",
+    "messages",
+    "heap ops",
+    "idle %",
+];
+
 /// Prints the comparison: JSON, markdown or a table.
 fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
     let (init, repeat, seq_secs) = (report.init, report.repeat, report.seq_secs);
+    if let Some(path) = &args.html {
+        std::fs::write(path, html_page(report)).map_err(|e| err!("--html {path}: {e}"))?;
+    }
     if args.json {
         serde_json::to_writer_pretty(&mut *out, report)?;
         writeln!(out)?;
@@ -407,17 +458,7 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
     writeln!(out, "{heading}")?;
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header([
-        "strategy",
-        "wall s",
-        "efficiency",
-        "req sent",
-        "req failed",
-        "transfers",
-        "messages",
-        "heap ops",
-        "idle %",
-    ]);
+    table.set_header(HEADER);
     for r in &report.rows {
         table.add_row(
             [

@@ -11,7 +11,11 @@ use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
 
 use super::Status;
 use crate::args::IntegrateArgs;
-use crate::config::{Error, RunConfig, Runtime, err, number};
+use crate::config::{AppDefaults, Error, RunConfig, Runtime, err};
+
+/// A piece of work is a list of intervals, always split by age: the oldest
+/// half goes (the widest intervals, the most work).
+const DEFAULTS: AppDefaults = AppDefaults { budget: None, split_policy: Some(SplitPolicy::OldestHalf) };
 use crate::report::{Line, Report};
 
 /// The relative difference from the sequential run that every P must stay
@@ -83,18 +87,17 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         }
         return Ok(Status::Done);
     }
-    let mut cfg = RunConfig::from_args(&args.run)?;
-    cfg.refuse_deterministic("integrate")?;
-    crate::checkpoint::refuse(&cfg, "integrate")?;
-    if args.run.split_policy.as_deref().is_some_and(|p| p != SplitPolicy::OldestHalf.name()) {
+    if args.run.split_policy.is_some_and(|p| p.0 != SplitPolicy::OldestHalf) {
         return Err(err!(
             "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"
         ));
     }
-    cfg.split_policy = SplitPolicy::OldestHalf;
+    let cfg = RunConfig::with_defaults(&args.run, DEFAULTS)?;
+    cfg.refuse_deterministic("integrate")?;
+    crate::checkpoint::refuse(&cfg, "integrate")?;
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
     let tol = tolerance(&args.tol)?;
-    let max_depth: u32 = number("--max-depth", &args.max_depth)?;
+    let max_depth = args.max_depth;
     let integral = t
         .integral(tol)
         .map_err(|e| err!("--tol: {e}"))?

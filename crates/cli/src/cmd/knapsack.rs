@@ -4,12 +4,12 @@
 use std::io::Write;
 
 use serde::Serialize;
-use treelb_apps::knapsack::{self, Class, Instance, Knapsack, Spec};
+use treelb_apps::knapsack::{self, Instance, Knapsack, Spec};
 
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::KnapsackArgs;
-use crate::config::{Error, RunConfig, err, number, positive};
+use crate::config::{Error, RunConfig, err};
 use crate::report::{Line, Report};
 
 /// The largest capacity the dynamic program is run for (its table has one
@@ -52,19 +52,8 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
             (instance, None, format!("0/1 knapsack — {file}"))
         }
         None => {
-            let class: Class = args.class.parse()?;
-            let n = usize::try_from(number::<u64>("--items", &args.n)?)
-                .ok()
-                .filter(|&n| n <= 1 << 20)
-                .ok_or_else(|| err!("--items: at most {} items", 1 << 20))?;
-            let range = i64::try_from(positive("--range", &args.range)?)
-                .ok()
-                .filter(|&r| r <= 1 << 30)
-                .ok_or_else(|| err!("--range: at most 2^30"))?;
-            let seed = number("--instance-seed", &args.instance_seed)?;
-            let h = u32::try_from(positive("--h", &args.h)?).map_err(|_| err!("--h is too large"))?;
-            let series = u32::try_from(positive("--series", &args.series)?)
-                .map_err(|_| err!("--series is too large"))?;
+            let (class, n, range, seed) = (args.class.0, args.n, args.range, args.instance_seed);
+            let (h, series) = (args.h, args.series);
             if h > series {
                 return Err(err!("--h {h} must be at most --series {series}"));
             }

@@ -11,7 +11,7 @@ use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View
 
 use super::Status;
 use crate::args::MandelbrotArgs;
-use crate::config::{Error, RunConfig, Runtime, err, positive};
+use crate::config::{Error, RunConfig, Runtime, err};
 use crate::report::{Line, Report};
 
 /// The area of the whole set (pixel counting at high resolution).
@@ -102,12 +102,8 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("mandelbrot")?;
     crate::checkpoint::refuse(&cfg, "mandelbrot")?;
-    let width = dimension("--width", &args.width)?;
-    let height = dimension("--height", &args.height)?;
-    let max_iter = dimension("--max-iter", &args.max_iter)?;
-    let method: Method = args.method.parse().map_err(|e| err!("--method: {e}"))?;
-    let min_area = positive("--min-area", &args.min_area)?;
-    let tiles = dimension("--tiles", &args.tiles)?;
+    let (width, height, max_iter) = (args.width, args.height, args.max_iter);
+    let (method, min_area, tiles) = (args.method.0, args.min_area, args.tiles);
     if tiles > MAX_TILES {
         return Err(err!("--tiles {tiles} is too many (at most {MAX_TILES})"));
     }
@@ -264,12 +260,6 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         return Ok(super::interrupted(&cfg, units, "iterations"));
     }
     Ok(Status::Done)
-}
-
-/// A size or count that must be at least 1 and fit in 32 bits.
-fn dimension(flag: &str, value: &str) -> Result<u32, Error> {
-    let n = positive(flag, value)?;
-    u32::try_from(n).map_err(|_| err!("{flag} {n} is too large (at most {})", u32::MAX))
 }
 
 /// `N` comma-separated numbers, e.g. `-0.75,0.1`.

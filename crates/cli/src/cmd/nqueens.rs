@@ -7,7 +7,7 @@ use treelb_apps::nqueens::{NQueens, NQueensResult};
 
 use super::Status;
 use crate::args::NqueensArgs;
-use crate::config::{Error, RunConfig, number};
+use crate::config::{Error, RunConfig};
 use crate::report::{Line, Report};
 
 #[derive(Serialize)]
@@ -25,7 +25,7 @@ struct Answer {
 pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("nqueens")?;
-    let n: u32 = number("N", &args.n)?;
+    let n = args.n;
     let problem = NQueens::new(n)?;
     let Some(outcome) = super::run_portable(&problem, &cfg, None, "nodes")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports

@@ -14,7 +14,7 @@ use treelb_sim::plot::short;
 use treelb_threads::trace::{State, Trace, slot};
 
 use crate::args::PlotTraceArgs;
-use crate::config::{Error, err, positive};
+use crate::config::{Error, err};
 
 /// The colour of each state, in the order of [`State::ALL`].
 const COLOURS: [RGBColor; 5] = [
@@ -54,7 +54,7 @@ struct Summary<'a> {
 }
 
 pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Error> {
-    let buckets = positive("--buckets", &args.buckets)?;
+    let buckets = args.buckets;
     if buckets > MAX_BUCKETS {
         return Err(err!("--buckets {buckets} is too many (at most {MAX_BUCKETS})"));
     }
@@ -63,10 +63,15 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
             image_kind(flag, p)?;
         }
     }
-    if let (Some(a), Some(b)) = (&args.out, &args.timeline)
-        && a == b
-    {
-        return Err(err!("--out and --timeline name the same file `{a}`"));
+    let files = [("--out", &args.out), ("--timeline", &args.timeline), ("--html", &args.html)];
+    for (i, (flag_a, a)) in files.iter().enumerate() {
+        for (flag_b, b) in &files[i + 1..] {
+            if let (Some(a), Some(b)) = (a, b)
+                && a == b
+            {
+                return Err(err!("{flag_a} and {flag_b} name the same file `{a}`"));
+            }
+        }
     }
     let bytes = std::fs::read(&args.file).map_err(|e| err!("{}: {e}", args.file))?;
     let trace = Trace::parse_bytes(&bytes).map_err(|e| err!("{}: {e}", args.file))?;
@@ -80,10 +85,12 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
         written.push(path.as_str());
     }
     if let Some(path) = &args.timeline {
-        let p = trace.pes.len();
-        let row = (360 / p).clamp(3, 40) as u32;
-        let height = 150 + row * p as u32;
-        draw(path, (1100, height), &Timeline { trace: &trace, title: &title })?;
+        draw(path, timeline_size(&trace), &Timeline { trace: &trace, title: &title })?;
+        written.push(path.as_str());
+    }
+    if let Some(path) = &args.html {
+        let page = html_page(&summarize(&args.file, &trace, Vec::new()), &trace, buckets as usize, &title)?;
+        std::fs::write(path, page).map_err(|e| err!("--html {path}: {e}"))?;
         written.push(path.as_str());
     }
     let summary = summarize(&args.file, &trace, written);
@@ -104,6 +111,53 @@ fn title(trace: &Trace) -> String {
         Some(c) => c.to_owned(),
         None => String::new(),
     }
+}
+
+/// The trace as one HTML page: the run, the share of each state per PE, and
+/// both plots inline as SVG.
+fn html_page(s: &Summary<'_>, trace: &Trace, buckets: usize, title: &str) -> Result<String, Error> {
+    let mut page = crate::html::Page::new(&format!("treelb trace {}", s.file));
+    for note in s.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
+        page.code(note);
+    }
+    page.paragraph(&format!("{} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals));
+    let mut header = vec!["PE".to_owned()];
+    header.extend(State::ALL.iter().map(|st| format!("{st} %")));
+    header.push("intervals".to_owned());
+    let row = |label: String, shares: &[(&str, f64)], intervals: usize| {
+        let mut cells = vec![label];
+        cells.extend(shares.iter().map(|(_, v)| format!("{:.1}", 100.0 * v)));
+        cells.push(intervals.to_string());
+        cells
+    };
+    let mut rows: Vec<Vec<String>> =
+        s.per_pe.iter().map(|pe| row(pe.pe.to_string(), &pe.shares, pe.intervals)).collect();
+    rows.push(row("all".into(), &s.shares, s.intervals));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    page.heading("Share of each PE's time in each state").table(&header, &rows);
+    page.heading("PE utilization over time");
+    page.svg(&svg_string((800, 480), &Utilization { trace, buckets, title })?);
+    page.heading("Timeline: one row per PE");
+    page.svg(&svg_string(timeline_size(trace), &Timeline { trace, title })?);
+    Ok(page.finish())
+}
+
+/// Draws `picture` into an SVG document held in memory.
+fn svg_string(size: (u32, u32), picture: &impl Paint) -> Result<String, Error> {
+    treelb_sim::plot::register_fonts();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        picture.paint(&root).and_then(|()| root.present().map_err(e)).map_err(|e| err!("--html: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// The timeline's size: a row of 3 to 40 pixels per PE.
+fn timeline_size(trace: &Trace) -> (u32, u32) {
+    let p = trace.pes.len();
+    let row = (360 / p).clamp(3, 40) as u32;
+    (1100, 150 + row * p as u32)
 }
 
 /// Checks that `path` ends in .png or .svg; true for SVG.

@@ -23,7 +23,8 @@ use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::sweep::Observer;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig};
 
-use crate::config::{Error, err, number, positive};
+use crate::args::{InitArg, SplitPolicyArg, StrategyArg, parse};
+use crate::config::{Error, err, positive};
 
 /// `treelb sim`
 #[derive(Debug, Args)]
@@ -43,19 +44,17 @@ enum SimCommand {
 /// `treelb sim run`
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Balancing strategy: random-polling, global-round-robin, async-round-robin,
-    /// work-sharing, extreme-work-sharing, two-choice, always-go-left, max-load,
-    /// multilevel, master-worker, static-block, static-cyclic, static-random
-    /// (multilevel also runs Kimura and Ichiyoshi's model of i.i.d. subtasks:
-    /// --workload iid:SIZES)
-    #[arg(long, value_name = "NAME", default_value = "random-polling")]
-    strategy: String,
-    /// How the root reaches the PEs: root (PE 0 starts) or selective
-    #[arg(long, value_name = "INIT", default_value = "root")]
-    init: String,
-    /// Number of simulated PEs
-    #[arg(short = 'p', long, value_name = "P", default_value = "1024")]
-    pes: String,
+    /// Balancing strategy (multilevel also runs Kimura and Ichiyoshi's model
+    /// of i.i.d. subtasks: --workload iid:SIZES)
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
+    strategy: StrategyArg,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    init: InitArg,
+    /// Number of simulated PEs, 1 to 2^24
+    #[arg(short = 'p', long, value_name = "P", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    pes: u32,
     /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
     #[arg(long, value_name = "NET", default_value = "crossbar")]
     network: String,
@@ -67,20 +66,20 @@ struct RunArgs {
     #[arg(long, value_name = "SPEC")]
     workload: Option<String>,
     /// Abstract and i.i.d. workloads: total work T_seq (t₁ of 001_…), in ticks
-    #[arg(short = 'w', long, value_name = "TICKS", default_value = "1000000000")]
-    work: String,
+    #[arg(short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
+    work: u64,
     /// Abstract workloads: T_atomic, the size below which a piece does not split
-    #[arg(long, value_name = "TICKS", default_value = "100")]
-    atomic: String,
+    #[arg(long, value_name = "TICKS", default_value_t = 100)]
+    atomic: u64,
     /// Abstract workloads: h, the generation from which a piece does not split
     #[arg(long, value_name = "H")]
-    max_generation: Option<String>,
+    max_generation: Option<u32>,
     /// UTS: ticks per node expanded
-    #[arg(long, value_name = "TICKS", default_value = "10")]
-    node_cost: String,
-    /// UTS: which open nodes a split gives away: oldest-half or bottom
-    #[arg(long, value_name = "POLICY", default_value = "oldest-half")]
-    split_policy: String,
+    #[arg(long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
+    node_cost: u64,
+    /// UTS: which open nodes a split gives away
+    #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(SplitPolicy::OldestHalf))]
+    split_policy: SplitPolicyArg,
     /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
     /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
     /// i.i.d. subtasks --levels levels, the root's degree after Theorem 4 of
@@ -89,8 +88,8 @@ struct RunArgs {
     fanout: Option<String>,
     /// Multilevel on i.i.d. subtasks: the number of producer levels when
     /// --fanout is not given
-    #[arg(long, value_name = "L", default_value = "2")]
-    levels: String,
+    #[arg(long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
+    levels: u64,
     /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
     /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
     /// all, or one per level), the grain of level i being ρ_i · (consumers
@@ -100,13 +99,13 @@ struct RunArgs {
     rho: String,
     /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
     #[arg(long, value_name = "TICKS")]
-    t_produce: Option<String>,
+    t_produce: Option<u64>,
     /// T_rout: ticks per message hop
     #[arg(long, value_name = "TICKS")]
-    t_rout: Option<String>,
+    t_rout: Option<u64>,
     /// T_split: ticks a split costs
     #[arg(long, value_name = "TICKS")]
-    t_split: Option<String>,
+    t_split: Option<u64>,
     /// What a message costs its two ends: `send-receive` (003_ §1.1: the
     /// sender and the receiver each spend T_rout; termination needs up to
     /// two waves) or `latency` (optimistic: the message only travels)
@@ -115,28 +114,28 @@ struct RunArgs {
     /// Ticks one word of a piece's message adds to its travel (000_'s
     /// s(w) · t_word)
     #[arg(long, value_name = "TICKS")]
-    t_word: Option<String>,
+    t_word: Option<u64>,
     /// Words of a piece of w units: `constant` (1), `log` (⌈log₂ w⌉) or
     /// `power:B` (⌈w^B⌉, 0 ≤ B < 1)
     #[arg(long, value_name = "SIZE", default_value = "constant")]
     message_size: String,
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
-    t_poll: Option<String>,
+    t_poll: Option<u64>,
     /// Δt: units of work between probes (as in runs of the runtimes; one
     /// unit takes 1 tick of abstract work, --node-cost ticks of a tree)
-    #[arg(long, value_name = "UNITS", default_value = "100")]
-    budget: String,
+    #[arg(long, value_name = "UNITS", default_value_t = 100, value_parser = parse::positive)]
+    budget: u64,
     /// Ticks the hub spends per message (global round robin's counter,
     /// max-load's heap, master–worker's central pool)
     #[arg(long, value_name = "TICKS")]
-    t_counter: Option<String>,
+    t_counter: Option<u64>,
     /// Seed of the PEs' random choices
-    #[arg(long, value_name = "N", default_value = "1")]
-    seed: String,
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
     /// Stop after this many events
-    #[arg(long, value_name = "N")]
-    max_events: Option<String>,
+    #[arg(long, value_name = "N", value_parser = parse::positive)]
+    max_events: Option<u64>,
     /// Print the report as JSON on stdout
     #[arg(long)]
     json: bool,
@@ -181,31 +180,19 @@ fn parse<T: std::str::FromStr<Err = E>, E: std::fmt::Display>(flag: &str, v: &st
 
 fn costs(a: &RunArgs) -> Result<Costs, Error> {
     let mut c = Costs::default();
-    let set = |flag: &str, v: &Option<String>, slot: &mut u64| -> Result<(), Error> {
-        if let Some(v) = v {
-            *slot = number(flag, v)?;
-        }
-        Ok(())
-    };
-    set("--t-rout", &a.t_rout, &mut c.t_rout)?;
-    set("--t-split", &a.t_split, &mut c.t_split)?;
-    set("--t-poll", &a.t_poll, &mut c.t_poll)?;
-    set("--t-counter", &a.t_counter, &mut c.t_counter)?;
-    set("--t-word", &a.t_word, &mut c.t_word)?;
+    c.t_rout = a.t_rout.unwrap_or(c.t_rout);
+    c.t_split = a.t_split.unwrap_or(c.t_split);
+    c.t_poll = a.t_poll.unwrap_or(c.t_poll);
+    c.t_counter = a.t_counter.unwrap_or(c.t_counter);
+    c.t_word = a.t_word.unwrap_or(c.t_word);
     c.overhead = parse("--overhead", &a.overhead)?;
     c.size = parse("--message-size", &a.message_size)?;
     Ok(c)
 }
 
 fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
-    let strategy: Strategy = parse("--strategy", &a.strategy)?;
-    let init: Init = parse("--init", &a.init)?;
+    let (strategy, init, p) = (a.strategy.0, a.init.0, a.pes);
     let network: Network = parse("--network", &a.network)?;
-    let p = positive("--pes", &a.pes)?;
-    let p = u32::try_from(p)
-        .ok()
-        .filter(|&p| p <= 1 << 24)
-        .ok_or_else(|| err!("--pes {p} is too many (at most 16777216)"))?;
     let machine = Machine::new(p, network, costs(a)?);
     let workload_spec = a.workload.as_deref().unwrap_or("alpha:0.333");
     let (kind, spec) = workload_spec.split_once(':').unwrap_or((workload_spec, ""));
@@ -218,8 +205,8 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
     let run_spec = RunSpec {
         strategy,
         init,
-        seed: number("--seed", &a.seed)?,
-        budget: positive("--budget", &a.budget)?,
+        seed: a.seed,
+        budget: a.budget,
         rho: if strategy == Strategy::MaxLoad && a.rho != "best" {
             let r: f64 = parse("--rho", &a.rho)?;
             Rho::new(r).map_err(|e| err!("--rho: {e}"))?
@@ -239,21 +226,18 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
     };
     run_spec.validate().map_err(|e| err!("{e}"))?;
     let mut cfg = SimConfig::new(machine, run_spec);
-    if let Some(m) = &a.max_events {
-        cfg.max_events = positive("--max-events", m)?;
+    if let Some(m) = a.max_events {
+        cfg.max_events = m;
     }
     let (report, workload) = match kind {
         "iid" => multilevel(a, spec, &cfg)?,
         "alpha" => {
             let dist: AlphaDist = parse("--workload", spec)?;
             let model = AlphaModel {
-                total: positive("--work", &a.work)?,
+                total: a.work,
                 dist,
-                atomic: number("--atomic", &a.atomic)?,
-                max_generation: match &a.max_generation {
-                    Some(h) => number("--max-generation", h)?,
-                    None => u32::MAX,
-                },
+                atomic: a.atomic,
+                max_generation: a.max_generation.unwrap_or(u32::MAX),
                 seed: cfg.spec.seed,
             };
             let (r, _) = simulate_with(model.root(), &cfg, a.per_pe).map_err(|e| err!("{e}"))?;
@@ -265,8 +249,8 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
                 None => Params::from_uts_str(spec).map_err(|e| err!("--workload: {e}"))?,
             };
             let uts = Uts::new(params).map_err(|e| err!("--workload: {e}"))?;
-            let policy: SplitPolicy = parse("--split-policy", &a.split_policy)?;
-            cfg.unit_ticks = positive("--node-cost", &a.node_cost)?;
+            let policy = a.split_policy.0;
+            cfg.unit_ticks = a.node_cost;
             let (r, result) =
                 simulate_with(DfsWork::new(&uts, policy), &cfg, a.per_pe).map_err(|e| err!("{e}"))?;
             (r, format!("UTS {spec}: {result}, {} ticks per node, {policy}", cfg.unit_ticks))
@@ -327,18 +311,15 @@ fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, St
             f
         }
         None => {
-            let l = positive("--levels", &a.levels)?;
+            let l = a.levels;
             if l > treelb_sim::multilevel::MAX_LEVELS as u64 {
                 return Err(err!("--levels {l}: at most {} levels", treelb_sim::multilevel::MAX_LEVELS));
             }
             theorem4_fanout(m.p, l as usize)
         }
     };
-    let t_produce = match &a.t_produce {
-        Some(v) => number("--t-produce", v)?,
-        None => m.costs.t_split,
-    };
-    let work: u64 = positive("--work", &a.work)?;
+    let t_produce = a.t_produce.unwrap_or(m.costs.t_split);
+    let work = a.work;
     let rho: Vec<f64> = if a.rho == "best" {
         let search = Search {
             sizes,
@@ -642,7 +623,7 @@ mod tests {
     #[test]
     fn multilevel_says_what_does_not_fit() {
         let fails = |args: &[&str], what: &str| {
-            let e = sim(args).unwrap_err().0;
+            let e = sim(args).unwrap_err().to_string();
             assert!(e.contains(what), "{args:?}: {e}");
         };
         let iid = |extra: &[&'static str]| {

@@ -10,12 +10,12 @@ use treelb_apps::tsp::{HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, ts
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
-use crate::config::{Error, RunConfig, err, number, positive};
+use crate::config::{AppDefaults, Error, RunConfig, err};
 use crate::report::{Line, Report};
 
-/// Δt when `--budget` is not given: a node is a whole subgradient ascent
-/// (up to milliseconds), so a PE answers requests after every node.
-const TSP_BUDGET: u64 = 1;
+/// Δt = 1 when `--budget` is not given: a node is a whole subgradient
+/// ascent (up to milliseconds), so a PE answers requests after every node.
+const DEFAULTS: AppDefaults = AppDefaults { budget: Some(1), split_policy: None };
 
 #[derive(Serialize)]
 struct Instance {
@@ -51,11 +51,8 @@ struct Answer {
 }
 
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
-    let mut cfg = RunConfig::from_args(&args.run)?;
-    if args.run.budget == treelb_threads::DEFAULT_BUDGET.to_string() {
-        cfg.spec.budget = TSP_BUDGET;
-    }
-    let expected: Option<i64> = args.expect.as_deref().map(|e| number("--expect", e)).transpose()?;
+    let mut cfg = RunConfig::with_defaults(&args.run, DEFAULTS)?;
+    let expected = args.expect;
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
             let path = Path::new(file);
@@ -64,11 +61,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
             (tsp, None)
         }
         (None, Some(n)) => {
-            let n = usize::try_from(positive("--random", n)?)
-                .ok()
-                .filter(|&n| n <= tsplib::MAX_DIMENSION)
-                .ok_or_else(|| err!("--random: at most {} nodes", tsplib::MAX_DIMENSION))?;
-            let seed = number("--instance-seed", &args.instance_seed)?;
+            let (n, seed) = (*n, args.instance_seed);
             let mut tsp = Tsp::random_euclidean(n, 1000.0, seed);
             tsp.name = format!("random{n}-{seed}");
             (tsp, Some(seed))
