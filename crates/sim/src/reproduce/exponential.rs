@@ -153,7 +153,7 @@ pub fn multi_exponential(scale: Scale, obs: &mut dyn Observer) -> MultiExp {
     let (t_produce, target) = (100, 0.8);
     let (tops, three_k, trials): ([u32; 2], u32, u32) = match scale {
         Scale::Full => ([10, 12], 12, 2),
-        Scale::Quick => ([8, 8], 9, 1),
+        Scale::Quick => ([8, 8], 6, 1),
         Scale::Tiny => ([6, 6], 6, 1),
     };
     let det = Search {
