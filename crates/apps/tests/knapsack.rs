@@ -192,7 +192,7 @@ fn every_p_gives_the_dp_optimum() {
 #[test]
 fn a_strongly_correlated_instance_with_two_million_nodes() {
     // About 1.9 M nodes sequentially: the tree is large enough that every
-    // PE gets work.
+    // PE that may ask gets work.
     let k = Spec::new(Class::StronglyCorrelated, 80, 1000, 2).generate();
     let dp = k.dp_optimum(DP_LIMIT).unwrap();
     let (best, nodes) = solve_seq(&k);
@@ -203,7 +203,12 @@ fn a_strongly_correlated_instance_with_two_million_nodes() {
         let config = Config { threads: p, ..Config::default() };
         let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
         assert_eq!(search.incumbent.best(), Some(dp));
-        assert!(outcome.stats.pes.iter().all(|pe| pe.work_units > 0), "P = {p}: every PE worked");
+        // With more PEs than cores, only as many PEs as there are cores
+        // work or ask at a time (the threads runtime's search permits), so
+        // that many at least must have worked.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let worked = outcome.stats.pes.iter().filter(|pe| pe.work_units > 0).count();
+        assert!(worked >= p.min(cores), "P = {p} on {cores} cores: only {worked} PEs worked");
     }
 }
 

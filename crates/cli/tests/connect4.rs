@@ -85,6 +85,10 @@ fn bad_input_and_unsupported_options_get_one_line_and_exit_code_2() {
         (&["connect4", "44", "--init", "selective"], "--init selective is not supported"),
         (&["connect4", "44", "--tt-log2", "99"], "--tt-log2 must be between 4 and 32, got 99"),
         (&["connect4", "--file", "/nonexistent/c4.txt"], "--file /nonexistent/c4.txt: "),
+        (&["connect4", "44", "--time-limit", "1s"], "--time-limit are not supported"),
+        (&["connect4", "44", "--max-nodes", "100"], "--max-nodes and --time-limit are not supported"),
+        (&["connect4", "44", "--deterministic"], "--deterministic applies to branch and bound"),
+        (&["connect4", "44", "--checkpoint", "/tmp/c4.ckpt"], "--checkpoint: connect4 does not checkpoint"),
     ] {
         let o = treelb(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -188,9 +188,13 @@ fn check_supported(cfg: &RunConfig) -> Result<(), Error> {
             cfg.spec.init
         ));
     }
-    if cfg.trace.is_some() || cfg.max_nodes.is_some() {
-        return Err(err!("connect4: --trace and --max-nodes are not supported"));
+    if cfg.trace.is_some() || cfg.max_nodes.is_some() || cfg.time_limit.is_some() {
+        return Err(err!(
+            "connect4: --trace, --max-nodes and --time-limit are not supported (a stopped game search has no value)"
+        ));
     }
+    cfg.refuse_deterministic("connect4")?;
+    crate::checkpoint::refuse(cfg, "connect4")?;
     Ok(())
 }
 
