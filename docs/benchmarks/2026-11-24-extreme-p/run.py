@@ -77,8 +77,11 @@ def write(res, rounds, binary, started, load_before, load_after):
         "",
         f"Measured {started} with `python3 docs/benchmarks/2026-11-24-extreme-p/run.py --rounds {rounds}`",
         f"on a machine with {os.cpu_count()} cores (load average {load_before[0]:.1f} before,"
-        f" {load_after[0]:.1f} after: other work ran at the same time, so the times are noisy;"
-        " re-run the command on a quiet machine to replace them).",
+        f" {load_after[0]:.1f} after, which counts the runs' own thousands of threads): "
+        + ("other work ran at the same time, so the times are noisy; re-run the command on"
+           " a quiet machine to replace them."
+           if load_before[0] > 0.5 * (os.cpu_count() or 1)
+           else "the machine was otherwise idle."),
         "",
         "Time: the process's wall time, fastest of the rounds (the Ps alternate within"
         " each round). CPU: user + system time of that process, the lowest of the rounds."
