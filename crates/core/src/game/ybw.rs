@@ -31,7 +31,7 @@
 //! be small and likely cut off.
 //!
 //! **Shared frames and windows.** To give children of a frame away, the
-//! piece turns the frame into a *shared frame* behind a lock ([`Shared`]):
+//! piece turns the frame into a *shared frame* behind a lock (`Shared`):
 //! the frame's window, its children and a count of the children in
 //! progress, plus the frames below it in the stack (its ancestors), which
 //! become the shared frame's *continuation*, and the shared frame the
