@@ -674,13 +674,7 @@ where
             let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
             // A signal or the time limit stops every rank's segment (see
             // `cmd::mpi::run_on`); the previous checkpoint stays.
-            let over = std::sync::atomic::AtomicBool::new(false);
-            std::thread::scope(|s| {
-                s.spawn(|| crate::cmd::mpi::watchdog(cfg, &limit, &over));
-                let result = treelb_mpi::run(&mpi, &limited, bag, &config);
-                over.store(true, std::sync::atomic::Ordering::Relaxed);
-                result
-            })
+            crate::cmd::mpi::run_watched(&mpi, &limited, bag, &config, cfg, &limit)
         };
         if let Some(o) = result? {
             state.add(o.output, &o.stats);
@@ -703,13 +697,7 @@ where
             state.write(plan, codec, incumbent)?;
         }
     }
-    if crate::cmd::signalled() {
-        // mpirun is ending the job; `MPI_Finalize` would wait for it until
-        // the kill (see `cmd::mpi::run_on`). Nothing is in flight.
-        std::mem::forget(mpi);
-    } else {
-        drop(mpi); // MPI_Finalize: nothing is in flight any more.
-    }
+    crate::cmd::mpi::finalize(mpi);
     if rank != 0 {
         return Ok(None);
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::{output_within, shared_instance};
+use common::{json_report as report, output_within, shared_instance};
 
 /// Time limit of one `treelb` process.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -36,18 +36,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The JSON report of a successful run.
-fn report(o: &Output, what: &str) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e})"))
 }
 
 /// A small deterministic generator for the kill times (the seed is

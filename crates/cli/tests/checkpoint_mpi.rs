@@ -12,10 +12,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{output_within, shared_instance};
+use common::{json_report as report, output_within, shared_instance};
 
 /// Time limit of one `mpirun`.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -86,17 +86,6 @@ fn run_and_kill_a_rank(np: u64, args: &[&str], after: Duration, victim: u64) {
     for rank in ranks {
         sigkill(rank);
     }
-}
-
-fn report(o: &Output, what: &str) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e})"))
 }
 
 /// The kill times' generator (the seed is printed for replays).

@@ -903,7 +903,7 @@ fn help_lists_every_strategy() {
 /// the run so far is written (it held an older file's contents until then).
 #[test]
 fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     let dir = std::env::temp_dir().join(format!("treelb-sigint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -925,24 +925,9 @@ fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
     let mut first = String::new();
     err.read_line(&mut first).unwrap();
     assert!(first.contains("published tree"), "{first}");
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("HUNG: the run did not end within {LIMIT:?} of SIGINT");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    assert_eq!(status.code(), Some(3), "{out}\n{rest}");
+    common::send_signal(child.id(), "INT");
+    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    assert_eq!(code, Some(3), "{out}\n{rest}");
     assert!(out.contains("INTERRUPTED") && out.contains("a signal"), "{out}");
     assert!(rest.contains("interrupted by a signal"), "{rest}");
     let written = std::fs::read_to_string(&trace).unwrap();
@@ -1172,7 +1157,7 @@ fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
 /// clique found and the proven bound, exit code 3.
 #[test]
 fn a_signal_stops_branch_and_bound_with_its_bound() {
-    use std::io::{BufRead, BufReader, Read};
+    use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     let keller = shared_instance("clique/keller5.clq");
     let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
@@ -1188,24 +1173,9 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     err.read_line(&mut first).unwrap();
     assert!(first.starts_with("treelb: incumbent "), "{first}");
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(killed.success());
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("HUNG: the run did not end within {LIMIT:?} of SIGINT");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    assert_eq!(status.code(), Some(3), "{out}\n{rest}");
+    common::send_signal(child.id(), "INT");
+    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    assert_eq!(code, Some(3), "{out}\n{rest}");
     assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM)"), "{out}");
     assert!(out.contains("best found") && out.contains("not proven optimal; bound ≤"), "{out}");
     assert!(rest.contains("interrupted by a signal"), "{rest}");

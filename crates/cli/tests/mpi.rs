@@ -694,22 +694,7 @@ fn interrupt_mpirun(signal: impl FnOnce(u32)) -> (Option<i32>, String, String) {
     assert!(first.starts_with("treelb: incumbent "), "{first}");
     std::thread::sleep(Duration::from_millis(500));
     signal(child.id());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("HUNG: mpirun did not end within {LIMIT:?} of the signal");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    (status.code(), out, rest)
+    common::collect_within(&mut child, &mut err, LIMIT, "the signal to mpirun or its ranks")
 }
 
 /// A partial report of the clique run interrupted by a signal on both

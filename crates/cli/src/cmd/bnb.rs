@@ -266,13 +266,13 @@ where
     let sense = incumbent.sense();
     let live = Live::new(cfg);
     let open = OpenBounds::new(sense);
-    let ran = if cfg.checkpoint.is_some() {
+    let ran = if let Some(plan) = &cfg.checkpoint {
         // A run in checkpointed segments: its pieces are not watched, so a
         // stopped run proves no bound (reported as such, never as optimal).
         if cfg.kind == Runtime::Threads {
             live.watch(incumbent);
         }
-        let ran = match super::run_resumable(search, Some(incumbent), cfg, None, "nodes")? {
+        let ran = match super::run_checkpointed(search, Some(incumbent), cfg, plan, None, "nodes")? {
             Some(ran) => ran,
             None => return Ok(None),
         };

@@ -278,16 +278,27 @@ where
     S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
     S::Output: serde::Serialize + serde::de::DeserializeOwned,
 {
-    run_resumable(search, None, cfg, expected_units, unit)
+    if let Some(plan) = &cfg.checkpoint {
+        return run_checkpointed(search, None, cfg, plan, expected_units, unit);
+    }
+    match cfg.kind {
+        crate::config::Runtime::Threads => run_search(search, cfg, expected_units, unit).map(Some),
+        #[cfg(feature = "mpi")]
+        crate::config::Runtime::Mpi => mpi::run_search(search, cfg),
+        #[cfg(not(feature = "mpi"))]
+        crate::config::Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    }
 }
 
-/// [`run_portable`] for a search whose answer may be in `incumbent` (a
-/// branch-and-bound search): with `--checkpoint`, the run checkpoints (and
-/// saves the incumbent) and resumes from a checkpoint.
-pub(crate) fn run_resumable<S>(
+/// A search run in checkpointed segments by `plan` (`--checkpoint`), on the
+/// threads runtime or across MPI ranks; `incumbent` holds a
+/// branch-and-bound search's answer, saved with the pieces and restored on
+/// resume. `None` on MPI ranks other than 0.
+pub(crate) fn run_checkpointed<S>(
     search: &S,
     incumbent: Option<&treelb::Incumbent<Vec<u32>>>,
     cfg: &RunConfig,
+    plan: &crate::checkpoint::Plan,
     expected_units: Option<u64>,
     unit: &'static str,
 ) -> Result<Option<Ran<S::Output>>, Error>
@@ -296,15 +307,14 @@ where
     S::Node: Clone + serde::Serialize + serde::de::DeserializeOwned,
     S::Output: serde::Serialize + serde::de::DeserializeOwned,
 {
-    match (cfg.kind, &cfg.checkpoint) {
-        (crate::config::Runtime::Threads, Some(plan)) => {
+    match cfg.kind {
+        crate::config::Runtime::Threads => {
             let codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
             let root = codec.root();
             crate::checkpoint::run_threads(&codec, root, cfg, plan, expected_units, unit, incumbent).map(Some)
         }
-        (crate::config::Runtime::Threads, None) => run_search(search, cfg, expected_units, unit).map(Some),
         #[cfg(feature = "mpi")]
-        (crate::config::Runtime::Mpi, Some(plan)) => {
+        crate::config::Runtime::Mpi => {
             let mut codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
             if let Some(incumbent) = incumbent {
                 codec = codec.with_shared(incumbent);
@@ -312,14 +322,7 @@ where
             let root = codec.root();
             crate::checkpoint::run_mpi(&codec, root, cfg, plan, incumbent)
         }
-        #[cfg(feature = "mpi")]
-        (crate::config::Runtime::Mpi, None) => match incumbent {
-            None => mpi::run_search(search, cfg),
-            // Without a checkpoint, branch and bound runs by `bnb::run`
-            // (its pieces watched for the proven bound of a stopped run).
-            Some(_) => unreachable!("branch and bound without --checkpoint runs by bnb::run"),
-        },
         #[cfg(not(feature = "mpi"))]
-        (crate::config::Runtime::Mpi, _) => unreachable!("--runtime mpi is refused without the feature"),
+        crate::config::Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     }
 }

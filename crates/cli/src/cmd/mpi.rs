@@ -169,28 +169,14 @@ where
     let support = mpi.thread_support();
     let limited = LimitedCodec::new(codec, limit);
     let root = Limited::new(root, limit);
-    let over = AtomicBool::new(false);
-    let result = thread::scope(|s| {
-        s.spawn(|| watchdog(cfg, limit, &over));
-        let result = treelb_mpi::run(&mpi, &limited, root, config);
-        over.store(true, Ordering::Relaxed);
-        result
-    });
+    let result = run_watched(&mpi, &limited, root, config, cfg, limit);
     // Collectives: every rank that got this far calls them.
     let interrupted = result.is_ok() && mpi.any(limit.interrupted());
     if let (Some(open), true) = (open, result.is_ok()) {
         let (key, unbounded) = open.parts();
         open.set_parts(mpi.max(key), mpi.any(unbounded));
     }
-    if super::signalled() {
-        // mpirun is ending the job: it signals the ranks, then kills them a
-        // second later, and `MPI_Finalize` would wait for it (its fence
-        // with the launcher never completes) until the kill; the partial
-        // report would be lost. Nothing is in flight: end without it.
-        std::mem::forget(mpi);
-    } else {
-        drop(mpi); // MPI_Finalize: nothing is in flight any more.
-    }
+    finalize(mpi);
     let Some(o) = result? else {
         return Ok(None);
     };
@@ -211,6 +197,53 @@ where
         o.waves
     );
     Ok(Some(Ran { output: o.output, stats: o.stats, interrupted }))
+}
+
+/// [`treelb_mpi::run`] on this rank with a [`watchdog`] beside it that
+/// stops `limit` on a signal or at the time limit (see [`run_on`] for how
+/// that stops every rank). `codec` and `root` must already be limited by
+/// `limit`.
+pub(crate) fn run_watched<C>(
+    mpi: &Mpi,
+    codec: &C,
+    root: C::Work,
+    config: &treelb_mpi::Config,
+    cfg: &RunConfig,
+    limit: &Limit,
+) -> Result<Option<treelb_mpi::Outcome<Out<C>>>, treelb_mpi::Error>
+where
+    C: Codec,
+    C::Work: Clone,
+    Out<C>: Serialize + DeserializeOwned,
+{
+    let over = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| watchdog(cfg, limit, &over));
+        let result = treelb_mpi::run(mpi, codec, root, config);
+        over.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+/// Ends MPI on this rank once nothing is in flight any more: by
+/// `MPI_Finalize`, except at rank 0 when a signal is ending the job. Then
+/// mpirun may be ending it (a Ctrl-C to mpirun: it signals the ranks and
+/// kills them a second later), and `MPI_Finalize` would wait for it (its
+/// fence with the launcher never completes) until the kill, so rank 0's
+/// partial report would be lost: rank 0 ends without it. The other ranks,
+/// which print nothing, do finalize: if mpirun is ending the job they wait
+/// in the fence until it kills them, and if only the ranks were signalled
+/// (a batch system's SIGTERM) they wait there until rank 0 has printed its
+/// report and exited with code 3 — so the first rank that mpirun sees end
+/// without finalizing is rank 0, and mpirun exits with rank 0's code. (A
+/// rank that left without finalizing first would make mpirun report a
+/// failure of its own, exit code 1, or end the job before rank 0's report.)
+pub(crate) fn finalize(mpi: Mpi) {
+    if super::signalled() && mpi.rank() == 0 {
+        std::mem::forget(mpi);
+    } else {
+        drop(mpi);
+    }
 }
 
 /// Stops `limit` on a signal or at the time limit; returns once the run is

@@ -65,3 +65,60 @@ pub(crate) fn output_within(
     let stderr = stderr.join().expect("the stderr reader");
     std::process::Output { status, stdout, stderr }
 }
+
+/// The JSON report of a run that must have succeeded; fails the test with
+/// what the run printed otherwise.
+#[allow(dead_code)] // not every test file reads JSON reports
+pub(crate) fn json_report(o: &std::process::Output, what: &str) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e})"))
+}
+
+/// Sends `signal` (`"INT"`, `"TERM"`, …) to process `pid` with `kill`.
+#[allow(dead_code)] // not every test file signals its runs
+pub(crate) fn send_signal(pid: u32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{signal} {pid} failed");
+}
+
+/// Waits for `child` to end — killing it and failing the test if it runs
+/// past `limit`, counted from now (`after` says from what) — and returns its
+/// exit code, its whole stdout and the rest of its stderr (`err` is the
+/// stderr the test has been reading from).
+#[allow(dead_code)] // not every test file signals its runs
+pub(crate) fn collect_within(
+    child: &mut std::process::Child,
+    err: &mut impl std::io::Read,
+    limit: std::time::Duration,
+    after: &str,
+) -> (Option<i32>, String, String) {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the child") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("HUNG: the run did not end within {limit:?} of {after}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        stdout.read_to_string(&mut out).expect("the run's stdout");
+    }
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).expect("the run's stderr");
+    (status.code(), out, rest)
+}
