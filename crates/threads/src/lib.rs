@@ -102,8 +102,8 @@ pub mod trace;
 use std::any::Any;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
@@ -154,7 +154,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            threads: thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: machine_cores(),
             spec: RunSpec::default(),
             pin: false,
             trace: false,
@@ -560,7 +560,15 @@ fn cores() -> usize {
     if let Some(n) = tests::CORES.with(|c| c.get()) {
         return n;
     }
-    thread::available_parallelism().map_or(1, |n| n.get())
+    machine_cores()
+}
+
+/// The cores this process may run on, asked once: the question reads
+/// files of the operating system (cgroup quotas), which costs more than a
+/// tiny run.
+pub(crate) fn machine_cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// What a PE thread hands back: its output, counters, trace and decisions.

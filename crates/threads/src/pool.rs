@@ -169,7 +169,7 @@ impl Pool {
     /// first run and kept until the process exits.
     pub fn global() -> &'static Pool {
         static GLOBAL: OnceLock<Pool> = OnceLock::new();
-        GLOBAL.get_or_init(|| Pool::new(thread::available_parallelism().map_or(1, |n| n.get())))
+        GLOBAL.get_or_init(|| Pool::new(crate::machine_cores()))
     }
 
     /// The number of worker threads.
