@@ -1,7 +1,8 @@
 //! # treelb-threads — random polling (and every other scheme) on the cores of one machine
 //!
-//! [`run`] starts `P` worker threads, the processing elements (PEs), and runs
-//! the random polling algorithm of Sanders (`003_…`, Figure 1) on them:
+//! [`run`] runs `P` processing elements (PEs) on the worker threads of a
+//! persistent [`Pool`] and runs the random polling algorithm of Sanders
+//! (`003_…`, Figure 1) on them:
 //!
 //! * every PE holds at most one piece of [`Work`];
 //! * a busy PE works its piece in slices of Δt units (`RunSpec::budget`) and
@@ -21,10 +22,25 @@
 //! runtime and the simulator drive — and carries out its actions on shared
 //! memory (see the `pe` module). What is the driver's own: the live-work
 //! counter of termination, the request and reply slots, the pools' locks,
-//! the hub's lock, parking idle PEs.
+//! the hub's lock, the PEs' turns on the threads (waiting idle PEs hold no
+//! thread).
 //!
 //! A panic inside the work (in `work` or `split`) stops every PE and is
-//! resumed in the caller of [`run`]: no thread is left waiting.
+//! resumed in the caller of [`run`]: no thread is left waiting, and the
+//! pool works for the next run.
+//!
+//! ## Threads and PEs
+//! The PEs are not threads: a run of `P` PEs uses `min(P, n + 1)` threads,
+//! the calling thread and up to `n` workers of the pool, and a PE occupies
+//! a thread only while it has something to do — working a piece, answering
+//! a request, asking for work. A PE that waits (for an answer, a push, a
+//! search permit, the end) gives its thread to the next PE in the run's
+//! queue and is queued again by the next message for it (see the `sched`
+//! module). So 4,096 PEs on a two-core machine cost two threads, and a tiny
+//! run costs no thread start: [`run`] uses a global pool with one worker
+//! per core, started at the first run and kept (as rayon's global pool is);
+//! [`Pool`] gives a pool of one's own. The protocols, and why they are
+//! correct, are in `docs/protocols.md` (§4a, §4b).
 //!
 //! ```
 //! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
@@ -131,12 +147,16 @@ pub const SUPPORTED_STRATEGIES: [Strategy; 13] = Strategy::ALL;
 /// seed, the strategies' parameters) and what is this runtime's own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Number of PEs (worker threads), at least 1. Default: the number of cores.
+    /// Number of PEs, at least 1. Default: the number of cores. PEs take
+    /// turns on at most one thread per worker of the pool (plus the
+    /// calling thread); see the crate's documentation.
     pub threads: usize,
     /// How to balance.
     pub spec: RunSpec,
-    /// Pins PE `i` to the `i`-th core the process may run on (modulo their
-    /// number), so the operating system does not move PEs between cores.
+    /// Pins the run's `i`-th thread to the `i`-th core the process may run
+    /// on (modulo their number), so the operating system does not move them
+    /// between cores: the run gets pinned workers of its own (one per core,
+    /// at most `threads`), started and stopped with it.
     /// Off by default: on a machine shared with other work, a pinned PE
     /// cannot escape a busy core. Where pinning is not supported it does
     /// nothing.
@@ -251,7 +271,7 @@ pub(crate) struct Shared<W> {
     /// Whether idle PEs close their request slots (their machines refuse
     /// every request while idle: the stealing strategies and max-load).
     pub(crate) closes_when_idle: bool,
-    /// Whether a PE waiting for an answer spins a little before it parks:
+    /// Whether a PE waiting for an answer spins a little before it waits:
     /// only when every PE has a core of its own.
     pub(crate) spins: bool,
     aborted: AtomicBool,

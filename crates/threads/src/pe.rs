@@ -19,8 +19,9 @@
 //! * a push is an append to the target's pool under its lock;
 //! * a load query is a read of what the target published (its pieces held),
 //!   answered at once;
-//! * every message unparks its receiver, and an idle PE with nothing to do
-//!   parks (see `gate`): with thousands of PEs on a few cores, idle PEs cost
+//! * every message wakes its receiver, and an idle PE with nothing to do
+//!   waits, giving its thread to other PEs (see `sched` and `gate`): with
+//!   thousands of PEs on a few cores, idle PEs cost
 //!   nothing, and nothing is scanned per request;
 //! * idle PEs of the strategies whose idle answer is always "no work"
 //!   close their request slots, so that a request to them fails at once

@@ -63,9 +63,9 @@
 //! zero or the run aborted.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering, fence};
-use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread::Thread;
+
+use crate::sync::{AtomicU8, Condvar, Mutex, MutexGuard, Ordering, fence};
 
 const WAITING: u8 = 0;
 const QUEUED: u8 = 1;
