@@ -29,7 +29,7 @@ TIMEOUT = 120
 
 def main():
     args = sys.argv[1:]
-    rounds, binary, out = 5, None, HERE
+    rounds, binary, out_dir = 5, None, HERE
     while args:
         a = args.pop(0)
         if a == "--rounds":
@@ -37,7 +37,7 @@ def main():
         elif a == "--bin":
             binary = args.pop(0)
         elif a == "--out":
-            out = os.path.abspath(args.pop(0))
+            out_dir = os.path.abspath(args.pop(0))
         else:
             sys.exit(f"run.py: unknown argument `{a}` (usage: run.py [--rounds N] [--bin PATH] [--out DIR])")
     if binary is None:
@@ -71,15 +71,15 @@ def main():
                 cell["cpu"].append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     load_after = os.getloadavg()
-    write(res, rounds, binary, started, load_before, load_after, out)
+    write(res, rounds, binary, started, load_before, load_after, out_dir)
 
 
-def write(res, rounds, binary, started, load_before, load_after, out):
+def write(res, rounds, binary, started, load_before, load_after, out_dir):
     lines = [
         "# No collapse at extreme P: UTS T3 on 2, 1024 and 4096 threads",
         "",
         f"Measured {started} with `python3 docs/benchmarks/2026-11-24-extreme-p/run.py --rounds {rounds}"
-        + ("" if out == HERE else f" --out {os.path.relpath(out, ROOT)}") + "`",
+        + ("" if out_dir == HERE else f" --out {os.path.relpath(out_dir, ROOT)}") + "`",
         f"on a machine with {os.cpu_count()} cores (load average {load_before[0]:.1f} before,"
         f" {load_after[0]:.1f} after, which counts the runs' own threads): "
         + ("other work ran at the same time, so the times are noisy; re-run the command on"
@@ -110,10 +110,10 @@ def write(res, rounds, binary, started, load_before, load_after, out):
         met += all_met
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", f"Both goals met by {met} of {len(STRATEGIES)} strategies.", ""]
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.md"), "w") as f:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write("\n".join(lines))
-    with open(os.path.join(out, "results.json"), "w") as f:
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"started": started, "rounds": rounds, "load_before": load_before,
                    "load_after": load_after, "binary": binary, "runs": res}, f, indent=1)
     print("\n".join(lines))
