@@ -1,5 +1,6 @@
-//! Loom models of the two protocols the PEs share: the mailbox (one request
-//! slot and one reply slot per PE) and the live-work termination counter.
+//! Loom models of the protocols the PEs share: the mailbox (one request
+//! slot and one reply slot per PE), the live-work termination counter, and
+//! the PEs' turns on threads (`sched`: a waking is never lost).
 //!
 //! Built only with `RUSTFLAGS="--cfg loom"`, where `crate::sync` hands the
 //! mailbox and the detector loom's atomics and mutex; `.ci/loom.sh` runs
@@ -793,7 +794,9 @@ fn broken_detector_counts_after_publishing() {
     check(Explore::Exhaustive, || termination_model(2, PUBLISH_THEN_COUNT));
 }
 
-/// A PE's turns on a thread (`sched`) against a sender: the PE's turn
+/// A PE's turns on a thread (`sched`) against a sender (checked to fail
+/// when a turn that ends in a wait ignores `NOTIFIED`: loom reports the
+/// deadlock): the PE's turn
 /// looks for the message and waits if it is not there; the sender writes
 /// the message and wakes the PE. Whatever the interleaving, the PE runs a
 /// turn that sees the message and finishes — a lost wake-up would leave
