@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Model-checks the two concurrency protocols of the threads runtime (the
-# mailbox and the termination counter) with loom: the models in
+# Model-checks the concurrency protocols of the threads runtime (the
+# mailbox, the termination counter and the PEs' turns on threads) with
+# loom: the models in
 # crates/threads/src/loom_tests.rs, built with `--cfg loom` so that
 # crates/threads/src/sync.rs hands them loom's atomics and mutex.
 #

@@ -9,7 +9,7 @@
 //! the cores from the PEs that hold work. The gate lets an idle PE ask only
 //! while fewer PEs work or ask than there are cores: it must hold a permit,
 //! and a permit is taken only while `working + holders < cores`. The others
-//! wait in a first-in first-out queue, parked. A holder that gets work gives
+//! wait in a first-in first-out queue, without a thread (see `sched`). A holder that gets work gives
 //! its permit up as it starts working (the sum stays the same); a PE whose
 //! piece runs out stops counting as working and, being idle now, is the
 //! first to take the core it freed. So on C cores at most C PEs work or
@@ -21,8 +21,8 @@
 //! The gate only delays when a PE's machine hears [`Idle`]: which PE a
 //! machine asks, what it gives and what it counts are the machine's
 //! decisions, made the same way whenever they are made (the back-off already
-//! leaves the timing to the driver). A parked PE without a permit still
-//! answers what reaches it (requests and pushes unpark it).
+//! leaves the timing to the driver). A waiting PE without a permit still
+//! answers what reaches it (requests and pushes wake it).
 //!
 //! *No work is left undone:* while any piece exists, some PE holds it
 //! (working) or it is in transit to a PE that asked; a working PE never
@@ -30,7 +30,7 @@
 //! and that PE takes it at once (it goes idle and enters the gate, or the
 //! run is over); a holder that leaves without work hands its permit to the
 //! longest waiter. The
-//! run ends when the live-work counter reaches zero, which unparks every PE,
+//! run ends when the live-work counter reaches zero, which wakes every PE,
 //! queued or not. A permit holder never waits for another permit holder:
 //! requests to idle PEs under these strategies are refused at once (their
 //! request slots are closed, see `mailbox`), so a holder waits only for a
@@ -71,7 +71,7 @@ impl State {
     }
 
     /// Hands permits to the longest waiters while there is room; the PEs to
-    /// unpark go to `wake`.
+    /// wake go to `wake`.
     fn grant(&mut self, wake: &mut Vec<usize>) {
         while self.room()
             && let Some(next) = self.queue.pop_front()
@@ -105,7 +105,7 @@ impl Gate {
 
     /// PE `me` wants to look for work: true if it holds a permit (it had
     /// one, was handed one while queued, or there is room); otherwise it
-    /// joins the queue (once) and is unparked when handed a permit. A PE
+    /// joins the queue (once) and is woken when handed a permit. A PE
     /// that asks here is running already, so it takes free room before the
     /// queue does (waking a queued PE instead would cost a context switch
     /// and leave this one to queue).
@@ -138,14 +138,14 @@ impl Gate {
 
     /// PE `me` stopped working (its piece is exhausted or the run ends).
     /// It is idle now and asks for the core it freed first (see
-    /// [`Gate::enter`]), so nobody is unparked here.
+    /// [`Gate::enter`]), so nobody is woken here.
     pub(crate) fn stop_work(&self) {
         let mut s = self.lock();
         s.working -= 1;
     }
 
     /// PE `me` leaves the idle phase without work (the run ends): gives up
-    /// its permit. Returns the PEs to unpark.
+    /// its permit. Returns the PEs to wake.
     pub(crate) fn leave(&self, me: usize) -> Vec<usize> {
         let mut s = self.lock();
         let mut wake = Vec::new();

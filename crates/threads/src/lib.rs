@@ -1,7 +1,8 @@
 //! # treelb-threads — random polling (and every other scheme) on the cores of one machine
 //!
-//! [`run`] starts `P` worker threads, the processing elements (PEs), and runs
-//! the random polling algorithm of Sanders (`003_…`, Figure 1) on them:
+//! [`run`] runs `P` processing elements (PEs) on the worker threads of a
+//! persistent [`Pool`] and runs the random polling algorithm of Sanders
+//! (`003_…`, Figure 1) on them:
 //!
 //! * every PE holds at most one piece of [`Work`];
 //! * a busy PE works its piece in slices of Δt units (`RunSpec::budget`) and
@@ -21,10 +22,25 @@
 //! runtime and the simulator drive — and carries out its actions on shared
 //! memory (see the `pe` module). What is the driver's own: the live-work
 //! counter of termination, the request and reply slots, the pools' locks,
-//! the hub's lock, parking idle PEs.
+//! the hub's lock, the PEs' turns on the threads (waiting idle PEs hold no
+//! thread).
 //!
 //! A panic inside the work (in `work` or `split`) stops every PE and is
-//! resumed in the caller of [`run`]: no thread is left waiting.
+//! resumed in the caller of [`run`]: no thread is left waiting, and the
+//! pool works for the next run.
+//!
+//! ## Threads and PEs
+//! The PEs are not threads: a run of `P` PEs uses `min(P, n + 1)` threads,
+//! the calling thread and up to `n` workers of the pool, and a PE occupies
+//! a thread only while it has something to do — working a piece, answering
+//! a request, asking for work. A PE that waits (for an answer, a push, a
+//! search permit, the end) gives its thread to the next PE in the run's
+//! queue and is queued again by the next message for it (see the `sched`
+//! module). So 4,096 PEs on a two-core machine cost two threads, and a tiny
+//! run costs no thread start: [`run`] uses a global pool with one worker
+//! per core, started at the first run and kept (as rayon's global pool is);
+//! [`Pool`] gives a pool of one's own. The protocols, and why they are
+//! correct, are in `docs/protocols.md` (§4a, §4b).
 //!
 //! ```
 //! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
@@ -93,6 +109,8 @@ mod backoff;
 mod gate;
 mod mailbox;
 mod pe;
+mod pool;
+mod sched;
 mod sync;
 mod termination;
 pub mod trace;
@@ -116,7 +134,9 @@ use treelb::strategy::Hub;
 
 use gate::Gate;
 use mailbox::Mailbox;
-use pe::{Exit, Pe, PoolSlot};
+use pe::{Exit, Pe, PoolSlot, Step};
+pub use pool::Pool;
+use sched::{After, Sched};
 use termination::Termination;
 use trace::{State, Trace, Tracer};
 
@@ -127,12 +147,16 @@ pub const SUPPORTED_STRATEGIES: [Strategy; 13] = Strategy::ALL;
 /// seed, the strategies' parameters) and what is this runtime's own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Number of PEs (worker threads), at least 1. Default: the number of cores.
+    /// Number of PEs, at least 1. Default: the number of cores. PEs take
+    /// turns on at most one thread per worker of the pool (plus the
+    /// calling thread); see the crate's documentation.
     pub threads: usize,
     /// How to balance.
     pub spec: RunSpec,
-    /// Pins PE `i` to the `i`-th core the process may run on (modulo their
-    /// number), so the operating system does not move PEs between cores.
+    /// Pins the run's `i`-th thread to the `i`-th core the process may run
+    /// on (modulo their number), so the operating system does not move them
+    /// between cores: the run gets pinned workers of its own (one per core,
+    /// at most `threads`), started and stopped with it.
     /// Off by default: on a machine shared with other work, a pinned PE
     /// cannot escape a busy core. Where pinning is not supported it does
     /// nothing.
@@ -150,7 +174,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            threads: thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: machine_cores(),
             spec: RunSpec::default(),
             pin: false,
             trace: false,
@@ -239,16 +263,15 @@ pub(crate) struct Shared<W> {
     pub(crate) tickets: CachePadded<AtomicU64>,
     /// The hub of max-load (load heap) and master–worker (central pool).
     pub(crate) hub: Option<Mutex<Hub<W>>>,
-    /// Every PE's thread, registered by the PE itself when it starts: to
-    /// unpark it when a message for it arrives.
-    threads: Vec<OnceLock<Thread>>,
+    /// Which PEs wait and which are queued for a thread (see `sched`).
+    sched: Sched,
     /// The search permits (strategies whose idle PEs keep asking), if
     /// there are more PEs than permits.
     pub(crate) gate: Option<Gate>,
     /// Whether idle PEs close their request slots (their machines refuse
     /// every request while idle: the stealing strategies and max-load).
     pub(crate) closes_when_idle: bool,
-    /// Whether a PE waiting for an answer spins a little before it parks:
+    /// Whether a PE waiting for an answer spins a little before it waits:
     /// only when every PE has a core of its own.
     pub(crate) spins: bool,
     aborted: AtomicBool,
@@ -265,30 +288,17 @@ impl<W> Shared<W> {
         self.monitor.unpark();
     }
 
-    /// Registers the calling thread as PE `me`'s, so that [`Shared::wake`]
-    /// reaches it. The PE checks for messages only after this returns.
-    pub(crate) fn register(&self, me: usize) {
-        let _ = self.threads[me].set(thread::current());
-        // Pairs with the fence in `wake`: either the sender sees the
-        // registered thread and unparks it, or this PE's first check after
-        // registering sees the sender's message (no lost wake-up).
-        std::sync::atomic::fence(Ordering::SeqCst);
-    }
-
-    /// Wakes PE `pe` if it is parked: called after every message for it
-    /// (answer, request, push, permit). Cheap when it is not parked (one
-    /// atomic swap in `Thread::unpark`).
+    /// Wakes PE `pe` if it waits: called after every message for it
+    /// (answer, request, push, permit). Cheap when it does not wait (a
+    /// fence and one atomic read-modify-write, see `sched`).
     #[inline]
     pub(crate) fn wake(&self, pe: usize) {
-        std::sync::atomic::fence(Ordering::SeqCst);
-        if let Some(t) = self.threads[pe].get() {
-            t.unpark();
-        }
+        self.sched.wake(pe);
     }
 
     /// Wakes every PE: once, when the run ends or aborts.
     pub(crate) fn wake_all(&self) {
-        for pe in 0..self.threads.len() {
+        for pe in 0..self.sched.len() {
             self.wake(pe);
         }
         self.wake_monitor();
@@ -359,13 +369,81 @@ pub fn run_with_monitor<W, M>(
     root: W,
     config: &Config,
     interval: Duration,
-    mut monitor: M,
+    monitor: M,
 ) -> Result<Outcome<W::Output>, ConfigError>
 where
     W: Work + Clone,
     M: FnMut(&Snapshot),
 {
     config.validate()?;
+    if config.pin {
+        // Pinned workers of their own; the caller, not pinned, only waits.
+        let pool = Pool::pinned(config.threads.min(cores()));
+        let taken = pool.take();
+        return Ok(execute(&pool, &taken, root, config, interval, monitor, false));
+    }
+    let global = Pool::global();
+    match global.try_take() {
+        Some(taken) => {
+            Ok(execute(global, &taken, root, config, interval, monitor, interval == Duration::MAX))
+        }
+        // Busy with another run (from another thread, or around this call):
+        // a pool for this run alone.
+        None => Pool::new(cores()).run_with_monitor(root, config, interval, monitor),
+    }
+}
+
+impl Pool {
+    /// Runs `root` on `config.threads` PEs on this pool's workers and the
+    /// calling thread, like [`run`] on the global pool. A second run from
+    /// another thread waits until this one has returned; a run from inside
+    /// a run on this pool panics (it would wait for itself).
+    pub fn run<W: Work + Clone>(&self, root: W, config: &Config) -> Result<Outcome<W::Output>, ConfigError> {
+        self.run_with_monitor(root, config, Duration::MAX, |_| {})
+    }
+
+    /// Like [`Pool::run`], and calls `monitor` on the calling thread about
+    /// every `interval` while the PEs work (then the calling thread only
+    /// watches, and the PEs run on the workers). `config.pin` is ignored:
+    /// pinned runs are [`run`]'s.
+    pub fn run_with_monitor<W, M>(
+        &self,
+        root: W,
+        config: &Config,
+        interval: Duration,
+        monitor: M,
+    ) -> Result<Outcome<W::Output>, ConfigError>
+    where
+        W: Work + Clone,
+        M: FnMut(&Snapshot),
+    {
+        config.validate()?;
+        let taken = self.take();
+        Ok(execute(self, &taken, root, config, interval, monitor, interval == Duration::MAX))
+    }
+}
+
+/// One PE's state between its turns, and what it hands back at the end.
+struct PeCell<'a, W: Work> {
+    pe: Option<Pe<'a, W>>,
+    end: Option<PeEnd<W::Output>>,
+}
+
+/// A run on `pool` (taken): the PEs take turns on the pool's workers and,
+/// if `caller_works`, on the calling thread (otherwise it runs `monitor`).
+fn execute<W, M>(
+    pool: &Pool,
+    _taken: &std::sync::MutexGuard<'_, ()>,
+    root: W,
+    config: &Config,
+    interval: Duration,
+    mut monitor: M,
+    caller_works: bool,
+) -> Outcome<W::Output>
+where
+    W: Work + Clone,
+    M: FnMut(&Snapshot),
+{
     let p = config.threads;
     let spec = &config.spec;
     let start = Instant::now();
@@ -373,9 +451,9 @@ where
     // starts: one descent of the splitting tree, so that a search pruned by
     // a shared incumbent is cut the same way for every PE.
     let all: Vec<usize> = (0..p).collect();
-    CURRENT_PE.with(|c| c.set(Some(0)));
+    let was = CURRENT_PE.with(|c| c.replace(Some(0)));
     let shares = spec.initial_shares(&root, p, &all, true);
-    CURRENT_PE.with(|c| c.set(None));
+    CURRENT_PE.with(|c| c.set(was));
     drop(root);
     let initial: Vec<(Vec<W>, W::Output, u64)> = shares.into_iter().map(unpack).collect();
     let cut = spec.cuts_root();
@@ -383,15 +461,20 @@ where
     let live = initial.iter().map(|(pieces, ..)| pieces.len()).sum();
     let pools: Vec<PoolSlot<W>> = (0..p).map(|_| PoolSlot::new()).collect();
     let busy_at_start: Vec<bool> = initial.iter().map(|(pieces, ..)| !pieces.is_empty()).collect();
-    // More PEs than cores: idle PEs of the strategies that keep asking
-    // need permits to ask (see `gate`); the others park until a message.
-    let ncores = cores();
+    // The threads of this run: the PEs take turns on them (see `sched`).
+    let threads = p.min(pool.workers() + usize::from(caller_works));
+    let helpers = threads - usize::from(caller_works);
+    // More PEs than cores (or threads): idle PEs of the strategies that
+    // keep asking need permits to ask (see `gate`); the others wait for a
+    // message.
+    let ncores = cores().min(threads);
     let asks_again = matches!(
         spec.strategy,
         Strategy::RandomPolling | Strategy::GlobalRoundRobin | Strategy::AsyncRoundRobin | Strategy::MaxLoad
     );
+    let monitor_thread = thread::current();
     let shared = Shared {
-        threads: (0..p).map(|_| OnceLock::new()).collect(),
+        sched: Sched::new(p, (!caller_works).then(|| monitor_thread.clone())),
         gate: (asks_again && p > ncores).then(|| Gate::new(ncores, p)),
         closes_when_idle: asks_again,
         spins: p <= ncores,
@@ -402,34 +485,38 @@ where
         hub: spec.strategy.uses_hub().then(|| Mutex::new(spec.hub(p, |pe| busy_at_start[pe]))),
         aborted: AtomicBool::new(false),
         panic: Mutex::new(None),
-        monitor: thread::current(),
+        monitor: monitor_thread,
     };
-    let mut initial = initial.into_iter();
     let mut machines = spec.machines(p).into_iter();
-    let cores = if config.pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
-    let results: Vec<PeEnd<W::Output>> = thread::scope(|scope| {
-        let handles: Vec<_> = (0..p)
-            .map(|me| {
-                let shared = &shared;
-                let start = initial.next().expect("one list of pieces per PE");
-                let machine = machines.next().expect("one machine per PE");
-                let core = (!cores.is_empty()).then(|| cores[me % cores.len()]);
-                let tracer = tracers.next().flatten();
-                thread::Builder::new()
-                    .name(format!("treelb-pe-{me}"))
-                    .spawn_scoped(scope, move || {
-                        if let Some(core) = core {
-                            // Best effort: an unpinned PE still runs.
-                            core_affinity::set_for_current(core);
-                        }
-                        pe_main(me, shared, config, machine, start, tracer)
-                    })
-                    .expect("failed to spawn a PE thread")
-            })
-            .collect();
+    let cells: Vec<Mutex<PeCell<'_, W>>> = initial
+        .into_iter()
+        .enumerate()
+        .map(|(me, (pieces, output, units))| {
+            let machine = machines.next().expect("one machine per PE");
+            let mut pe = Pe::new(me, &shared, config.spec.budget, machine);
+            pe.tracer = tracers.next().flatten();
+            pe.decisions = config.record_decisions.then(Vec::new);
+            pe.add_initial(output, units);
+            for piece in pieces {
+                // Already counted as live above.
+                shared.pools[me].push(piece, me);
+            }
+            Mutex::new(PeCell { pe: Some(pe), end: None })
+        })
+        .collect();
+    let job = || {
+        while let Some(me) = shared.sched.next() {
+            shared.sched.run(me, || turn(me, &shared, &cells[me]));
+        }
+    };
+    pool.broadcast(helpers, &job, || {
+        if caller_works {
+            job();
+            return;
+        }
         // The monitor: the calling thread sleeps until the end, waking up
         // every `interval` to report progress.
-        while !shared.termination.is_done() {
+        while !shared.sched.all_finished() {
             let deadline = start.elapsed().saturating_add(interval);
             thread::park_timeout(interval.min(Duration::from_secs(3600)));
             if !shared.termination.is_done() && start.elapsed() >= deadline {
@@ -437,10 +524,9 @@ where
                 monitor(&Snapshot { elapsed: start.elapsed(), work_units });
             }
         }
-        handles.into_iter().map(|h| h.join().expect("PE threads catch their panics")).collect()
     });
     let wall = start.elapsed();
-    if let Some(payload) = shared.panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    if let Some(payload) = shared.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
         panic::resume_unwind(payload);
     }
     let mut output = W::Output::default();
@@ -448,7 +534,9 @@ where
     let wall_ns = wall.as_nanos() as u64;
     let mut traced = Vec::new();
     let mut decisions = Vec::new();
-    for (out, stats, tracer, log) in results {
+    for cell in cells {
+        let cell = cell.into_inner().unwrap_or_else(|e| e.into_inner());
+        let (out, stats, tracer, log) = cell.end.expect("every PE finished");
         output.merge(out);
         pes.push(stats);
         traced.extend(tracer.map(|t| t.finish(wall_ns)));
@@ -461,7 +549,29 @@ where
     }
     let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
     let decisions = config.record_decisions.then_some(decisions);
-    Ok(Outcome { output, stats: RunStats { wall, pes }, trace, decisions })
+    Outcome { output, stats: RunStats { wall, pes }, trace, decisions }
+}
+
+/// One turn of PE `me` on this thread (see `sched`): its loop until it
+/// waits or ends; at the end (or on a panic in the work, which stops every
+/// PE) its results go into its cell.
+fn turn<W: Work>(me: usize, shared: &Shared<W>, cell: &Mutex<PeCell<'_, W>>) -> After {
+    let mut cell = cell.lock().unwrap_or_else(|e| e.into_inner());
+    let was = CURRENT_PE.with(|c| c.replace(Some(me)));
+    let pe = cell.pe.as_mut().expect("a finished PE is not run again");
+    let result = panic::catch_unwind(AssertUnwindSafe(|| pe.step()));
+    CURRENT_PE.with(|c| c.set(was));
+    match result {
+        Ok(Step::Wait) => return After::Wait,
+        Ok(Step::Yield) => return After::Yield,
+        Ok(Step::Exit(Exit::Done | Exit::Aborted)) => {}
+        Err(payload) => shared.abort_with(payload),
+    }
+    let mut pe = cell.pe.take().expect("taken once");
+    pe.mark(State::Idle);
+    pe.finish_stats();
+    cell.end = Some((std::mem::take(&mut pe.acc), pe.stats, pe.tracer, pe.decisions));
+    After::Finish
 }
 
 /// The cores the PEs share: the machine's (tests may pretend otherwise).
@@ -470,7 +580,15 @@ fn cores() -> usize {
     if let Some(n) = tests::CORES.with(|c| c.get()) {
         return n;
     }
-    thread::available_parallelism().map_or(1, |n| n.get())
+    machine_cores()
+}
+
+/// The cores this process may run on, asked once: the question reads
+/// files of the operating system (cgroup quotas), which costs more than a
+/// tiny run.
+pub(crate) fn machine_cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// What a PE thread hands back: its output, counters, trace and decisions.
@@ -507,41 +625,6 @@ thread_local! {
 /// ```
 pub fn current_pe() -> Option<usize> {
     CURRENT_PE.with(|c| c.get())
-}
-
-/// The body of PE thread `me`: its initial pieces (and the output and
-/// units of cutting them) go into its pool; then the loop, panic capture.
-fn pe_main<W: Work + Clone>(
-    me: usize,
-    shared: &Shared<W>,
-    config: &Config,
-    machine: treelb::strategy::Machine,
-    (pieces, output, units): (Vec<W>, W::Output, u64),
-    tracer: Option<Tracer>,
-) -> PeEnd<W::Output> {
-    CURRENT_PE.with(|c| c.set(Some(me)));
-    shared.register(me);
-    let mut pe = Pe::new(me, shared, config.spec.budget, machine);
-    pe.tracer = tracer;
-    pe.decisions = config.record_decisions.then(Vec::new);
-    pe.add_initial(output, units);
-    for piece in pieces {
-        // Already counted as live by the caller.
-        shared.pools[me].push(piece, me);
-    }
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        if shared.termination.is_done() {
-            return Exit::Done;
-        }
-        pe.run()
-    }));
-    match result {
-        Ok(Exit::Done | Exit::Aborted) => {}
-        Err(payload) => shared.abort_with(payload),
-    }
-    pe.mark(State::Idle);
-    pe.finish_stats();
-    (std::mem::take(&mut pe.acc), pe.stats, pe.tracer, pe.decisions)
 }
 
 // The runtime tests need real threads: under `cfg(loom)` the mailboxes and

@@ -1,5 +1,6 @@
-//! Loom models of the two protocols the PEs share: the mailbox (one request
-//! slot and one reply slot per PE) and the live-work termination counter.
+//! Loom models of the protocols the PEs share: the mailbox (one request
+//! slot and one reply slot per PE), the live-work termination counter, and
+//! the PEs' turns on threads (`sched`: a waking is never lost).
 //!
 //! Built only with `RUSTFLAGS="--cfg loom"`, where `crate::sync` hands the
 //! mailbox and the detector loom's atomics and mutex; `.ci/loom.sh` runs
@@ -791,4 +792,63 @@ fn loom_termination_three_pes() {
 #[should_panic(expected = "saw `done` while PE 0 holds a piece")]
 fn broken_detector_counts_after_publishing() {
     check(Explore::Exhaustive, || termination_model(2, PUBLISH_THEN_COUNT));
+}
+
+/// A PE's turns on a thread (`sched`) against a sender (checked to fail
+/// when a turn that ends in a wait ignores `NOTIFIED`: loom reports the
+/// deadlock): the PE's turn
+/// looks for the message and waits if it is not there; the sender writes
+/// the message and wakes the PE. Whatever the interleaving, the PE runs a
+/// turn that sees the message and finishes — a lost wake-up would leave
+/// the thread waiting for the queue forever, which loom reports as a
+/// deadlock. With `threads` = 2 a second thread takes PEs from the queue
+/// too (a PE requeued by a waking may run there).
+fn sched_model(threads: usize) {
+    use crate::sched::{After, Sched as Turns};
+    let turns = Arc::new(Turns::new(1, None));
+    let message = Arc::new(loom::sync::atomic::AtomicBool::new(false));
+    let sender = {
+        let (turns, message) = (turns.clone(), message.clone());
+        thread::spawn(move || {
+            message.store(true, loom::sync::atomic::Ordering::Relaxed);
+            turns.wake(0);
+        })
+    };
+    let runner = |turns: Arc<Turns>, message: Arc<loom::sync::atomic::AtomicBool>| {
+        move || {
+            while let Some(pe) = turns.next() {
+                turns.run(pe, || {
+                    if message.load(loom::sync::atomic::Ordering::Relaxed) {
+                        After::Finish
+                    } else {
+                        After::Wait
+                    }
+                });
+            }
+        }
+    };
+    let helpers: Vec<_> =
+        (1..threads).map(|_| thread::spawn(runner(turns.clone(), message.clone()))).collect();
+    runner(turns.clone(), message.clone())();
+    sender.join().unwrap();
+    for helper in helpers {
+        helper.join().unwrap();
+    }
+    assert!(turns.all_finished());
+}
+
+#[test]
+fn loom_sched_a_waking_is_never_lost() {
+    check(Explore::Exhaustive, || {
+        sched_model(1);
+        true
+    });
+}
+
+#[test]
+fn loom_sched_two_threads_one_pe() {
+    check(Explore::Bounded, || {
+        sched_model(2);
+        true
+    });
 }

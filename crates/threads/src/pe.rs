@@ -19,8 +19,9 @@
 //! * a push is an append to the target's pool under its lock;
 //! * a load query is a read of what the target published (its pieces held),
 //!   answered at once;
-//! * every message unparks its receiver, and an idle PE with nothing to do
-//!   parks (see `gate`): with thousands of PEs on a few cores, idle PEs cost
+//! * every message wakes its receiver, and an idle PE with nothing to do
+//!   waits, giving its thread to other PEs (see `sched` and `gate`): with
+//!   thousands of PEs on a few cores, idle PEs cost
 //!   nothing, and nothing is scanned per request;
 //! * idle PEs of the strategies whose idle answer is always "no work"
 //!   close their request slots, so that a request to them fails at once
@@ -40,6 +41,28 @@ use crate::Shared;
 use crate::backoff::{Backoff, Wait};
 use crate::mailbox::{Reply, Request};
 use crate::trace::{State, Tracer};
+
+/// What a turn of [`Pe::step`] ended with.
+pub(crate) enum Step {
+    /// The PE waits for a message: call `step` again after the next one.
+    Wait,
+    /// The PE would wait a moment by itself (it asks again by itself), but
+    /// other PEs wait for the thread: call `step` again after their turns.
+    Yield,
+    /// The PE is done with this run.
+    Exit(Exit),
+}
+
+/// The waits of an idle phase in progress, kept across [`Step::Wait`]s.
+struct IdlePhase {
+    /// Between attempts to find work (the back-off of the strategies that
+    /// ask again by themselves).
+    between: Backoff,
+    /// For an answer, when PEs spin (every PE has a core).
+    answer: Backoff,
+    /// Whether the PE queued for a search permit.
+    queued: bool,
+}
 
 /// Why a PE's loop ended.
 pub(crate) enum Exit {
@@ -69,6 +92,12 @@ pub(crate) struct Pe<'a, W: Work> {
     wants_slices: bool,
     /// The answer this PE waits for, if any.
     awaiting: Option<Awaiting>,
+    /// Whether [`Pe::step`] ran before.
+    started: bool,
+    /// Since when the current phase (busy or idle) lasts.
+    since: Instant,
+    /// The idle phase in progress, if the PE is idle.
+    idle: Option<IdlePhase>,
     pub(crate) acc: W::Output,
     pub(crate) stats: PeStats,
     /// The recorder of state changes, if the run is traced.
@@ -86,6 +115,9 @@ impl<'a, W: Work> Pe<'a, W> {
             wants_slices: machine.wants_slices(),
             machine,
             awaiting: None,
+            started: false,
+            since: Instant::now(),
+            idle: None,
             acc: W::Output::default(),
             stats: PeStats { pe: me, ..PeStats::default() },
             tracer: None,
@@ -113,40 +145,77 @@ impl<'a, W: Work> Pe<'a, W> {
         self.stats.add_tally(&tally);
     }
 
-    /// Runs the PE until termination: busy while it holds a piece, idle
-    /// while it looks for one, with the time of each phase added to its
-    /// statistics.
-    pub(crate) fn run(&mut self) -> Exit {
-        let mut since = Instant::now();
-        let mut lap = move || {
-            let now = Instant::now();
-            let d = now - since;
-            since = now;
-            d
-        };
+    /// Runs the PE until termination or until it has nothing to do but
+    /// wait: busy while it holds a piece, idle while it looks for one, with
+    /// the time of each phase added to its statistics.
+    ///
+    /// Where a PE on a thread of its own would park (waiting for an answer,
+    /// a push, a permit or the end), this returns [`Step::Wait`] instead,
+    /// and the scheduler (see `sched`) calls it again after the next
+    /// message for this PE. The loop's position is kept in `self.idle`:
+    /// a PE waits only in its idle phase, and every wait in that loop is
+    /// followed by a fresh turn of it, so resuming at the top of the turn
+    /// is what unparking did.
+    pub(crate) fn step(&mut self) -> Step {
+        if !self.started {
+            self.started = true;
+            self.since = Instant::now();
+            if self.shared.termination.is_done() {
+                return Step::Exit(self.exit_reason());
+            }
+        }
         loop {
-            let piece = match self.take_pooled() {
-                Some(piece) => piece,
-                None => {
-                    let found = self.find_work();
-                    self.stats.idle += lap();
+            let piece = match self.idle.is_some() {
+                false => match self.take_pooled() {
+                    Some(piece) => piece,
+                    None => {
+                        if let Err(exit) = self.start_idle() {
+                            return Step::Exit(exit);
+                        }
+                        continue;
+                    }
+                },
+                true => {
+                    let found = match self.idle_turns() {
+                        Ok(found) => found,
+                        Err(pause) => return pause,
+                    };
+                    self.idle = None;
+                    if let Some(gate) = &self.shared.gate
+                        && found.is_err()
+                    {
+                        for pe in gate.leave(self.me) {
+                            self.shared.wake(pe);
+                        }
+                    }
+                    let idle = self.lap();
+                    self.stats.idle += idle;
                     match found {
                         Ok(piece) => piece,
-                        Err(exit) => return exit,
+                        Err(exit) => return Step::Exit(exit),
                     }
                 }
             };
             let exit = self.work_on(piece);
-            self.stats.busy += lap();
+            let busy = self.lap();
+            self.stats.busy += busy;
             if let Some(exit) = exit {
-                return exit;
+                return Step::Exit(exit);
             }
             self.feed(Event::Exhausted, None);
             if self.shared.termination.piece_exhausted() {
                 self.shared.wake_all();
-                return Exit::Done;
+                return Step::Exit(Exit::Done);
             }
         }
+    }
+
+    /// The time since the last phase change.
+    fn lap(&mut self) -> std::time::Duration {
+        let now = Instant::now();
+        let d = now - self.since;
+        self.since = now;
+        d
     }
 
     /// The oldest piece of this PE's pool (its initial pieces, or pushed).
@@ -215,16 +284,17 @@ impl<'a, W: Work> Pe<'a, W> {
         exit
     }
 
-    /// Idle phase: tells the machine, answers requests, waits for an
-    /// answer or a push, until a piece comes or the run ends.
+    /// Idle phase, its start: tells the trace, closes the request slot
+    /// (answering what is already there) and sets up the waits of the idle
+    /// loop ([`Pe::idle_turns`]).
     ///
-    /// An idle PE that has nothing to do parks: it is unparked by every
+    /// An idle PE that has nothing to do waits: it is resumed by every
     /// message for it (an answer, a request, a push, a permit) and by the
     /// end of the run, so that thousands of idle PEs cost no processor time
     /// (see `gate`). Only a PE that holds a search permit (or every PE, when
     /// there are no more PEs than cores) waits by the back-off instead,
     /// because it asks again by itself.
-    fn find_work(&mut self) -> Result<W, Exit> {
+    fn start_idle(&mut self) -> Result<(), Exit> {
         let shared = self.shared;
         let mine = &shared.mailboxes[self.me];
         self.mark(State::Idle);
@@ -236,74 +306,86 @@ impl<'a, W: Work> Pe<'a, W> {
                 }
             }
         }
-        let found = self.idle_loop();
-        if let Some(gate) = &shared.gate
-            && found.is_err()
-        {
-            for pe in gate.leave(self.me) {
-                shared.wake(pe);
-            }
-        }
-        found
-    }
-
-    /// The loop of the idle phase (see [`Pe::find_work`]).
-    fn idle_loop(&mut self) -> Result<W, Exit> {
-        let shared = self.shared;
-        let mine = &shared.mailboxes[self.me];
         // A permit holder asks only on a core nobody works on (see `gate`):
         // it need not sleep between attempts.
-        let mut between = Backoff::new(if shared.gate.is_some() { Wait::SEARCH } else { Wait::RETRY });
-        let mut answer = Backoff::new(Wait::REPLY);
-        let mut queued = false;
+        self.idle = Some(IdlePhase {
+            between: Backoff::new(if shared.gate.is_some() { Wait::SEARCH } else { Wait::RETRY }),
+            answer: Backoff::new(Wait::REPLY),
+            queued: false,
+        });
+        Ok(())
+    }
+
+    /// The loop of the idle phase: `Ok` when a piece came or the run
+    /// ended, `Err` when the PE must wait for a message or give its thread
+    /// to other PEs (it is resumed here, at the top of a new turn).
+    ///
+    /// A PE that waits by itself (the back-off between attempts, the spin
+    /// for an answer) does so only while no other PE waits for a thread:
+    /// otherwise it yields, so that a PE that holds work never waits behind
+    /// idle PEs that ask each other (see `sched`).
+    fn idle_turns(&mut self) -> Result<Result<W, Exit>, Step> {
+        let shared = self.shared;
+        let mine = &shared.mailboxes[self.me];
         loop {
             if let Some(piece) = self.take_pooled() {
-                return Ok(piece);
+                return Ok(Ok(piece));
             }
             if !self.serve_idle() {
-                return Err(Exit::Aborted);
+                return Ok(Err(Exit::Aborted));
             }
             if shared.termination.is_done() {
-                return Err(self.exit_reason());
+                return Ok(Err(self.exit_reason()));
             }
+            let phase = self.idle.as_mut().expect("in the idle phase");
             if self.awaiting.is_none() {
                 if let Some(gate) = &shared.gate {
                     if !gate.enter(self.me) {
-                        // Queued for a permit: unparked when handed one.
-                        queued = true;
-                        std::thread::park();
-                        continue;
+                        // Queued for a permit: resumed when handed one.
+                        phase.queued = true;
+                        return Err(Step::Wait);
                     }
-                    if std::mem::take(&mut queued) {
+                    if std::mem::take(&mut phase.queued) {
                         // The search starts now, not when the queueing did.
-                        between = Backoff::new(Wait::SEARCH);
+                        phase.between = Backoff::new(Wait::SEARCH);
                     }
                 }
+                phase.answer = Backoff::new(Wait::REPLY);
                 self.feed(Event::Idle { local_work: false }, None);
-                answer = Backoff::new(Wait::REPLY);
             }
+            let phase = self.idle.as_mut().expect("in the idle phase");
             match self.awaiting {
                 // Nothing asked (or refused at once): a PE that asks again
                 // by itself backs off; one that only waits for pushes, for
-                // its producer's answer or for the end parks.
-                None if shared.closes_when_idle => between.wait(),
-                None => std::thread::park(),
+                // its producer's answer or for the end waits for a message.
+                None if shared.closes_when_idle => {
+                    if shared.sched.others_queued() {
+                        return Err(Step::Yield);
+                    }
+                    phase.between.wait()
+                }
+                None => return Err(Step::Wait),
                 Some(waited) => match mine.reply() {
                     Reply::Work(work) => {
                         self.awaiting = None;
                         self.stats.pieces_received += 1;
                         self.feed(Event::Answer { from: waited.pe(), work: true }, None);
-                        return Ok(work);
+                        return Ok(Ok(work));
                     }
                     Reply::NoWork => {
                         self.awaiting = None;
                         self.mark(State::Idle);
                         self.feed(Event::Answer { from: waited.pe(), work: false }, None);
-                        between.wait();
+                        if shared.sched.others_queued() {
+                            return Err(Step::Yield);
+                        }
+                        if let Some(phase) = self.idle.as_mut() {
+                            phase.between.wait();
+                        }
                     }
-                    // The answer comes with an unpark.
-                    Reply::Waiting if shared.spins => answer.wait(),
-                    Reply::Waiting => std::thread::park(),
+                    // The answer comes with a wake-up.
+                    Reply::Waiting if shared.spins && !shared.sched.others_queued() => phase.answer.wait(),
+                    Reply::Waiting => return Err(Step::Wait),
                 },
             }
         }

@@ -27,12 +27,12 @@
 //! no piece exists none ever will; `done` is final.
 //!
 //! *Liveness:* when the last piece is exhausted its PE brings `live` to zero,
-//! raises `done` and then unparks every PE (once per run: O(P) in total,
+//! raises `done` and then wakes every PE (once per run: O(P) in total,
 //! nothing per request). Every idle PE checks `done` in each turn of its
-//! waiting loop, before it parks or backs off; a PE parked before `done` was
-//! raised is unparked after it (`Thread::unpark` makes what happened before
-//! it visible to the unparked thread), and a PE that has not parked yet finds
-//! the unpark's token and does not sleep, so all PEs stop.
+//! waiting loop, before it waits or backs off; a PE waiting before `done`
+//! was raised is woken after it and queued for a thread (the waking's fence
+//! makes `done` visible to its next turn), and a PE running a turn meanwhile
+//! is marked to run again instead of waiting (see `sched`), so all PEs stop.
 //!
 //! On shared memory one atomic counter is the cheapest sound detector: it is
 //! touched once per transfer and once per exhausted piece, never on the

@@ -462,3 +462,136 @@ fn a_stop_from_another_thread_ends_the_run_on_every_strategy() {
         assert_eq!(outcome.output, outcome.stats.work_units(), "{strategy}");
     }
 }
+
+/// The complete binary tree of a given height: 2^(h+1) − 1 nodes.
+struct Binary(u32);
+
+impl Search for Binary {
+    type Node = u32;
+    type Output = u64;
+    fn root(&self) -> u32 {
+        0
+    }
+    fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+        *acc += 1;
+        if d < self.0 {
+            c.push(d + 1);
+            c.push(d + 1);
+        }
+    }
+}
+
+#[test]
+fn a_thousand_tiny_runs_on_one_pool_are_exact() {
+    let pool = Pool::new(2);
+    let tree = Irregular { depth: 6 };
+    let (expected, nodes) = seq::run_search(&tree);
+    for i in 0..1000 {
+        let p = 1 + i % 3;
+        let strategy = SUPPORTED_STRATEGIES[i % SUPPORTED_STRATEGIES.len()];
+        let config = under(strategy, config(p, Init::ALL[i % 2], 4));
+        let outcome = pool.run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+        assert_eq!(outcome.output, expected, "run {i}: p = {p}, {strategy}");
+        assert_eq!(outcome.stats.work_units(), nodes, "run {i}");
+        assert_eq!(outcome.stats.pes.len(), p);
+    }
+    // And through the global pool.
+    for _ in 0..1000 {
+        let outcome = run(DfsWork::new(&Binary(6), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+        assert_eq!(outcome.output, 127);
+    }
+}
+
+#[test]
+fn a_panicking_run_leaves_the_pool_working() {
+    let pool = Pool::new(2);
+    static FUSE: AtomicU64 = AtomicU64::new(0);
+    for p in [1, 2, 5] {
+        FUSE.store(1_000, Ordering::Relaxed);
+        let bomb = Bomb { left: 100_000, fuse: &FUSE };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| pool.run(bomb, &config(p, Init::Root, 16))));
+        let payload = result.expect_err("the panic must propagate");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom in user code"), "p = {p}");
+        let outcome = pool.run(DfsWork::new(&Binary(10), SplitPolicy::OldestHalf), &Config::new(p)).unwrap();
+        assert_eq!(outcome.output, 2047, "the run after the panic, p = {p}");
+    }
+}
+
+/// Runs on one pool from two threads at once: the second waits for the
+/// first (they are serialized), and every answer is exact.
+#[test]
+fn runs_from_two_threads_on_one_pool_are_serialized() {
+    let pool = Pool::new(2);
+    let tree = Binary(12);
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            let (pool, tree) = (&pool, &tree);
+            s.spawn(move || {
+                for i in 0..100 {
+                    let config = Config::new(1 + (t + i) % 4);
+                    let outcome = if i % 2 == 0 {
+                        pool.run(DfsWork::new(tree, SplitPolicy::OldestHalf), &config).unwrap()
+                    } else {
+                        let monitored = pool.run_with_monitor(
+                            DfsWork::new(tree, SplitPolicy::OldestHalf),
+                            &config,
+                            Duration::from_millis(1),
+                            |_| {},
+                        );
+                        monitored.unwrap()
+                    };
+                    assert_eq!(outcome.output, 8191, "thread {t}, run {i}");
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn a_run_inside_a_run_uses_a_pool_of_its_own_and_pool_run_refuses() {
+    /// A tree whose every leaf runs a small search of its own.
+    struct Nested;
+    impl Search for Nested {
+        type Node = u32;
+        type Output = u64;
+        fn root(&self) -> u32 {
+            0
+        }
+        fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
+            if d < 3 {
+                c.push(d + 1);
+                c.push(d + 1);
+            } else {
+                let inner = run(DfsWork::new(&Binary(5), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+                *acc += inner.output;
+            }
+        }
+    }
+    let outcome = run(DfsWork::new(&Nested, SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+    assert_eq!(outcome.output, 8 * 63);
+
+    let pool = Pool::new(1);
+    /// Calls `Pool::run` on the pool it runs on.
+    struct Recursive<'a>(&'a Pool);
+    impl Search for Recursive<'_> {
+        type Node = ();
+        type Output = u64;
+        fn root(&self) {}
+        fn expand(&self, (): (), acc: &mut u64, _: &mut Children<'_, ()>) {
+            *acc += self
+                .0
+                .run(DfsWork::new(&Binary(1), SplitPolicy::OldestHalf), &Config::new(1))
+                .unwrap()
+                .output;
+        }
+    }
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.run(DfsWork::new(&Recursive(&pool), SplitPolicy::OldestHalf), &Config::new(2))
+    }));
+    let payload = result.expect_err("refused");
+    let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+    assert!(message.contains("inside a run on the same pool"), "{message}");
+    // And the pool still works.
+    let outcome = pool.run(DfsWork::new(&Binary(3), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+    assert_eq!(outcome.output, 15);
+}

@@ -2,7 +2,7 @@
 """No collapse at extreme P: UTS T3 on P = 2, 1024 and 4096 threads under
 every strategy, with computed verdicts.
 
-usage: python3 docs/benchmarks/2026-11-24-extreme-p/run.py [--rounds N] [--bin PATH]
+usage: python3 docs/benchmarks/2026-11-24-extreme-p/run.py [--rounds N] [--bin PATH] [--out DIR]
 
 Builds the release binary (cargo build --release -p treelb-cli; the target
 directory is $CARGO_TARGET_DIR or target/) unless --bin names one, then runs
@@ -12,7 +12,8 @@ so that a change in the machine's load hits every P alike. The time of a run
 is the process's wall time (spawning, the run, joining, the report), the
 fastest of the N rounds. The goal: P = 1024 within 1.5x and P = 4096 within
 3x of P = 2's time. Every run must count T3's 4112897 nodes. Writes
-results.md and results.json next to this script."""
+results.md and results.json next to this script, or into DIR (created if
+missing) with --out."""
 import json, os, resource, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,15 +29,17 @@ TIMEOUT = 120
 
 def main():
     args = sys.argv[1:]
-    rounds, binary = 5, None
+    rounds, binary, out_dir = 5, None, HERE
     while args:
         a = args.pop(0)
         if a == "--rounds":
             rounds = int(args.pop(0))
         elif a == "--bin":
             binary = args.pop(0)
+        elif a == "--out":
+            out_dir = os.path.abspath(args.pop(0))
         else:
-            sys.exit(f"run.py: unknown argument `{a}` (usage: run.py [--rounds N] [--bin PATH])")
+            sys.exit(f"run.py: unknown argument `{a}` (usage: run.py [--rounds N] [--bin PATH] [--out DIR])")
     if binary is None:
         subprocess.run(["cargo", "build", "--release", "--locked", "-p", "treelb-cli"], cwd=ROOT, check=True)
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
@@ -68,16 +71,17 @@ def main():
                 cell["cpu"].append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     load_after = os.getloadavg()
-    write(res, rounds, binary, started, load_before, load_after)
+    write(res, rounds, binary, started, load_before, load_after, out_dir)
 
 
-def write(res, rounds, binary, started, load_before, load_after):
+def write(res, rounds, binary, started, load_before, load_after, out_dir):
     lines = [
         "# No collapse at extreme P: UTS T3 on 2, 1024 and 4096 threads",
         "",
-        f"Measured {started} with `python3 docs/benchmarks/2026-11-24-extreme-p/run.py --rounds {rounds}`",
+        f"Measured {started} with `python3 docs/benchmarks/2026-11-24-extreme-p/run.py --rounds {rounds}"
+        + ("" if out_dir == HERE else f" --out {os.path.relpath(out_dir, ROOT)}") + "`",
         f"on a machine with {os.cpu_count()} cores (load average {load_before[0]:.1f} before,"
-        f" {load_after[0]:.1f} after, which counts the runs' own thousands of threads): "
+        f" {load_after[0]:.1f} after, which counts the runs' own threads): "
         + ("other work ran at the same time, so the times are noisy; re-run the command on"
            " a quiet machine to replace them."
            if load_before[0] > 0.5 * (os.cpu_count() or 1)
@@ -106,9 +110,10 @@ def write(res, rounds, binary, started, load_before, load_after):
         met += all_met
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", f"Both goals met by {met} of {len(STRATEGIES)} strategies.", ""]
-    with open(os.path.join(HERE, "results.md"), "w") as f:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write("\n".join(lines))
-    with open(os.path.join(HERE, "results.json"), "w") as f:
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump({"started": started, "rounds": rounds, "load_before": load_before,
                    "load_after": load_after, "binary": binary, "runs": res}, f, indent=1)
     print("\n".join(lines))
