@@ -132,6 +132,12 @@ fn a_table_per_pe_and_the_log_of_window_searches() {
     let searches: Vec<&str> = err.lines().filter(|l| l.starts_with("treelb: 20 moves, window (")).collect();
     assert!(searches.len() >= 2, "{err}");
     assert!(searches.iter().all(|l| l.contains(" nodes, ")), "{err}");
+    // The score alone: no search for a best move, so fewer window searches.
+    let o = treelb(&["connect4", "71352242461454177511", "--sequential", "--score-only", "--verbose"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("score: -3 ") && !out.contains("best move"), "{out}");
+    assert!(text(&o.stderr).lines().count() < err.lines().count(), "{}", text(&o.stderr));
 }
 
 #[test]

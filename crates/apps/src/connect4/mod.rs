@@ -29,7 +29,8 @@ use treelb::game::{Bound, Expansion, Game, GameOutput, SeqStats, alpha_beta, sol
 pub struct Solved {
     /// The exact score (with `weak`: its sign, 1 win, 0 draw, −1 loss).
     pub score: i32,
-    /// A best move, as a column from 1 to 7; `None` on a full board.
+    /// A best move, as a column from 1 to 7; `None` on a full board (or
+    /// when no best move was asked for).
     pub best_move: Option<u32>,
     /// Positions expanded, finding the score and the best move.
     pub nodes: u64,
@@ -110,6 +111,19 @@ impl Connect4 {
         &self,
         pos: &Position,
         weak: bool,
+        search: impl FnMut(&Position, i32, i32) -> GameOutput,
+    ) -> Solved {
+        self.solve_with_options(pos, weak, true, search)
+    }
+
+    /// [`Connect4::solve_with`], finding a best move only if `best_move`
+    /// (without it, the searches are exactly those of Pons's solver for
+    /// the score).
+    pub fn solve_with_options(
+        &self,
+        pos: &Position,
+        weak: bool,
+        best_move: bool,
         mut search: impl FnMut(&Position, i32, i32) -> GameOutput,
     ) -> Solved {
         let (mut nodes, mut aborted_nodes) = (0, 0);
@@ -123,6 +137,9 @@ impl Connect4 {
         let mut score = solve(lo, hi, |a, b| run(pos, a, b));
         if weak {
             score = score.signum();
+        }
+        if !best_move {
+            return Solved { score, best_move: None, nodes, aborted_nodes };
         }
         let candidates = Self::candidate_columns(pos);
         let mut best_move = candidates.last().copied();

@@ -38,6 +38,10 @@ pub(crate) struct Connect4Args {
     /// One transposition table of 2^K entries per PE instead of one shared
     #[arg(long)]
     pub(crate) tt_per_pe: bool,
+    /// The score only, without searching for a best move (as Pons's
+    /// solver does)
+    #[arg(long)]
+    pub(crate) score_only: bool,
     /// Print every window search (window, value, nodes, seconds) to stderr
     /// as it ends
     #[arg(long)]
@@ -122,7 +126,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     let mut rows = Vec::with_capacity(parsed.len());
     for (text, pos, expected) in parsed {
         let start = Instant::now();
-        let solved = game.solve_with(&pos, args.weak, |p, a, b| {
+        let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
             let t = Instant::now();
             let o = if args.sequential {
                 sequential(&game, p, a, b)
@@ -167,6 +171,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "score: {}{}", s.score, describe(s.score, args.weak))?;
         match s.best_move {
             Some(c) => writeln!(out, "best move: {c}")?,
+            None if args.score_only => {}
             None => writeln!(out, "best move: none (the board is full)")?,
         }
         writeln!(out, "nodes: {}", s.nodes)?;
