@@ -41,9 +41,12 @@ fn a_position_gets_its_score_and_best_move() {
 #[test]
 fn a_checked_set_has_no_mismatch() {
     let file = data("moves30.txt");
-    for extra in
-        [&["-p", "2"][..], &["-p", "2", "--no-ybw", "--strategy", "async-round-robin"], &["--sequential"]]
-    {
+    for extra in [
+        &["-p", "2"][..],
+        &["-p", "2", "--no-ybw", "--strategy", "async-round-robin"],
+        &["--sequential"],
+        &["-p", "3", "--tt-per-pe"],
+    ] {
         let mut args = vec!["connect4", "--file", &file, "--tt-log2", "20"];
         args.extend_from_slice(extra);
         let o = treelb(&args);
@@ -89,6 +92,8 @@ fn bad_input_and_unsupported_options_get_one_line_and_exit_code_2() {
         (&["connect4", "44", "--max-nodes", "100"], "--max-nodes and --time-limit are not supported"),
         (&["connect4", "44", "--deterministic"], "--deterministic applies to branch and bound"),
         (&["connect4", "44", "--checkpoint", "/tmp/c4.ckpt"], "--checkpoint: connect4 does not checkpoint"),
+        (&["sim", "ybwc", "--ordering", "1.5"], "--ordering must be between 0 and 1, got 1.5"),
+        (&["sim", "ybwc", "-p", "0"], "-p: simulated PEs must be between 1 and 65536, got 0"),
     ] {
         let o = treelb(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -105,4 +110,64 @@ fn generated_positions_are_open_and_distinct() {
     let lines: std::collections::HashSet<&str> = out.lines().collect();
     assert_eq!(lines.len(), 50);
     assert!(lines.iter().all(|l| l.len() == 16 && l.bytes().all(|b| (b'1'..=b'7').contains(&b))));
+}
+
+#[test]
+fn a_table_per_pe_and_the_log_of_window_searches() {
+    let o = treelb(&[
+        "connect4",
+        "71352242461454177511",
+        "-p",
+        "2",
+        "--tt-log2",
+        "16",
+        "--tt-per-pe",
+        "--verbose",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("a table per PE") && out.contains("score: -3 "), "{out}");
+    // One line per window search: the exact solve's, then the best move's.
+    let err = text(&o.stderr);
+    let searches: Vec<&str> = err.lines().filter(|l| l.starts_with("treelb: 20 moves, window (")).collect();
+    assert!(searches.len() >= 2, "{err}");
+    assert!(searches.iter().all(|l| l.contains(" nodes, ")), "{err}");
+    // The score alone: no search for a best move, so fewer window searches.
+    let o = treelb(&["connect4", "71352242461454177511", "--sequential", "--score-only", "--verbose"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("score: -3 ") && !out.contains("best move"), "{out}");
+    assert!(text(&o.stderr).lines().count() < err.lines().count(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn the_ybwc_model_and_the_threads_runtime_print_side_by_side() {
+    let o = treelb(&[
+        "sim",
+        "ybwc",
+        "--branching",
+        "5",
+        "--depth",
+        "7",
+        "--seeds",
+        "2",
+        "-p",
+        "2,8",
+        "--threads",
+        "2",
+        "--repeat",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let rows: Vec<&str> =
+        out.lines().filter(|l| l.starts_with("model ") || l.starts_with("threads ")).collect();
+    // Model at 2 and 8 PEs, threads at 2, each with and without waiting.
+    assert_eq!(rows.len(), 6, "{out}");
+    for r in &rows {
+        // The last four columns: overhead, aborted %, speedup, efficiency.
+        let numbers: Vec<f64> = r.split_whitespace().rev().take(4).map(|w| w.parse().unwrap()).collect();
+        let (aborted, overhead) = (numbers[2], numbers[3]);
+        assert!(overhead > 0.5 && overhead < 20.0 && (0.0..=100.0).contains(&aborted), "{r}");
+    }
 }

@@ -415,6 +415,20 @@ fn threads_only_flags_are_refused_on_mpi() {
     }
 }
 
+/// A game search keeps its shared frames in one address space, so
+/// `connect4` refuses the MPI runtime in one line (docs/ybwc-mpi.md is the
+/// design across ranks).
+#[test]
+fn a_game_search_is_refused_on_mpi_in_one_line() {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["connect4", "4453", "--runtime", "mpi"]);
+    let out = common::output_within(cmd, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("connect4: --runtime mpi is not supported"), "{stderr}");
+}
+
 /// The RGB bytes of a PNG.
 fn png_pixels(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -43,7 +43,8 @@
 //! (`treelb sim run --strategy multilevel --workload iid:…`; on tree-shaped
 //! work the `multilevel` machine runs in the [`engine`] like every other
 //! strategy), and [`alloc`] places p tasks on p servers by the
-//! lecture's rules (`002_…`). [`sweep`] searches for isoefficiency, [`plot`] draws
+//! lecture's rules (`002_…`), and [`ybwc`] runs parallel alpha-beta under
+//! young brothers wait on synthetic game trees. [`sweep`] searches for isoefficiency, [`plot`] draws
 //! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
 //! into the reports of `docs/reproductions/`.
 //!
@@ -95,6 +96,7 @@ pub mod reproduce;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;
+pub mod ybwc;
 
 pub use engine::{SimConfig, SimReport, simulate};
 pub use machine::{Costs, Machine, Network};

@@ -13,7 +13,8 @@
 //! by the number of open threes they make (ties: centre columns first), the
 //! window is narrowed by the bounds of any score still reachable and by a
 //! transposition table of lower and upper bounds ([`Table`]), shared by all
-//! PEs without locks.
+//! PEs without locks ([`Connect4::new`]) or one per PE
+//! ([`Connect4::per_pe`], as PEs in separate address spaces would have).
 
 mod position;
 mod table;
@@ -28,7 +29,8 @@ use treelb::game::{Bound, Expansion, Game, GameOutput, SeqStats, alpha_beta, sol
 pub struct Solved {
     /// The exact score (with `weak`: its sign, 1 win, 0 draw, −1 loss).
     pub score: i32,
-    /// A best move, as a column from 1 to 7; `None` on a full board.
+    /// A best move, as a column from 1 to 7; `None` on a full board (or
+    /// when no best move was asked for).
     pub best_move: Option<u32>,
     /// Positions expanded, finding the score and the best move.
     pub nodes: u64,
@@ -36,21 +38,58 @@ pub struct Solved {
     pub aborted_nodes: u64,
 }
 
-/// Connect Four as a [`Game`], with its transposition table.
+/// Connect Four as a [`Game`], with its transposition table(s).
 #[derive(Debug)]
 pub struct Connect4 {
-    table: Table,
+    /// One table shared by all PEs, or one per PE.
+    tables: Vec<Table>,
+    /// Which PE runs on the calling thread (with one table per PE).
+    pe: fn() -> Option<usize>,
 }
 
 impl Connect4 {
-    /// The game with a transposition table of `2^log2_entries` entries (8 bytes each).
+    /// The game with one transposition table of `2^log2_entries` entries (8
+    /// bytes each), shared by all PEs.
     pub fn new(log2_entries: u32) -> Self {
-        Connect4 { table: Table::new(log2_entries) }
+        Connect4 { tables: vec![Table::new(log2_entries)], pe: || None }
     }
 
-    /// The transposition table.
+    /// The game with one table of `2^log2_entries` entries for each of `pes`
+    /// PEs: the PE that expands a position (or reports a result) uses table
+    /// `pe() mod pes`, where `pe` says which PE runs on the calling thread
+    /// (table 0 outside a run, e.g. for [`Connect4::solve_sequential`]).
+    /// A PE then learns nothing from what other PEs searched, as with
+    /// tables in separate address spaces; every bound in any table is
+    /// still correct, so values do not change, only nodes.
+    ///
+    /// ```
+    /// use treelb_apps::connect4::{Connect4, Position};
+    /// let game = Connect4::per_pe(16, 2, || None);
+    /// assert_eq!(game.tables().len(), 2);
+    /// let p = Position::parse("37475").unwrap();
+    /// assert_eq!(game.solve_sequential(&p, false).score, -18);
+    /// ```
+    pub fn per_pe(log2_entries: u32, pes: usize, pe: fn() -> Option<usize>) -> Self {
+        Connect4 { tables: (0..pes.max(1)).map(|_| Table::new(log2_entries)).collect(), pe }
+    }
+
+    /// The transposition table (the first one, with a table per PE).
     pub fn table(&self) -> &Table {
-        &self.table
+        &self.tables[0]
+    }
+
+    /// Every transposition table: one if shared, else one per PE.
+    pub fn tables(&self) -> &[Table] {
+        &self.tables
+    }
+
+    /// The table of the PE running on this thread.
+    #[inline]
+    fn table_here(&self) -> &Table {
+        match self.tables.len() {
+            1 => &self.tables[0],
+            n => &self.tables[(self.pe)().unwrap_or(0) % n],
+        }
     }
 
     /// The range of scores `[lo, hi]` the exact solve searches in: every
@@ -72,6 +111,19 @@ impl Connect4 {
         &self,
         pos: &Position,
         weak: bool,
+        search: impl FnMut(&Position, i32, i32) -> GameOutput,
+    ) -> Solved {
+        self.solve_with_options(pos, weak, true, search)
+    }
+
+    /// [`Connect4::solve_with`], finding a best move only if `best_move`
+    /// (without it, the searches are exactly those of Pons's solver for
+    /// the score).
+    pub fn solve_with_options(
+        &self,
+        pos: &Position,
+        weak: bool,
+        best_move: bool,
         mut search: impl FnMut(&Position, i32, i32) -> GameOutput,
     ) -> Solved {
         let (mut nodes, mut aborted_nodes) = (0, 0);
@@ -85,6 +137,9 @@ impl Connect4 {
         let mut score = solve(lo, hi, |a, b| run(pos, a, b));
         if weak {
             score = score.signum();
+        }
+        if !best_move {
+            return Solved { score, best_move: None, nodes, aborted_nodes };
         }
         let candidates = Self::candidate_columns(pos);
         let mut best_move = candidates.last().copied();
@@ -187,7 +242,7 @@ impl Game for Connect4 {
                 return Expansion::Value(beta);
             }
         }
-        match self.table.get(pos.key()) {
+        match self.table_here().get(pos.key()) {
             Some((v, Bound::Lower)) if alpha < v => {
                 alpha = v;
                 if alpha >= beta {
@@ -227,7 +282,7 @@ impl Game for Connect4 {
     }
 
     fn record(&self, pos: &Position, value: i32, bound: Bound) {
-        self.table.put(pos.key(), value, bound);
+        self.table_here().put(pos.key(), value, bound);
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use treelb::game::{GameOutput, YbwWork};
+use treelb::game::{GameOutput, SeqStats, YbwWork, alpha_beta};
 use treelb::rng::SplitMix64;
 use treelb::{Init, Strategy};
 use treelb_apps::connect4::{Connect4, Position, Solved, WIDTH};
@@ -35,6 +35,17 @@ pub(crate) struct Connect4Args {
     /// Transposition table of 2^K entries of 8 bytes, shared by all PEs
     #[arg(long, value_name = "K", default_value = "24")]
     pub(crate) tt_log2: String,
+    /// One transposition table of 2^K entries per PE instead of one shared
+    #[arg(long)]
+    pub(crate) tt_per_pe: bool,
+    /// The score only, without searching for a best move (as Pons's
+    /// solver does)
+    #[arg(long)]
+    pub(crate) score_only: bool,
+    /// Print every window search (window, value, nodes, seconds) to stderr
+    /// as it ends
+    #[arg(long)]
+    pub(crate) verbose: bool,
     /// Give younger brothers away before their eldest brother has returned
     /// (plain parallel alpha-beta, to measure what waiting buys)
     #[arg(long)]
@@ -94,15 +105,37 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         })?;
         parsed.push((text.clone(), pos, *expected));
     }
-    let game = Connect4::new(log2);
+    let game = if args.tt_per_pe {
+        Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
+    } else {
+        Connect4::new(log2)
+    };
+    let started = Instant::now();
+    let log = |p: &Position, a: i32, b: i32, o: &GameOutput, t: Instant| {
+        if args.verbose {
+            eprintln!(
+                "treelb: {} moves, window ({a}, {b}): value {}, {} nodes, {:.3} s (at {:.1} s)",
+                p.moves(),
+                o.value.map_or("none".into(), |v| v.to_string()),
+                o.nodes,
+                t.elapsed().as_secs_f64(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
     let mut rows = Vec::with_capacity(parsed.len());
     for (text, pos, expected) in parsed {
         let start = Instant::now();
-        let solved = if args.sequential {
-            game.solve_sequential(&pos, args.weak)
-        } else {
-            game.solve_with(&pos, args.weak, |p, a, b| parallel(&game, p, a, b, !args.no_ybw, &cfg))
-        };
+        let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
+            let t = Instant::now();
+            let o = if args.sequential {
+                sequential(&game, p, a, b)
+            } else {
+                parallel(&game, p, a, b, !args.no_ybw, &cfg)
+            };
+            log(p, a, b, &o, t);
+            o
+        });
         let seconds = start.elapsed().as_secs_f64();
         let expected = expected.map(|s| if args.weak { s.signum() } else { s });
         if args.each && !cfg.json {
@@ -116,10 +149,11 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         "sequential alpha-beta".to_owned()
     } else {
         format!(
-            "{} PEs, {}, {}",
+            "{} PEs, {}, {}, {}",
             cfg.threads,
             cfg.spec.strategy,
-            if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" }
+            if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
+            if args.tt_per_pe { "a table per PE" } else { "one shared table" }
         )
     };
     if cfg.json {
@@ -137,6 +171,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "score: {}{}", s.score, describe(s.score, args.weak))?;
         match s.best_move {
             Some(c) => writeln!(out, "best move: {c}")?,
+            None if args.score_only => {}
             None => writeln!(out, "best move: none (the board is full)")?,
         }
         writeln!(out, "nodes: {}", s.nodes)?;
@@ -196,6 +231,13 @@ fn check_supported(cfg: &RunConfig) -> Result<(), Error> {
     cfg.refuse_deterministic("connect4")?;
     crate::checkpoint::refuse(cfg, "connect4")?;
     Ok(())
+}
+
+/// One window search of `pos` by the sequential alpha-beta baseline.
+fn sequential(game: &Connect4, pos: &Position, alpha: i32, beta: i32) -> GameOutput {
+    let mut stats = SeqStats::default();
+    let value = alpha_beta(game, pos, alpha, beta, &mut stats);
+    GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
 }
 
 /// One window search of `pos` on the threads runtime.

@@ -39,6 +39,8 @@ enum SimCommand {
     Run(Box<RunArgs>),
     /// Run the reproductions of the seeds' results and write a report with plots.
     Reproduce(ReproduceArgs),
+    /// Young brothers wait on synthetic game trees: the model beside the threads runtime.
+    Ybwc(super::sim_ybwc::YbwcArgs),
 }
 
 /// `treelb sim run`
@@ -171,6 +173,7 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
     match &args.command {
         SimCommand::Run(a) => run_one(a, out),
         SimCommand::Reproduce(a) => run_reproduce(a, out),
+        SimCommand::Ybwc(a) => super::sim_ybwc::run(a, out),
     }
 }
 

@@ -87,7 +87,10 @@
 //! report twice): the `connect4` command refuses them in one line. On MPI
 //! a value must flow back to a shared frame in another address space,
 //! which this shared-memory design does not do; the command refuses
-//! `--runtime mpi` as well.
+//! `--runtime mpi` as well. `docs/ybwc-mpi.md` designs the messages that
+//! would carry values and aborts between ranks (a piece carries its
+//! frame's owner and id; results and aborts are messages handled at
+//! polls, results counted by the termination detector like work).
 //!
 //! **Termination.** Every piece ends (its work is finite, or it is
 //! aborted); the root frame is finished by exactly one piece, which puts
