@@ -255,6 +255,9 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// A list of edges `(a, b)`.
+type Edges = Vec<(u32, u32)>;
+
 /// How many times a node is bounded again after reduced costs fixed edges.
 const MAX_ROUNDS: u32 = 3;
 
@@ -687,7 +690,7 @@ impl TspSearch {
     /// cannot beat the incumbent, no tour through the edge is needed — the
     /// same argument as pruning a node. The incumbent only improves, so
     /// the edge stays useless in the whole subtree.
-    fn eliminate(&self, s: &Scratch, l: f64) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+    fn eliminate(&self, s: &Scratch, l: f64) -> (Edges, Edges) {
         let n = self.n;
         let pi = &s.best_pi;
         let reduced = |a: usize, b: usize| self.cost[a * n + b] + pi[a] + pi[b];
@@ -720,7 +723,7 @@ impl TspSearch {
                     stack.push((u as u32, v as u32));
                 }
             }
-            for j in r + 1..n {
+            for (j, &w) in worst.iter().enumerate().skip(r + 1) {
                 if s.state[r * n + j] != FREE {
                     continue;
                 }
@@ -728,7 +731,7 @@ impl TspSearch {
                 if pr == j || pj == r {
                     continue; // a tree edge
                 }
-                if hopeless(l + reduced(r, j) - worst[j]) {
+                if hopeless(l + reduced(r, j) - w) {
                     out.push((r as u32, j as u32));
                 }
             }
@@ -799,9 +802,9 @@ impl TspSearch {
                 a = find(&mut up, a);
             }
         }
-        for v in 2..n {
+        for (v, &r) in repl.iter().enumerate().skip(2) {
             let p = s.best_parent[v] as usize;
-            if s.state[v * n + p] == FREE && hopeless(l - reduced(v, p) + repl[v]) {
+            if s.state[v * n + p] == FREE && hopeless(l - reduced(v, p) + r) {
                 inc.push((v as u32, p as u32));
             }
         }
