@@ -113,6 +113,34 @@ fn published_optima_for_every_p() {
     }
 }
 
+/// Files of 76 to 105 nodes that the branch and bound proves in a fraction
+/// of a second (release mode), with their published optima.
+const MID: [(&str, usize, i64); 3] = [("eil76", 76, 538), ("rat99", 99, 1211), ("lin105", 105, 14379)];
+
+#[test]
+fn mid_size_instances_reach_their_published_optima() {
+    for (i, (name, n, optimum)) in MID.into_iter().enumerate() {
+        let tsp = read(name);
+        assert_eq!(tsp.n(), n, "{name}");
+        assert_eq!(solve_seq(&tsp, true), optimum, "{name}");
+        let policy = SplitPolicy::ALL[i % 3];
+        assert_eq!(solve_par(&tsp, 2, Init::ALL[i % 2], policy, true), optimum, "{name}, P = 2");
+        let bound = TspSearch::new(&tsp).root_bound().unwrap();
+        assert!(bound <= optimum, "{name}: root bound {bound}");
+    }
+}
+
+#[test]
+fn the_initial_tour_is_optimal_on_files_up_to_150_nodes() {
+    // The iterated local search is deterministic: these are exact answers.
+    for (name, optimum) in [("pr76", 108159), ("kroA100", 21282), ("ch130", 6110), ("kroA150", 26524)] {
+        let tsp = read(name);
+        let (length, tour) = heuristic::initial_tour(&tsp, 16).unwrap();
+        check_tour(&tsp, length, &tour);
+        assert_eq!(length, optimum, "{name}");
+    }
+}
+
 #[test]
 fn random_instances_match_held_karp() {
     let mut checked = 0;

@@ -28,8 +28,12 @@ pub struct AscentParams {
     pub node_steps: u32,
     /// `λ` at the other nodes.
     pub node_lambda: f64,
-    /// Steps without improvement before `λ` is halved.
+    /// Steps without improvement before `λ` is halved (at the other nodes).
     pub patience: u32,
+    /// The same at the root, where the ascent runs to convergence (d198
+    /// needs about 150: with 49, its root bound stops 6 % short of the
+    /// Held–Karp bound).
+    pub root_patience: u32,
     /// The ascent stops once `λ` is below this.
     pub min_lambda: f64,
 }
@@ -41,9 +45,10 @@ impl AscentParams {
         AscentParams {
             root_steps: 100 * n.max(10),
             root_lambda: 2.0,
-            node_steps: 20 + n / 2,
+            node_steps: 20 + n,
             node_lambda: 1.0,
             patience: (n / 4).clamp(5, 50),
+            root_patience: n.clamp(5, 200),
             min_lambda: 1e-5,
         }
     }
@@ -58,18 +63,25 @@ impl AscentParams {
 /// 1. derives what the decisions imply: a node with two included edges
 ///    loses its other edges; a path of included edges may not close early
 ///    (its closing edge is excluded); a Hamiltonian path of included edges
-///    fixes the tour;
+///    fixes the tour; a node left with two edges keeps them (to a fixed
+///    point);
 /// 2. runs a subgradient ascent from the parent's multipliers on the
 ///    1-trees (minimum spanning tree on nodes `1..n` plus the two cheapest
 ///    edges of node 0) that contain the included and avoid the excluded
 ///    edges. It stops early when the bound reaches the incumbent (prune) or
 ///    a 1-tree is a tour (optimal for the node: offered);
-/// 3. branches at a node `v` of degree above two in the best 1-tree, on two
+/// 3. eliminates and fixes edges by their reduced costs (Volgenant and
+///    Jonker): a non-tree edge whose insertion, or a tree edge whose
+///    removal, would lift the 1-tree's bound to the incumbent is excluded,
+///    or included, for the whole subtree. When edges were fixed, or the
+///    exclusions leave some node with only two edges, the node is bounded
+///    again from the best multipliers (at most `MAX_ROUNDS` more times);
+/// 4. branches at a node `v` of degree above two in the best 1-tree, on two
 ///    of its tree edges `e1`, `e2` that are not yet fixed: exclude `e1`;
 ///    include `e1` and exclude `e2`; include both (if `v` had no included
 ///    edge yet; with one, the children are "exclude `e1`" and "include
-///    `e1`"). The children partition the node's tours and inherit its bound
-///    and multipliers.
+///    `e1`"). The children partition the node's tours that can still beat
+///    the incumbent, and inherit its bound and multipliers.
 ///
 /// Tour lengths are integers, so a node is pruned once `⌈L⌉` reaches the
 /// incumbent. The incumbent starts from [`heuristic::initial_tour`].
@@ -129,18 +141,27 @@ impl TspNode {
     }
 }
 
-/// One branching decision: edge `{a, b}` is in (or out of) every tour of
-/// the subtree.
+/// One link of a node's chain of decisions.
 #[derive(Debug)]
 struct Decision {
-    a: u32,
-    b: u32,
-    include: bool,
+    step: Step,
     prev: Option<Arc<Decision>>,
 }
 
+/// What one link of the chain decides.
+#[derive(Debug)]
+enum Step {
+    /// A branching decision: edge `{a, b}` is in (or out of) every tour of
+    /// the subtree.
+    Edge { a: u32, b: u32, include: bool },
+    /// Edges eliminated (`out`) or fixed (`inc`) by their reduced costs at
+    /// an ancestor: no tour through one of the first, or without one of the
+    /// second, can beat the incumbent of that time.
+    Fix { out: Box<[(u32, u32)]>, inc: Box<[(u32, u32)]> },
+}
+
 /// The wire form of a [`TspNode`]: the decisions `(a, b, include)`, most
-/// recent first.
+/// recent first (eliminated edges as excluded ones).
 #[derive(Serialize, Deserialize)]
 struct TspWire {
     decisions: Vec<(u32, u32, bool)>,
@@ -154,7 +175,13 @@ impl From<TspNode> for TspWire {
         let mut decisions = Vec::new();
         let mut link = node.decisions.as_deref();
         while let Some(d) = link {
-            decisions.push((d.a, d.b, d.include));
+            match &d.step {
+                &Step::Edge { a, b, include } => decisions.push((a, b, include)),
+                Step::Fix { out, inc } => {
+                    decisions.extend(out.iter().map(|&(a, b)| (a, b, false)));
+                    decisions.extend(inc.iter().map(|&(a, b)| (a, b, true)));
+                }
+            }
             link = d.prev.as_deref();
         }
         TspWire { decisions, pi: node.pi.map(|p| p.to_vec()), bound: node.bound, depth: node.depth }
@@ -163,11 +190,9 @@ impl From<TspNode> for TspWire {
 
 impl From<TspWire> for TspNode {
     fn from(wire: TspWire) -> Self {
-        let decisions = wire
-            .decisions
-            .iter()
-            .rev()
-            .fold(None, |prev, &(a, b, include)| Some(Arc::new(Decision { a, b, include, prev })));
+        let decisions = wire.decisions.iter().rev().fold(None, |prev, &(a, b, include)| {
+            Some(Arc::new(Decision { step: Step::Edge { a, b, include }, prev }))
+        });
         TspNode { decisions, pi: wire.pi.map(Arc::from), bound: wire.bound, depth: wire.depth }
     }
 }
@@ -216,11 +241,25 @@ struct Scratch {
     key: Vec<f64>,
     done: Vec<bool>,
     dir: Vec<f64>,
+    /// The edges among nodes `1..n` that are not excluded, by node
+    /// (compressed rows: `adj[start[v]..start[v + 1]]`), with their costs
+    /// (minus `FORCE` for included edges).
+    start: Vec<u32>,
+    adj: Vec<u32>,
+    adj_cost: Vec<f64>,
+    /// The nodes Prim has not reached yet.
+    left: Vec<u32>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
+
+/// A list of edges `(a, b)`.
+type Edges = Vec<(u32, u32)>;
+
+/// How many times a node is bounded again after reduced costs fixed edges.
+const MAX_ROUNDS: u32 = 3;
 
 /// The key of an included edge in Prim's algorithm: below every real cost.
 const FORCE: f64 = 1e15;
@@ -270,7 +309,7 @@ impl TspSearch {
         }
         SCRATCH.with_borrow_mut(|s| {
             let root = self.root();
-            match self.implied(&root, s) {
+            match self.implied(root.decisions.as_deref(), s) {
                 Implied::Infeasible => None,
                 Implied::Tour(t) => Some(self.length(&t)),
                 Implied::Open => {
@@ -310,119 +349,193 @@ impl TspSearch {
     }
 
     /// Fills `s.state` and `s.inc` from the node's decisions and derives
-    /// what they imply.
-    fn implied(&self, node: &TspNode, s: &mut Scratch) -> Implied {
+    /// what they imply, to a fixed point:
+    ///
+    /// * a node with two included edges loses its other edges;
+    /// * a path of included edges through fewer than all nodes may not be
+    ///   closed (its closing edge is excluded); one through all nodes is
+    ///   the tour; a cycle through fewer is infeasible;
+    /// * a node left with fewer than two edges is infeasible, one with
+    ///   exactly two keeps both (they are included).
+    fn implied(&self, decisions: Option<&Decision>, s: &mut Scratch) -> Implied {
         let n = self.n;
         s.state.clear();
         s.state.resize(n * n, FREE);
         s.inc.clear();
         s.inc.resize(n, [u32::MAX; 2]);
         let mut included: Vec<(u32, u32)> = self.fixed.clone();
-        let mut link = node.decisions.as_deref();
+        let exclude = |s: &mut Scratch, a: u32, b: u32| {
+            s.state[a as usize * n + b as usize] = OUT;
+            s.state[b as usize * n + a as usize] = OUT;
+        };
+        let mut link = decisions;
         while let Some(d) = link {
-            if d.include {
-                included.push((d.a, d.b));
-            } else {
-                s.state[d.a as usize * n + d.b as usize] = OUT;
-                s.state[d.b as usize * n + d.a as usize] = OUT;
+            match &d.step {
+                &Step::Edge { a, b, include: true } => included.push((a, b)),
+                &Step::Edge { a, b, include: false } => exclude(s, a, b),
+                Step::Fix { out, inc } => {
+                    out.iter().for_each(|&(a, b)| exclude(s, a, b));
+                    included.extend_from_slice(inc);
+                }
             }
             link = d.prev.as_deref();
         }
-        for &(a, b) in &included {
-            let (ai, bi) = (a as usize, b as usize);
-            if s.state[ai * n + bi] == IN {
-                continue;
-            }
-            if s.state[ai * n + bi] == OUT {
-                return Implied::Infeasible;
-            }
-            s.state[ai * n + bi] = IN;
-            s.state[bi * n + ai] = IN;
-            for (v, w) in [(ai, b), (bi, a)] {
-                match s.inc[v] {
-                    [u32::MAX, _] => s.inc[v][0] = w,
-                    [_, u32::MAX] => s.inc[v][1] = w,
-                    _ => return Implied::Infeasible,
-                }
-            }
-        }
         let deg = |inc: &[u32; 2]| inc.iter().filter(|&&x| x != u32::MAX).count();
-        // Walk the paths of included edges from their ends.
         let mut seen = vec![false; n];
-        for start in 0..n {
-            if seen[start] || deg(&s.inc[start]) != 1 {
-                continue;
-            }
-            let mut path = vec![start as u32];
-            seen[start] = true;
-            let (mut prev, mut at) = (start as u32, s.inc[start][0]);
-            loop {
-                seen[at as usize] = true;
-                path.push(at);
-                let [x, y] = s.inc[at as usize];
-                let next = if x != prev { x } else { y };
-                if next == u32::MAX || (x == prev && y == u32::MAX) {
-                    break;
+        loop {
+            for (a, b) in included.drain(..) {
+                if !Self::include(s, n, a, b) {
+                    return Implied::Infeasible;
                 }
-                (prev, at) = (at, next);
             }
-            let end = *path.last().expect("a path has two ends") as usize;
-            if path.len() == n {
-                return if s.state[start * n + end] == OUT {
-                    Implied::Infeasible
-                } else {
-                    Implied::Tour(path)
-                };
+            // Walk the paths of included edges from their ends.
+            seen.iter_mut().for_each(|x| *x = false);
+            for start in 0..n {
+                if seen[start] || deg(&s.inc[start]) != 1 {
+                    continue;
+                }
+                let mut len = 1;
+                seen[start] = true;
+                let (mut prev, mut at) = (start as u32, s.inc[start][0]);
+                loop {
+                    seen[at as usize] = true;
+                    len += 1;
+                    let [x, y] = s.inc[at as usize];
+                    let next = if x != prev { x } else { y };
+                    if next == u32::MAX || (x == prev && y == u32::MAX) {
+                        break;
+                    }
+                    (prev, at) = (at, next);
+                }
+                let end = at as usize;
+                if len == n {
+                    return if s.state[start * n + end] == OUT {
+                        Implied::Infeasible
+                    } else {
+                        Implied::Tour(self.walk(s, start as u32))
+                    };
+                }
+                // The edge that would close the path early (a path of one
+                // edge is closed by that edge itself: nothing to exclude).
+                if len > 2 {
+                    s.state[start * n + end] = OUT;
+                    s.state[end * n + start] = OUT;
+                }
             }
-            // The edge that would close the path early (a path of one edge
-            // is closed by that edge itself: nothing to exclude).
-            if path.len() > 2 {
-                s.state[start * n + end] = OUT;
-                s.state[end * n + start] = OUT;
+            // What is left with included edges lies on cycles.
+            if let Some(start) = (0..n).find(|&v| !seen[v] && deg(&s.inc[v]) > 0) {
+                let cycle = self.walk(s, start as u32);
+                return if cycle.len() == n { Implied::Tour(cycle) } else { Implied::Infeasible };
             }
-        }
-        // What is left with included edges lies on cycles.
-        for start in 0..n {
-            if seen[start] || deg(&s.inc[start]) == 0 {
-                continue;
-            }
-            let mut cycle = vec![start as u32];
-            seen[start] = true;
-            let (mut prev, mut at) = (start as u32, s.inc[start][0]);
-            while at as usize != start {
-                seen[at as usize] = true;
-                cycle.push(at);
-                let [x, y] = s.inc[at as usize];
-                (prev, at) = (at, if x != prev { x } else { y });
-            }
-            return if cycle.len() == n { Implied::Tour(cycle) } else { Implied::Infeasible };
-        }
-        // A node with two included edges has no other edge.
-        for v in 0..n {
-            if deg(&s.inc[v]) == 2 {
+            // A node with two included edges has no other edge; one with
+            // two edges left keeps them.
+            for v in 0..n {
+                let row = v * n;
+                if deg(&s.inc[v]) == 2 {
+                    for u in 0..n {
+                        if s.state[row + u] == FREE && u != v {
+                            s.state[row + u] = OUT;
+                            s.state[u * n + v] = OUT;
+                        }
+                    }
+                    continue;
+                }
+                let mut left = [u32::MAX; 2];
+                let mut count = 0;
                 for u in 0..n {
-                    if s.state[v * n + u] == FREE && u != v {
-                        s.state[v * n + u] = OUT;
-                        s.state[u * n + v] = OUT;
+                    if u != v && s.state[row + u] != OUT {
+                        if count < 2 {
+                            left[count] = u as u32;
+                        }
+                        count += 1;
+                    }
+                }
+                if count < 2 {
+                    return Implied::Infeasible;
+                }
+                if count == 2 {
+                    for u in left {
+                        if s.state[row + u as usize] == FREE {
+                            included.push((v as u32, u));
+                        }
                     }
                 }
             }
-        }
-        for v in 0..n {
-            let available = (0..n).filter(|&u| u != v && s.state[v * n + u] != OUT).count();
-            if available < 2 {
-                return Implied::Infeasible;
+            if included.is_empty() {
+                return Implied::Open;
             }
         }
-        Implied::Open
     }
 
-    /// The minimum 1-tree under the edge states and multipliers `s.pi`:
-    /// fills `s.parent`, `s.zero`, `s.degree`; returns `L(π)` or `None` if
-    /// the states allow no 1-tree.
+    /// Includes edge `{a, b}` in `s`; `false` if that is infeasible (the
+    /// edge is excluded, or a node would get a third included edge).
+    fn include(s: &mut Scratch, n: usize, a: u32, b: u32) -> bool {
+        let (ai, bi) = (a as usize, b as usize);
+        match s.state[ai * n + bi] {
+            IN => return true,
+            OUT => return false,
+            _ => {}
+        }
+        s.state[ai * n + bi] = IN;
+        s.state[bi * n + ai] = IN;
+        for (v, w) in [(ai, b), (bi, a)] {
+            match s.inc[v] {
+                [u32::MAX, _] => s.inc[v][0] = w,
+                [_, u32::MAX] => s.inc[v][1] = w,
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The nodes along the included edges from `start` (a path end or a
+    /// node on a cycle), in order.
+    fn walk(&self, s: &Scratch, start: u32) -> Vec<u32> {
+        let mut out = vec![start];
+        let (mut prev, mut at) = (start, s.inc[start as usize][0]);
+        while at != u32::MAX && at != start {
+            out.push(at);
+            let [x, y] = s.inc[at as usize];
+            let next = if x != prev { x } else { y };
+            if x == prev && y == u32::MAX {
+                break;
+            }
+            (prev, at) = (at, next);
+        }
+        out
+    }
+
+    /// Lists the edges among nodes `1..n` that the states allow, for
+    /// [`Self::one_tree`] (the states do not change during an ascent).
+    fn build_adjacency(&self, s: &mut Scratch) {
+        let n = self.n;
+        let Scratch { state, start, adj, adj_cost, .. } = s;
+        start.clear();
+        adj.clear();
+        adj_cost.clear();
+        start.push(0);
+        for v in 0..n {
+            if v >= 1 {
+                let row = v * n;
+                for u in 1..n {
+                    let st = state[row + u];
+                    if u != v && st != OUT {
+                        adj.push(u as u32);
+                        adj_cost.push(if st == IN { self.cost[row + u] - FORCE } else { self.cost[row + u] });
+                    }
+                }
+            }
+            start.push(adj.len() as u32);
+        }
+    }
+
+    /// The minimum 1-tree under the edge states and multipliers `s.pi`
+    /// (with the edges listed by [`Self::build_adjacency`]): fills
+    /// `s.parent`, `s.zero`, `s.degree`; returns `L(π)` or `None` if the
+    /// states allow no 1-tree.
     fn one_tree(&self, s: &mut Scratch) -> Option<f64> {
         let n = self.n;
-        let Scratch { state, pi, parent, zero, degree, key, done, .. } = s;
+        let Scratch { state, pi, parent, zero, degree, key, done, start, adj, adj_cost, left, .. } = s;
         parent.clear();
         parent.resize(n, u32::MAX);
         key.clear();
@@ -431,39 +544,43 @@ impl TspSearch {
         done.resize(n, false);
         degree.clear();
         degree.resize(n, 0);
-        // Prim on nodes 1..n from node 1; included edges have keys below
-        // every real cost, so the tree contains them all (they form paths).
+        // Prim on nodes 1..n from node 1 over the listed edges; included
+        // edges have keys below every real cost, so the tree contains them
+        // all (they form paths).
         let mut total = 0.0;
         let mut at = 1;
         done[1] = true;
+        left.clear();
+        left.extend(2..n as u32);
         for _ in 2..n {
-            let (row_c, row_s) = (&self.cost[at * n..(at + 1) * n], &state[at * n..(at + 1) * n]);
             let base = pi[at];
-            let mut best = f64::INFINITY;
-            let mut next = usize::MAX;
-            for j in 2..n {
+            let (lo, hi) = (start[at] as usize, start[at + 1] as usize);
+            for (&j, &c) in adj[lo..hi].iter().zip(&adj_cost[lo..hi]) {
+                let j = j as usize;
                 if done[j] {
                     continue;
                 }
-                let st = row_s[j];
-                if st != OUT {
-                    let mut k = row_c[j] + base + pi[j];
-                    if st == IN {
-                        k -= FORCE;
-                    }
-                    if k < key[j] {
-                        key[j] = k;
-                        parent[j] = at as u32;
-                    }
-                }
-                if key[j] < best {
-                    best = key[j];
-                    next = j;
+                let k = c + base + pi[j];
+                if k < key[j] {
+                    key[j] = k;
+                    parent[j] = at as u32;
                 }
             }
-            if next == usize::MAX || best == f64::INFINITY {
+            // The cheapest key among the nodes left (the smallest node on
+            // ties, as a scan of all nodes in order would find).
+            let mut best = f64::INFINITY;
+            let mut slot = usize::MAX;
+            for (i, &j) in left.iter().enumerate() {
+                let k = key[j as usize];
+                if k < best || (k == best && slot != usize::MAX && j < left[slot]) {
+                    best = k;
+                    slot = i;
+                }
+            }
+            if slot == usize::MAX {
                 return None;
             }
+            let next = left.swap_remove(slot) as usize;
             done[next] = true;
             let p = parent[next] as usize;
             total += self.cost[p * n + next] + pi[p] + pi[next];
@@ -508,8 +625,12 @@ impl TspSearch {
     fn ascent(&self, s: &mut Scratch, root: bool, prune: bool) -> Ascent {
         let n = self.n;
         let p = &self.params;
-        let (steps, mut lambda) =
-            if root { (p.root_steps, p.root_lambda) } else { (p.node_steps, p.node_lambda) };
+        let (steps, mut lambda, patience) = if root {
+            (p.root_steps, p.root_lambda, p.root_patience)
+        } else {
+            (p.node_steps, p.node_lambda, p.patience)
+        };
+        self.build_adjacency(s);
         let mut best = f64::NEG_INFINITY;
         let mut stale = 0;
         s.dir.clear();
@@ -528,7 +649,7 @@ impl TspSearch {
                 s.best_zero = s.zero;
             } else {
                 stale += 1;
-                if stale >= p.patience {
+                if stale >= patience {
                     lambda /= 2.0;
                     stale = 0;
                 }
@@ -551,6 +672,152 @@ impl TspSearch {
             }
         }
         Ascent::Branch(best)
+    }
+}
+
+impl TspSearch {
+    /// Reduced-cost elimination (Volgenant and Jonker, 1982): the free
+    /// edges outside the best 1-tree (in `s.best_*`, of value `l`) that no
+    /// tour improving on the incumbent can contain.
+    ///
+    /// Why it is sound: the cheapest 1-tree that contains a non-tree edge
+    /// `{i, j}` (`i, j ≥ 1`) is the best one with `{i, j}` added and the
+    /// most expensive removable edge of the cycle it closes taken out (the
+    /// exchange property of spanning trees; included edges are not
+    /// removable); for an edge `{0, j}`, node 0's dearer free edge makes
+    /// way. So `l + c'ᵢⱼ − max` is a Lagrangian lower bound on every tour
+    /// of the node through `{i, j}`, under the same multipliers; if it
+    /// cannot beat the incumbent, no tour through the edge is needed — the
+    /// same argument as pruning a node. The incumbent only improves, so
+    /// the edge stays useless in the whole subtree.
+    fn eliminate(&self, s: &Scratch, l: f64) -> (Edges, Edges) {
+        let n = self.n;
+        let pi = &s.best_pi;
+        let reduced = |a: usize, b: usize| self.cost[a * n + b] + pi[a] + pi[b];
+        let mut out = Vec::new();
+        let hopeless = |bound: f64| !self.incumbent.can_improve(ceil(bound));
+        // The tree on 1..n: adjacency lists.
+        let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for v in 2..n {
+            let p = s.best_parent[v] as usize;
+            adj[v].push(p as u32);
+            adj[p].push(v as u32);
+        }
+        // For each source r, the dearest removable edge on the tree path to
+        // every other node (−∞: none).
+        let mut worst = vec![f64::NEG_INFINITY; n];
+        let mut stack: Vec<(u32, u32)> = Vec::with_capacity(n);
+        for r in 1..n {
+            worst[r] = f64::NEG_INFINITY;
+            stack.clear();
+            stack.push((r as u32, u32::MAX));
+            while let Some((v, from)) = stack.pop() {
+                let v = v as usize;
+                for &u in &adj[v] {
+                    if u == from {
+                        continue;
+                    }
+                    let u = u as usize;
+                    let w = if s.state[v * n + u] == IN { f64::NEG_INFINITY } else { reduced(v, u) };
+                    worst[u] = worst[v].max(w);
+                    stack.push((u as u32, v as u32));
+                }
+            }
+            for (j, &w) in worst.iter().enumerate().skip(r + 1) {
+                if s.state[r * n + j] != FREE {
+                    continue;
+                }
+                let (pr, pj) = (s.best_parent[r] as usize, s.best_parent[j] as usize);
+                if pr == j || pj == r {
+                    continue; // a tree edge
+                }
+                if hopeless(l + reduced(r, j) - w) {
+                    out.push((r as u32, j as u32));
+                }
+            }
+        }
+        // Node 0: its dearer free edge makes way.
+        let [z1, z2] = s.best_zero.map(|z| z as usize);
+        let removable: Vec<f64> =
+            [z1, z2].iter().filter(|&&z| s.state[z] != IN).map(|&z| reduced(0, z)).collect();
+        if let Some(worst0) = removable.into_iter().reduce(f64::max) {
+            for j in 1..n {
+                if j != z1 && j != z2 && s.state[j] == FREE && hopeless(l + reduced(0, j) - worst0) {
+                    out.push((0, j as u32));
+                }
+            }
+        }
+        // Fixing: a free tree edge whose cheapest replacement (the cheapest
+        // listed non-tree edge whose tree path runs through it; for node 0,
+        // its third cheapest edge) makes the 1-tree too dear is in every
+        // improving tour, by the same exchange argument.
+        let mut inc = Vec::new();
+        let mut depth = vec![0u32; n];
+        stack.clear();
+        stack.push((1, u32::MAX));
+        while let Some((v, from)) = stack.pop() {
+            for &u in &adj[v as usize] {
+                if u != from {
+                    depth[u as usize] = depth[v as usize] + 1;
+                    stack.push((u, v));
+                }
+            }
+        }
+        let mut edges: Vec<(f64, u32, u32)> = Vec::new();
+        for i in 1..n {
+            let (lo, hi) = (s.start[i] as usize, s.start[i + 1] as usize);
+            for &j in &s.adj[lo..hi] {
+                let j = j as usize;
+                if j > i && s.best_parent[i] as usize != j && s.best_parent[j] as usize != i {
+                    edges.push((reduced(i, j), i as u32, j as u32));
+                }
+            }
+        }
+        edges.sort_by(|x, y| x.0.total_cmp(&y.0));
+        // `up[v]`: the nearest ancestor-or-self of `v` whose edge to its
+        // parent has no replacement yet (path-compressed).
+        let mut up: Vec<u32> = (0..n as u32).collect();
+        let mut repl = vec![f64::INFINITY; n];
+        fn find(up: &mut [u32], v: u32) -> u32 {
+            let mut r = v;
+            while up[r as usize] != r {
+                r = up[r as usize];
+            }
+            let mut v = v;
+            while up[v as usize] != r {
+                let next = up[v as usize];
+                up[v as usize] = r;
+                v = next;
+            }
+            r
+        }
+        for &(c, i, j) in &edges {
+            let (mut a, mut b) = (find(&mut up, i), find(&mut up, j));
+            while a != b {
+                if depth[a as usize] < depth[b as usize] {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                repl[a as usize] = c;
+                up[a as usize] = s.best_parent[a as usize];
+                a = find(&mut up, a);
+            }
+        }
+        for (v, &r) in repl.iter().enumerate().skip(2) {
+            let p = s.best_parent[v] as usize;
+            if s.state[v * n + p] == FREE && hopeless(l - reduced(v, p) + r) {
+                inc.push((v as u32, p as u32));
+            }
+        }
+        let third = (1..n)
+            .filter(|&j| j != z1 && j != z2 && s.state[j] != OUT)
+            .map(|j| reduced(0, j))
+            .fold(f64::INFINITY, f64::min);
+        for z in [z1, z2] {
+            if s.state[z] == FREE && hopeless(l - reduced(0, z) + third) {
+                inc.push((0, z as u32));
+            }
+        }
+        (out, inc)
     }
 }
 
@@ -618,46 +885,79 @@ impl Search for TspSearch {
             return;
         }
         SCRATCH.with_borrow_mut(|s| {
-            match self.implied(&node, s) {
-                Implied::Infeasible => {
-                    acc.pruned += 1;
-                    return;
-                }
-                Implied::Tour(tour) => {
-                    acc.branched += 1;
-                    return self.offer(tour);
-                }
-                Implied::Open => {}
-            }
             s.pi.clear();
             match &node.pi {
                 Some(pi) => s.pi.extend_from_slice(pi),
                 None => s.pi.resize(n, 0.0),
             }
-            let bound = match self.ascent(s, node.pi.is_none(), true) {
-                Ascent::Pruned => {
-                    acc.pruned += 1;
-                    return;
+            // Bound the node; while reduced costs fix edges, derive what the
+            // fixes imply and bound again (from the best multipliers).
+            let mut base = node.decisions.clone();
+            let mut root = node.pi.is_none();
+            let mut bound = node.bound;
+            let mut last: Option<f64> = None;
+            let mut included = 0;
+            let mut rounds = 0;
+            loop {
+                match self.implied(base.as_deref(), s) {
+                    Implied::Infeasible => {
+                        acc.pruned += 1;
+                        return;
+                    }
+                    Implied::Tour(tour) => {
+                        acc.branched += 1;
+                        return self.offer(tour);
+                    }
+                    Implied::Open => {}
                 }
-                Ascent::Tour(tour) if !self.incumbent.breaks_ties() => {
-                    acc.branched += 1;
-                    return self.offer(tour);
+                let now = s.inc.iter().flatten().filter(|&&x| x != u32::MAX).count();
+                if last.is_some() && now == included {
+                    // Only non-tree edges were excluded: the best 1-tree
+                    // stands, and so does the branching.
+                    break;
                 }
-                Ascent::Tour(tour) => {
-                    // The least optimal tour is sought: this tour is the
-                    // best of the node, but others of the same length may
-                    // be smaller. Offer it and branch on its 1-tree (the
-                    // current one) all the same.
-                    let length = self.length(&tour);
-                    self.offer(tour);
-                    s.best_pi.clone_from(&s.pi);
-                    s.best_parent.clone_from(&s.parent);
-                    s.best_degree.clone_from(&s.degree);
-                    s.best_zero = s.zero;
-                    length.max(node.bound)
+                included = now;
+                let l = match self.ascent(s, root, true) {
+                    Ascent::Pruned => {
+                        acc.pruned += 1;
+                        return;
+                    }
+                    Ascent::Tour(tour) if !self.incumbent.breaks_ties() => {
+                        acc.branched += 1;
+                        return self.offer(tour);
+                    }
+                    Ascent::Tour(tour) => {
+                        // The least optimal tour is sought: this tour is the
+                        // best of the node, but others of the same length may
+                        // be smaller. Offer it and branch on its 1-tree (the
+                        // current one) all the same.
+                        let length = self.length(&tour);
+                        self.offer(tour);
+                        s.best_pi.clone_from(&s.pi);
+                        s.best_parent.clone_from(&s.parent);
+                        s.best_degree.clone_from(&s.degree);
+                        s.best_zero = s.zero;
+                        length as f64
+                    }
+                    Ascent::Branch(l) => l,
+                };
+                bound = bound.max(ceil(l));
+                root = false;
+                last = Some(l);
+                let (out, inc) = self.eliminate(s, l);
+                if out.is_empty() && inc.is_empty() {
+                    break;
                 }
-                Ascent::Branch(bound) => ceil(bound).max(node.bound),
-            };
+                let step = Step::Fix { out: out.into(), inc: inc.into() };
+                base = Some(Arc::new(Decision { step, prev: base }));
+                rounds += 1;
+                if rounds > MAX_ROUNDS {
+                    // The fixes go to the children; the edges branched on
+                    // below may be among them (such a child is infeasible).
+                    break;
+                }
+                s.pi.clone_from(&s.best_pi);
+            }
             acc.branched += 1;
             // Branch at the node of highest degree in the best 1-tree (in a
             // tour, every degree is 2: at the first node with a free tree
@@ -694,7 +994,7 @@ impl Search for TspSearch {
             }
             tree_edge(0, s.best_zero[0] as usize);
             tree_edge(0, s.best_zero[1] as usize);
-            // The most expensive free tree edges first (by reduced cost).
+            // The cheapest free tree edges first (by reduced cost).
             let pi = &s.best_pi;
             let reduced = |u: u32| self.cost[v * n + u as usize] + pi[v] + pi[u as usize];
             free.sort_by(|&a, &b| reduced(a).total_cmp(&reduced(b)).then(a.cmp(&b)));
@@ -711,13 +1011,16 @@ impl Search for TspSearch {
                 depth: node.depth + 1,
             };
             let decide = |a: u32, include: bool, prev: &Option<Arc<Decision>>| {
-                Some(Arc::new(Decision { a: v as u32, b: a, include, prev: prev.clone() }))
+                Some(Arc::new(Decision {
+                    step: Step::Edge { a: v as u32, b: a, include },
+                    prev: prev.clone(),
+                }))
             };
             // Pushed last, expanded first: the child that includes the most
             // edges, a dive towards a tour.
             let e1 = free[0];
-            let with_e1 = decide(e1, true, &node.decisions);
-            children.push(child(decide(e1, false, &node.decisions)));
+            let with_e1 = decide(e1, true, &base);
+            children.push(child(decide(e1, false, &base)));
             if let (0, Some(&e2)) = (included, free.get(1)) {
                 children.push(child(decide(e2, false, &with_e1)));
                 children.push(child(decide(e2, true, &with_e1)));
@@ -763,8 +1066,15 @@ mod tests {
         };
         let mut link = node.decisions.as_deref();
         while let Some(d) = link {
-            if adjacent(d.a, d.b) != d.include {
-                return false;
+            match &d.step {
+                &Step::Edge { a, b, include } if adjacent(a, b) != include => return false,
+                Step::Fix { out, inc }
+                    if out.iter().any(|&(a, b)| adjacent(a, b))
+                        || !inc.iter().all(|&(a, b)| adjacent(a, b)) =>
+                {
+                    return false;
+                }
+                _ => {}
             }
             link = d.prev.as_deref();
         }
@@ -787,11 +1097,13 @@ mod tests {
                     }
                     let mut acc = BnbStats::default();
                     let children = treelb::search::expand_one(&search, node.clone(), &mut acc);
-                    // The children partition the node's tours.
+                    // The children partition the node's tours, less those
+                    // eliminated because they cannot beat the incumbent.
                     for t in all.iter().filter(|t| satisfies(&node, t)) {
                         let owners = children.iter().filter(|c| satisfies(c, t)).count();
+                        let hopeless = !search.incumbent.can_improve(tsp.tour_length(t).unwrap());
                         assert!(
-                            children.is_empty() || owners == 1,
+                            children.is_empty() || owners == 1 || (owners == 0 && hopeless),
                             "seed {seed} n {n}: {owners} owners of {t:?}"
                         );
                     }

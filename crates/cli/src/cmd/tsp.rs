@@ -132,7 +132,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         lines.push(Line::new("root bound", b).note("Held–Karp 1-tree bound"));
     }
     lines.push(match initial {
-        Some(i) => Line::new("initial tour", i).note("nearest neighbour + 2-opt + Or-opt"),
+        Some(i) => Line::new("initial tour", i).note("iterated 2-opt + Or-opt from nearest-neighbour tours"),
         None => Line::new("initial tour", "none").note("--no-heuristic"),
     });
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
