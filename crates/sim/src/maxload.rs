@@ -472,20 +472,15 @@ pub fn run_concurrent(s: &ConcurrentSetup, seed: u64) -> ConcurrentCounts {
             if *l > 0 {
                 *l -= 1;
                 left -= 1;
-                if *l == 1 {
-                    if let Scheme::Manber { .. } = s.scheme {
-                        if shown[i] {
-                            // Nothing left to give: the tree learns it.
-                            c.operations += 1;
-                            c.accesses += update_accesses;
-                            shown[i] = false;
-                        }
-                    }
+                if *l == 1 && matches!(s.scheme, Scheme::Manber { .. }) && shown[i] {
+                    // Nothing left to give: the tree learns it.
+                    c.operations += 1;
+                    c.accesses += update_accesses;
+                    shown[i] = false;
                 }
             }
         }
     }
-    c.max_reports_per_pe = reports.iter().copied().max().unwrap_or(0);
     c.max_reports_per_pe = reports.iter().copied().max().unwrap_or(0);
     c
 }

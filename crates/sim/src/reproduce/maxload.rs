@@ -294,7 +294,7 @@ pub fn maxload(scale: Scale, obs: &mut dyn Observer) -> MaxLoad {
         Scale::Quick => (&[16, 64, 256, 1024], &[16, 20]),
         Scale::Tiny => (&[16, 64], &[12, 14]),
     };
-    obs.phase("max-load", (ks.len() * ns.len() * 11) as u64);
+    obs.phase("max-load", (ks.len() * ns.len() * 3 + ks.len() * ns.len().min(2) * 7) as u64);
     let mut rows = Vec::new();
     for &k in ks {
         for &e in ns {
@@ -310,10 +310,12 @@ pub fn maxload(scale: Scale, obs: &mut dyn Observer) -> MaxLoad {
             }
         }
     }
-    // The concurrent model, up to n = 2^20 (its cost grows with n·k).
+    // The concurrent model, up to n = 2^20 (2^16 at the reduced scale: its
+    // cost grows with n·k).
+    let top = if scale == Scale::Full { 20 } else { 16 };
     let mut concurrent = Vec::new();
     for &k in ks {
-        for &e in ns.iter().filter(|&&e| e <= 20) {
+        for &e in ns.iter().filter(|&&e| e <= top) {
             let n = 1u64 << e;
             let stat = MaxLoadSetup { k, initial: n, arriving: 0, batch: 1, rho: LAZY_RHO };
             let dynamic = |rho| MaxLoadSetup { k, initial: n / 4, arriving: n - n / 4, batch: 1, rho };
