@@ -292,7 +292,7 @@ pub fn maxload(scale: Scale, obs: &mut dyn Observer) -> MaxLoad {
     let (ks, ns): (&[usize], &[u32]) = match scale {
         Scale::Full => (&[16, 64, 256, 1024], &[16, 20, 24]),
         Scale::Quick => (&[16, 64, 256, 1024], &[16, 20]),
-        Scale::Tiny => (&[16, 64], &[12, 14]),
+        Scale::Tiny => (&[16, 64], &[14, 18]),
     };
     obs.phase("max-load", (ks.len() * ns.len() * 3 + ks.len() * ns.len().min(2) * 7) as u64);
     let mut rows = Vec::new();
