@@ -288,3 +288,27 @@ fn exponential_subtasks_cost_more_and_three_levels_want_a_wide_root() {
     let wrong = reproduce::ExpClaims { root_constant: 100.0, ..Default::default() };
     assert!(!m.verdict_against(&wrong).passed());
 }
+
+/// `004_…` Theorems 1–4 in the concurrent model: measured collisions within
+/// 2 k log₂ k log₂ n, reports within Theorem 3's k log_ρ n′ and Theorem 4's
+/// 2⌈log_ρ n⌉ per processor, on random and worst-case (round-robin)
+/// arrivals; ρ = 2 sends fewer reports than ρ = 1.4; fewer accesses than
+/// Manber's scheme at the largest k; wrong constants fail the verdict.
+#[test]
+fn max_load_collisions_and_reports_measured_concurrently() {
+    let m = reproduce::maxload(Scale::Tiny, &mut Quiet);
+    assert_eq!(m.concurrent.len(), 2 * 7);
+    for r in &m.concurrent {
+        let c = &r.counts;
+        assert!(c.collisions() <= c.accesses, "{}: {c:?}", r.case());
+        assert!(c.visits as usize >= r.setup.base.k - 1, "{}: {c:?}", r.case());
+        assert!(r.collision_ratio() <= 2.0, "{}: {c:?}", r.case());
+    }
+    // Several idle processors do meet at the same victim at k = 64.
+    assert!(m.concurrent.iter().any(|r| r.counts.visit_collisions > 0));
+    let v = m.concurrent_verdict();
+    assert!(v.passed(), "{}", v.markdown());
+    let wrong = reproduce::ConcurrentClaims { collisions: 0.001, reports: 0.01, per_pe: 0.1 };
+    let failed = m.concurrent_verdict_against(&wrong);
+    assert_eq!(failed.checks.iter().filter(|c| !c.pass).count(), 4, "{}", failed.markdown());
+}

@@ -2,6 +2,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod bnb;
+pub(crate) mod calibrate;
 pub(crate) mod clique;
 pub(crate) mod compare;
 pub(crate) mod connect4;

@@ -3,7 +3,10 @@
 //! * `treelb sim run` simulates one run on P PEs and prints a summary (or
 //!   JSON), optionally with a utilization plot;
 //! * `treelb sim reproduce` runs the reproductions of the seeds' figures and
-//!   writes `docs/reproductions/README.md` with its plots.
+//!   writes `docs/reproductions/README.md` with its plots;
+//! * `treelb sim calibrate` and `treelb sim predict` measure the model's
+//!   costs on this machine and set its predictions beside real runs
+//!   ([`crate::cmd::calibrate`]).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -41,6 +44,11 @@ enum SimCommand {
     Reproduce(ReproduceArgs),
     /// Young brothers wait on synthetic game trees: the model beside the threads runtime.
     Ybwc(super::sim_ybwc::YbwcArgs),
+    /// Measure on this machine the costs the simulator's model needs (JSON).
+    Calibrate(crate::cmd::calibrate::CalibrateArgs),
+    /// Predict real runs with the calibrated model and set them beside
+    /// measured ones (Markdown).
+    Predict(crate::cmd::calibrate::PredictArgs),
 }
 
 /// `treelb sim run`
@@ -174,6 +182,8 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
         SimCommand::Run(a) => run_one(a, out),
         SimCommand::Reproduce(a) => run_reproduce(a, out),
         SimCommand::Ybwc(a) => super::sim_ybwc::run(a, out),
+        SimCommand::Calibrate(a) => crate::cmd::calibrate::calibrate(a, out),
+        SimCommand::Predict(a) => crate::cmd::calibrate::predict(a, out),
     }
 }
 
@@ -509,6 +519,10 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
     write_file(&a.out.join("README.md"), md.as_bytes())?;
     let json = serde_json::to_vec_pretty(&all)?;
     write_file(&a.out.join("data.json"), &json)?;
+    for t in &all.seconds {
+        let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
+        writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
+    }
     writeln!(out, "wrote {} ({:.1} s)", a.out.join("README.md").display(), start.elapsed().as_secs_f64())?;
     Ok(true)
 }
@@ -642,6 +656,40 @@ mod tests {
         fails(&["run", "--strategy", "multilevel", "--fanout", "4,0"], "at least 1");
         fails(&["run", "--strategy", "max-load", "--rho", "1.6"], "--rho");
         fails(&["run", "--workload", "iid:uniform"], "--strategy multilevel");
+    }
+
+    #[test]
+    fn calibrate_then_predict_writes_the_table() {
+        let dir = std::env::temp_dir().join(format!("treelb-calibrate-{}", std::process::id()));
+        let (cal, md) = (dir.join("c.json"), dir.join("c.md"));
+        let out =
+            sim(&["calibrate", "--apps", "uts:default,nqueens:6", "--out", cal.to_str().unwrap()]).unwrap();
+        assert!(out.contains("uts:default: 1732 nodes"), "{out}");
+        let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&cal).unwrap()).unwrap();
+        for key in ["t_split", "t_poll", "t_rout_threads"] {
+            assert!(c[key].as_f64().is_some_and(|x| x > 0.0 && x.is_finite()), "{key}: {c}");
+        }
+        sim(&[
+            "predict",
+            "--calibration",
+            cal.to_str().unwrap(),
+            "--out",
+            md.to_str().unwrap(),
+            "--pes",
+            "2",
+        ])
+        .unwrap();
+        let text = std::fs::read_to_string(&md).unwrap();
+        // Two applications × five strategies at P = 2, and the four
+        // predictions beyond one machine.
+        assert_eq!(text.lines().filter(|l| l.starts_with("| uts:default | 2 |")).count(), 5, "{text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("| nqueens:6 | 2 |")).count(), 5, "{text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("| torus-3d |")).count(), 2, "{text}");
+        assert!(text.contains("The machine was loaded") || text.contains("**The machine was loaded**"));
+        let e =
+            sim(&["calibrate", "--apps", "chess:1", "--out", cal.to_str().unwrap()]).unwrap_err().to_string();
+        assert!(e.contains("chess") && e.contains("--apps"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -288,7 +288,7 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
     // its sweep stops two doublings earlier at full scale (about 4 minutes
     // more per doubling on one core).
     let (top, arr_top, torus_top): (u32, u32, u32) = match scale {
-        Scale::Full => (14, 12, 12),
+        Scale::Full => (14, 12, 11),
         Scale::Quick => (10, 10, 10),
         Scale::Tiny => (8, 8, 6),
     };

@@ -134,6 +134,15 @@ impl All {
             ("6. max-load visiting (`004_…` Theorem 2)", self.maxload.verdict()),
             ("7. stealing against sharing (`002_…`)", self.sharing.verdict()),
         ];
+        if !self.maxload.concurrent.is_empty() {
+            v.insert(
+                8,
+                (
+                    "6b. max-load, concurrent: collisions, reports, ρ, worst case, Manber (`004_…` Theorems 1–4)",
+                    self.maxload.concurrent_verdict(),
+                ),
+            );
+        }
         if let Some(t) = &self.trim {
             v.push(("9. T_par w.h.p. with queue trimming (`003_…` Theorem 2)", t.verdict()));
         }

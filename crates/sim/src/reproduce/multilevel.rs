@@ -277,7 +277,7 @@ pub fn multilevel(scale: Scale, obs: &mut dyn Observer) -> Multi {
     // fan-out over √p).
     type FanPlan = &'static [(u32, i32, i32)];
     let (tops, step, fan, trials): ([u32; 3], usize, FanPlan, u32) = match scale {
-        Scale::Full => ([14, 16, 18], 1, &[(8, -1, 3), (10, 0, 4), (12, 1, 4)], 2),
+        Scale::Full => ([13, 15, 17], 1, &[(8, -1, 3), (10, 0, 4), (12, 1, 4)], 2),
         Scale::Quick => ([12, 14, 15], 1, &[(8, -1, 3)], 2),
         Scale::Tiny => ([10, 10, 12], 2, &[(8, 0, 2)], 2),
     };
