@@ -286,9 +286,9 @@ macro_rules! counting_kernel {
                 let (c, u, d) = (cols | bit, (up | bit) << 1, (down | bit) >> 1);
                 let f = all & !(c | u | d);
                 if f != 0 {
-                    // SAFETY (of the unsafe variant): the same features as
-                    // this call, which already runs with them.
                     #[allow(unused_unsafe)]
+                    // SAFETY: the unsafe variant needs the features this
+                    // call already runs with; the portable one needs none.
                     let (n, s) = unsafe { $name(all, c, u, d, f, left - 1) };
                     nodes += n;
                     solutions += s;
