@@ -210,8 +210,13 @@ impl Search for Uts {
         }
         let mut spawner = Spawner::new(&node.state);
         let height = node.height + 1;
-        for i in 0..n {
-            children.push(self.spawn_child(&mut spawner, height, i));
+        if self.params.granularity == 1 {
+            // The siblings' hashes are independent: hashed together.
+            spawner.spawn_each(0, n, |state| children.push(UtsNode { state, height }));
+        } else {
+            for i in 0..n {
+                children.push(self.spawn_child(&mut spawner, height, i));
+            }
         }
     }
 }
