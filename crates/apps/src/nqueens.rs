@@ -248,6 +248,22 @@ fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64,
     below_portable(all, cols, up, down, free, left)
 }
 
+/// The solutions below a partial placement with two rows left to fill and
+/// free columns `free` on the next: each child has one column left, a
+/// solution if no diagonal attacks it.
+#[inline(always)]
+fn last_two_rows(all: u32, cols: u32, up: u32, down: u32, free: u32) -> u64 {
+    let mut rest = free;
+    let mut solutions = 0u64;
+    while rest != 0 {
+        let bit = rest & rest.wrapping_neg();
+        rest ^= bit;
+        let f = all & !(cols | bit | (up | bit) << 1 | (down | bit) >> 1);
+        solutions += u64::from(f != 0);
+    }
+    solutions
+}
+
 /// Defines one compilation of the counting kernel.
 ///
 /// A recursion over the rows, with the counts in registers. Children are
@@ -266,19 +282,25 @@ macro_rules! counting_kernel {
                 // Every child completes the board.
                 return (children, children);
             }
+            if left == 2 {
+                let solutions = last_two_rows(all, cols, up, down, free);
+                return (children + solutions, solutions);
+            }
             let mut rest = free;
             let mut nodes = children;
             let mut solutions = 0u64;
-            if left == 2 {
-                // Each child has one column left: a solution below it if
-                // that column is not attacked.
+            if left == 3 {
+                // The children's two last rows, without a call per child.
                 while rest != 0 {
                     let bit = rest & rest.wrapping_neg();
                     rest ^= bit;
-                    let f = all & !(cols | bit | (up | bit) << 1 | (down | bit) >> 1);
-                    solutions += u64::from(f != 0);
+                    let (c, u, d) = (cols | bit, (up | bit) << 1, (down | bit) >> 1);
+                    let f = all & !(c | u | d);
+                    let below = last_two_rows(all, c, u, d, f);
+                    nodes += u64::from(f.count_ones()) + below;
+                    solutions += below;
                 }
-                return (nodes + solutions, solutions);
+                return (nodes, solutions);
             }
             while rest != 0 {
                 let bit = rest & rest.wrapping_neg();
