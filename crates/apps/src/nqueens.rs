@@ -20,13 +20,32 @@ use treelb::search::{Children, Search};
 /// The largest board size: columns are bits of a `u32`.
 pub const MAX_N: u32 = 32;
 
+/// The number of last rows that one expansion counts by itself, at most:
+/// [`NQueens::new`] counts the subtrees of nodes with
+/// `min(DEFAULT_BULK_ROWS, n - 6)` rows left in one expansion, so that the
+/// top six rows are always expanded node by node.
+///
+/// On the boards that take seconds (n = 15, 16) such a subtree holds some
+/// hundreds of nodes (about 300 at n = 15: 2 µs of work): enough to spread
+/// the cost of one pass through the DFS stack and the budget check over
+/// many nodes, few enough that a slice of Δt = 256 expansions stays near a
+/// millisecond and a thief finds open nodes above (see `docs/benchmarks/`).
+pub const DEFAULT_BULK_ROWS: u32 = 9;
+
 /// The N-Queens problem on an `n × n` board, `1 <= n <= 32`: count the ways
 /// to place `n` queens so that none attacks another.
+///
+/// Nodes with at most [`bulk_rows`](NQueens::bulk_rows) rows left are
+/// counted with their whole subtree in one expansion, by a bitboard kernel
+/// that keeps the subtree's state in registers; every node is still counted
+/// in [`NQueensResult::nodes`], so the counts do not depend on this setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NQueens {
     n: u32,
     /// The bitset of all `n` columns.
     all: u32,
+    /// Nodes with at most this many rows left expand their whole subtree.
+    bulk_rows: u32,
 }
 
 /// A partial placement: queens on rows `0..row`, and the columns that they
@@ -78,7 +97,62 @@ impl NQueens {
         if !(1..=MAX_N).contains(&n) {
             return Err(NQueensError(n));
         }
-        Ok(NQueens { n, all: u32::MAX >> (32 - n) })
+        Ok(NQueens { n, all: u32::MAX >> (32 - n), bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(6)) })
+    }
+
+    /// The same problem with every node its own expansion (`rows = 0`), or
+    /// with the subtrees of nodes with at most `rows` rows left counted in
+    /// one expansion. The results are the same; only the number of
+    /// expansions (the runtime's units of work) and the speed differ.
+    ///
+    /// ```
+    /// use treelb_apps::nqueens::NQueens;
+    /// let bulk = NQueens::new(8).unwrap().with_bulk_rows(5);
+    /// let single = bulk.with_bulk_rows(0);
+    /// let (a, a_expanded) = treelb::seq::run_search(&bulk);
+    /// let (b, b_expanded) = treelb::seq::run_search(&single);
+    /// assert_eq!((a.solutions, a.nodes), (92, 2_057));
+    /// assert_eq!(a, b);
+    /// assert_eq!(b_expanded, 2_057);
+    /// assert!(a_expanded < 200);
+    /// ```
+    pub fn with_bulk_rows(self, rows: u32) -> NQueens {
+        NQueens { bulk_rows: rows, ..self }
+    }
+
+    /// Nodes with at most this many rows left are counted with their
+    /// subtree in one expansion.
+    pub fn bulk_rows(&self) -> u32 {
+        self.bulk_rows
+    }
+
+    /// Counts the whole tree with the bitboard kernel alone: no DFS stack,
+    /// no runtime — the best sequential program for this tree, against which
+    /// the runtime's cost is measured.
+    ///
+    /// ```
+    /// use treelb_apps::nqueens::{NQueens, NQueensResult};
+    /// let q = NQueens::new(8).unwrap();
+    /// assert_eq!(q.count_sequential(), NQueensResult { solutions: 92, nodes: 2_057 });
+    /// ```
+    pub fn count_sequential(&self) -> NQueensResult {
+        self.subtree(&NQueensNode::default())
+    }
+
+    /// The solutions and nodes of the subtree of `node`, `node` included.
+    #[inline]
+    fn subtree(&self, node: &NQueensNode) -> NQueensResult {
+        let mut out = NQueensResult { solutions: 0, nodes: 1 };
+        let left = self.n - node.row;
+        if left == 0 {
+            out.solutions = 1;
+        } else {
+            let free = self.all & !(node.cols | node.diag_up | node.diag_down);
+            let (nodes, solutions) = below(self.all, node.cols, node.diag_up, node.diag_down, free, left);
+            out.nodes += nodes;
+            out.solutions += solutions;
+        }
+        out
     }
 
     /// The board size.
@@ -133,6 +207,10 @@ impl Search for NQueens {
 
     #[inline]
     fn expand(&self, node: NQueensNode, acc: &mut NQueensResult, children: &mut Children<'_, NQueensNode>) {
+        if self.n - node.row <= self.bulk_rows {
+            acc.merge(self.subtree(&node));
+            return;
+        }
         acc.nodes += 1;
         if node.row == self.n {
             acc.solutions += 1;
@@ -153,3 +231,108 @@ impl Search for NQueens {
         }
     }
 }
+
+/// The nodes and solutions strictly below a partial placement with
+/// `left >= 1` rows to fill, whose free columns on the next row are `free`:
+/// the portable kernel, or the same code compiled for the BMI1 and POPCNT
+/// instructions when the processor has them (one instruction each for the
+/// lowest set bit and for counting the children of the last row).
+#[inline]
+fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the processor has BMI1 and POPCNT (just detected), the only
+        // features `below_bmi` is compiled for.
+        return unsafe { below_bmi(all, cols, up, down, free, left) };
+    }
+    below_portable(all, cols, up, down, free, left)
+}
+
+/// The solutions below a partial placement with two rows left to fill and
+/// free columns `free` on the next: each child has one column left, a
+/// solution if no diagonal attacks it.
+#[inline(always)]
+fn last_two_rows(all: u32, cols: u32, up: u32, down: u32, free: u32) -> u64 {
+    let mut rest = free;
+    let mut solutions = 0u64;
+    while rest != 0 {
+        let bit = rest & rest.wrapping_neg();
+        rest ^= bit;
+        let f = all & !(cols | bit | (up | bit) << 1 | (down | bit) >> 1);
+        solutions += u64::from(f != 0);
+    }
+    solutions
+}
+
+/// Defines one compilation of the counting kernel.
+///
+/// A recursion over the rows, with the counts in registers. Children are
+/// counted in their parent's loop as they are generated (`popcount` of the
+/// free columns) and only children that have children of their own are
+/// entered. The last two rows are never entered: a child with one row left
+/// to fill has at most one free column — its child, if any, is a solution —
+/// and a child with two rows left has at most two children, each a solution
+/// if its one free column is not attacked.
+macro_rules! counting_kernel {
+    ($(#[$attr:meta])* [$($qualifier:tt)*] $name:ident) => {
+        $(#[$attr])*
+        $($qualifier)* fn $name(all: u32, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
+            let children = u64::from(free.count_ones());
+            if left == 1 {
+                // Every child completes the board.
+                return (children, children);
+            }
+            if left == 2 {
+                let solutions = last_two_rows(all, cols, up, down, free);
+                return (children + solutions, solutions);
+            }
+            let mut rest = free;
+            let mut nodes = children;
+            let mut solutions = 0u64;
+            if left == 3 {
+                // The children's two last rows, without a call per child.
+                while rest != 0 {
+                    let bit = rest & rest.wrapping_neg();
+                    rest ^= bit;
+                    let (c, u, d) = (cols | bit, (up | bit) << 1, (down | bit) >> 1);
+                    let f = all & !(c | u | d);
+                    let below = last_two_rows(all, c, u, d, f);
+                    nodes += u64::from(f.count_ones()) + below;
+                    solutions += below;
+                }
+                return (nodes, solutions);
+            }
+            while rest != 0 {
+                let bit = rest & rest.wrapping_neg();
+                rest ^= bit;
+                let (c, u, d) = (cols | bit, (up | bit) << 1, (down | bit) >> 1);
+                let f = all & !(c | u | d);
+                if f != 0 {
+                    #[allow(unused_unsafe)]
+                    // SAFETY: the unsafe variant needs the features this
+                    // call already runs with; the portable one needs none.
+                    let (n, s) = unsafe { $name(all, c, u, d, f, left - 1) };
+                    nodes += n;
+                    solutions += s;
+                }
+            }
+            (nodes, solutions)
+        }
+    };
+}
+
+counting_kernel!(
+    /// The counting kernel for any processor.
+    [] below_portable
+);
+
+#[cfg(target_arch = "x86_64")]
+counting_kernel!(
+    /// The counting kernel compiled for BMI1 and POPCNT.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have BMI1 and POPCNT.
+    #[target_feature(enable = "bmi1,popcnt")]
+    [unsafe] below_bmi
+);

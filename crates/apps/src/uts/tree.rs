@@ -14,6 +14,73 @@ use super::rng::{RngState, Spawner, rng_init, rng_rand, to_prob};
 /// parameter; deeper nodes compute it on the fly (with the same result).
 const GEO_TABLE_MAX_LEN: u32 = 4096;
 
+/// The depths below which [`Uts`] also keeps the thresholds that decide the
+/// number of geometric children without a logarithm ([`GeoThresholds`]).
+const GEO_THRESHOLD_DEPTHS: usize = 256;
+
+/// The child counts that [`GeoThresholds`] decides; larger counts (a
+/// probability below 10⁻³ at the sample trees' branching of 4) take the
+/// logarithm.
+const GEO_THRESHOLD_COUNT: usize = 32;
+
+/// The relative margin around each threshold inside which the logarithm
+/// decides (see [`GeoThresholds`]).
+const GEO_MARGIN: f64 = 1e-9;
+
+/// The number of geometric children without a logarithm, for one depth.
+///
+/// The reference computes `floor(ln(1 - u) / ln(1 - p))`. With
+/// `L = ln(1 - p) < 0` and `v = 1 - u`, that is at least `k` exactly when
+/// `v <= e^(kL)` in real numbers. The computed quotient differs from the
+/// real one by a few units in the last place (relative 10⁻¹⁵), and so does
+/// the computed `e^(kL)`; a margin of 10⁻⁹ relative around each threshold
+/// is a million times wider than both. So `v <= e^(kL)·(1 - 10⁻⁹)` proves
+/// that the reference's count is at least `k`, `v >= e^(kL)·(1 + 10⁻⁹)`
+/// proves it is below `k`, and a `v` between the two — a few of the 2³¹
+/// possible values — takes the reference's own computation. The counts are
+/// thus the reference's, bit for bit, at the price of one or two
+/// comparisons for most nodes instead of a logarithm.
+#[derive(Clone, Debug)]
+struct GeoThresholds {
+    /// `e^(kL)·(1 - margin)` for `k = 1 ..= GEO_THRESHOLD_COUNT`.
+    at_least: [f64; GEO_THRESHOLD_COUNT],
+    /// `e^(kL)·(1 + margin)` for the same `k`.
+    below: [f64; GEO_THRESHOLD_COUNT],
+}
+
+impl GeoThresholds {
+    /// The thresholds for `L = log_1mp`, if `L` is finite and negative (the
+    /// other cases take the logarithm).
+    fn new(log_1mp: f64) -> Option<GeoThresholds> {
+        if !(log_1mp.is_finite() && log_1mp < 0.0) {
+            return None;
+        }
+        let mut at_least = [0.0; GEO_THRESHOLD_COUNT];
+        let mut below = [0.0; GEO_THRESHOLD_COUNT];
+        for (k, (lo, hi)) in (1u32..).zip(at_least.iter_mut().zip(below.iter_mut())) {
+            let e = (f64::from(k) * log_1mp).exp();
+            *lo = e * (1.0 - GEO_MARGIN);
+            *hi = e * (1.0 + GEO_MARGIN);
+        }
+        Some(GeoThresholds { at_least, below })
+    }
+
+    /// The number of children for `v = 1 - u`, or `None` where only the
+    /// logarithm decides (next to a threshold, or more than
+    /// `GEO_THRESHOLD_COUNT` children).
+    #[inline]
+    fn children(&self, v: f64) -> Option<u32> {
+        let mut k = 0;
+        while k < GEO_THRESHOLD_COUNT && v <= self.at_least[k] {
+            k += 1;
+        }
+        if k == GEO_THRESHOLD_COUNT || v < self.below[k] {
+            return None;
+        }
+        Some(k as u32)
+    }
+}
+
 /// A node of a UTS tree: its random state and its height (the root has height
 /// 0). Everything about the node's subtree follows from these.
 ///
@@ -82,6 +149,9 @@ pub struct Uts {
     /// `ln(1 - p)` of the geometric distribution of the number of children, by
     /// depth, for the depths at which nodes may be geometric (capped).
     geo_log_1mp: Vec<f64>,
+    /// The thresholds of [`GeoThresholds`] for the first depths of
+    /// `geo_log_1mp` (`None` where `ln(1 - p)` is not finite and negative).
+    geo_thresholds: Vec<Option<GeoThresholds>>,
     /// Hybrid trees: nodes of smaller height are geometric.
     hybrid_shift: f64,
 }
@@ -103,8 +173,11 @@ impl Uts {
                 GeoShape::ExpDec => GEO_TABLE_MAX_LEN,
             },
         };
-        let geo_log_1mp = (0..geo_depths.min(GEO_TABLE_MAX_LEN)).map(|d| geo_log_1mp(&params, d)).collect();
-        Ok(Uts { params, root_state: rng_init(params.root_seed), geo_log_1mp, hybrid_shift })
+        let geo_log_1mp: Vec<f64> =
+            (0..geo_depths.min(GEO_TABLE_MAX_LEN)).map(|d| geo_log_1mp(&params, d)).collect();
+        let geo_thresholds =
+            geo_log_1mp.iter().take(GEO_THRESHOLD_DEPTHS).map(|&l| GeoThresholds::new(l)).collect();
+        Ok(Uts { params, root_state: rng_init(params.root_seed), geo_log_1mp, geo_thresholds, hybrid_shift })
     }
 
     /// The parameters of the tree.
@@ -172,6 +245,11 @@ impl Uts {
             None => geo_log_1mp(&self.params, node.height),
         };
         let u = to_prob(rng_rand(&node.state));
+        if let Some(Some(thresholds)) = self.geo_thresholds.get(node.height as usize)
+            && let Some(n) = thresholds.children(1.0 - u)
+        {
+            return n;
+        }
         let n = (1.0 - u).ln() / log_1mp;
         // The reference takes `(int) floor(n)` and truncates it to
         // MAX_NUM_CHILDREN; a negative count means no children. Truncation
@@ -210,8 +288,63 @@ impl Search for Uts {
         }
         let mut spawner = Spawner::new(&node.state);
         let height = node.height + 1;
-        for i in 0..n {
-            children.push(self.spawn_child(&mut spawner, height, i));
+        if self.params.granularity == 1 {
+            // The siblings' hashes are independent: hashed together.
+            spawner.spawn_each(0, n, |state| children.push(UtsNode { state, height }));
+        } else {
+            for i in 0..n {
+                children.push(self.spawn_child(&mut spawner, height, i));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference's computation, as `geometric_children` does it without
+    /// thresholds.
+    fn by_logarithm(u: f64, log_1mp: f64) -> u32 {
+        let n = (1.0 - u).ln() / log_1mp;
+        (n as i64).clamp(0, i64::from(MAX_NUM_CHILDREN)) as u32
+    }
+
+    #[test]
+    fn thresholds_agree_with_the_logarithm_next_to_every_threshold() {
+        for b in [0.001f64, 0.5, 1.0, 2.0, 3.0, 4.0, 4.5, 7.0, 19.0, 2000.0] {
+            let log_1mp = (1.0 - 1.0 / (1.0 + b)).ln();
+            let thresholds = GeoThresholds::new(log_1mp).expect("finite and negative");
+            // Every r whose u = r / 2^31 lies within 64 steps of a threshold
+            // u = 1 - e^(kL), and a stride through the whole range.
+            let near = (1..=GEO_THRESHOLD_COUNT as i32 + 1).flat_map(|k| {
+                let r = ((1.0 - (f64::from(k) * log_1mp).exp()) * 2_147_483_648.0) as i64;
+                (r - 64..=r + 64).filter(|r| (0..1 << 31).contains(r))
+            });
+            let stride = (0..1i64 << 31).step_by(9_973);
+            let (mut strided, mut decided) = (0u64, 0u64);
+            for (r, on_stride) in near.map(|r| (r, false)).chain(stride.map(|r| (r, true))) {
+                let u = to_prob(r as u32);
+                let expected = by_logarithm(u, log_1mp);
+                let fast = thresholds.children(1.0 - u);
+                if let Some(n) = fast {
+                    assert_eq!(n, expected, "b = {b}, r = {r}");
+                }
+                strided += u64::from(on_stride);
+                decided += u64::from(on_stride && fast.is_some());
+            }
+            // At the sample trees' branching factors nearly every value is
+            // decided without the logarithm.
+            if b <= 4.0 {
+                assert!(decided * 1000 > strided * 998, "b = {b}: {decided} of {strided}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_thresholds_where_the_logarithm_is_not_finite_and_negative() {
+        for l in [0.0, -0.0, f64::NEG_INFINITY, f64::NAN, 0.5] {
+            assert!(GeoThresholds::new(l).is_none(), "{l}");
         }
     }
 }

@@ -104,9 +104,10 @@ impl Workload {
     /// Parses `T1`, `T3L`, … (UTS sample trees) or `nqueens:N`.
     pub(crate) fn parse(spec: &str) -> Result<Workload, Error> {
         match spec.split_once(':') {
-            Some(("nqueens", n)) => {
-                Ok(Workload::NQueens(spec.to_owned(), NQueens::new(number(&format!("{spec}: N"), n)?)?))
-            }
+            Some(("nqueens", n)) => Ok(Workload::NQueens(
+                spec.to_owned(),
+                NQueens::new(number(&format!("{spec}: N"), n)?)?.with_bulk_rows(0),
+            )),
             Some(_) => Err(err!("unknown workload `{spec}` (expected a UTS sample tree or nqueens:N)")),
             None => {
                 let tree = super::uts::sample(spec)?;
