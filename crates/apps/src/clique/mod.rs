@@ -26,5 +26,5 @@ mod graph;
 mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
-pub use graph::Graph;
-pub use search::{CliqueNode, CliqueSearch};
+pub use graph::{DENSE_MAX_VERTICES, Graph};
+pub use search::{CliqueNode, CliqueSearch, Mode, Options, TooLarge};
