@@ -22,7 +22,10 @@ use crate::bnb::BnbStats;
 ///
 /// 1. colours `P` greedily, class by class, in the order of the numbering
 ///    (BBMC: one class is built by repeatedly taking the lowest candidate
-///    and removing its neighbours, all word-parallel);
+///    and removing its neighbours, all word-parallel), and re-colours a
+///    vertex that would be branched on into a lower class when it has at
+///    most one neighbour there that can move elsewhere (MCS's Re-NUMBER,
+///    BBMCR; see `colour`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
@@ -34,6 +37,17 @@ use crate::bnb::BnbStats;
 ///
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
+///
+/// Graphs with more than [`DENSE_MAX_VERTICES`] vertices with an edge are
+/// searched by parts ([`Mode::Sparse`]): the root splits the positions into
+/// ranges, a range into the subproblems of its vertices, and the subproblem
+/// of the vertex at position `p` looks for the cliques whose other vertices
+/// all have lower positions — its neighbours among them, at most the
+/// degeneracy many, held as a small bitset graph built when the subproblem
+/// is first expanded. Every clique is found in exactly one subproblem (that
+/// of its vertex of highest position), so the parts together search the
+/// whole graph in `O(n + m)` memory plus one small bitset graph per open
+/// subproblem.
 ///
 /// The answer is in [`CliqueSearch::incumbent`] after the run (vertices in
 /// the graph's own numbering, sorted).
@@ -317,6 +331,8 @@ struct Link {
 struct Scratch {
     uncoloured: Vec<u64>,
     class: Vec<u64>,
+    /// The colour classes `1..=kmin`, `words` words each.
+    classes: Vec<u64>,
     /// `(vertex, colour)` of the vertices worth branching on.
     order: Vec<(u32, u32)>,
 }
@@ -696,6 +712,14 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// Greedy sequential colouring of `cand` in vertex order, one colour class
 /// at a time; records in `s.order` the vertices of colour above `kmin` with
 /// their colours (non-decreasing).
+///
+/// Re-colouring (Tomita's Re-NUMBER in MCS, as San Segundo's BBMCR does it
+/// class by class): a vertex `v` that lands in a class above `kmin` — one
+/// that would be branched on — is moved into a class `k1 <= kmin` where it
+/// has no neighbour, or exactly one, `w`, that can itself move to another
+/// class `k2 <= kmin` in which it has no neighbour. Every class stays an
+/// independent set, so the colouring stays proper and the bound of every
+/// branched vertex stays valid; `v` is no longer branched on.
 #[inline]
 fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
     let words = cand.len();
@@ -703,7 +727,12 @@ fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
     s.uncoloured.extend_from_slice(cand);
     s.class.resize(words, 0);
     s.order.clear();
-    let (u, q) = (&mut s.uncoloured, &mut s.class);
+    let recolour = kmin >= 2;
+    if recolour {
+        s.classes.clear();
+        s.classes.resize(kmin as usize * words, 0);
+    }
+    let (u, q, classes) = (&mut s.uncoloured, &mut s.class, &mut s.classes);
     let mut first = 0;
     let mut k = 0u32;
     loop {
@@ -728,14 +757,66 @@ fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
             q[at] &= q[at] - 1;
             u[at] &= !(1 << bit);
             let row = graph.row(v);
+            if k > kmin {
+                if recolour && recolour_into(graph, v, row, classes, kmin as usize, words) {
+                    continue;
+                }
+                s.order.push((v as u32, k));
+            } else if recolour {
+                classes[(k as usize - 1) * words + at] |= 1 << bit;
+            }
             for (x, r) in q[at..].iter_mut().zip(&row[at..]) {
                 *x &= !r;
             }
-            if k > kmin {
-                s.order.push((v as u32, k));
+        }
+    }
+}
+
+/// Moves `v` into one of the classes `1..=kmin` (see [`colour`]); whether
+/// it could.
+#[inline]
+fn recolour_into(
+    graph: &BitMatrix,
+    v: usize,
+    row: &[u64],
+    classes: &mut [u64],
+    kmin: usize,
+    words: usize,
+) -> bool {
+    for k1 in 0..kmin {
+        let c1 = &classes[k1 * words..(k1 + 1) * words];
+        // The one neighbour of `v` in class k1, if it has exactly one.
+        let mut conflict = None;
+        let mut many = false;
+        for (i, (&a, &b)) in row.iter().zip(c1).enumerate() {
+            let x = a & b;
+            if x != 0 {
+                if conflict.is_some() || x & (x - 1) != 0 {
+                    many = true;
+                    break;
+                }
+                conflict = Some(i * WORD + x.trailing_zeros() as usize);
+            }
+        }
+        if many {
+            continue;
+        }
+        let Some(w) = conflict else {
+            classes[k1 * words + v / WORD] |= 1 << (v % WORD);
+            return true;
+        };
+        let row_w = graph.row(w);
+        for k2 in (0..kmin).filter(|&k2| k2 != k1) {
+            let c2 = &classes[k2 * words..(k2 + 1) * words];
+            if row_w.iter().zip(c2).all(|(&a, &b)| a & b == 0) {
+                classes[k1 * words + w / WORD] &= !(1 << (w % WORD));
+                classes[k2 * words + w / WORD] |= 1 << (w % WORD);
+                classes[k1 * words + v / WORD] |= 1 << (v % WORD);
+                return true;
             }
         }
     }
+    false
 }
 
 /// The degeneracy order of the graph and the number of vertices the search
