@@ -160,6 +160,7 @@ def main():
 
 def easy(binary, glasgow, cliquer, instances, tmp, rounds, cliquer_timeout, meta):
     engines = ["treelb P=1", "treelb P=2", "glasgow", "cliquer"]
+    meta["cliquer_timeout"] = cliquer_timeout
     res = {n: {e: [] for e in engines} for n in EASY}
     for r in range(rounds):
         for name in EASY:
@@ -203,7 +204,7 @@ def easy(binary, glasgow, cliquer, instances, tmp, rounds, cliquer_timeout, meta
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         t, n = row["secs"], row["nodes"]
-        cl = fmt(t["cliquer"], 2) if t["cliquer"] is not None else f"> {res_timeout(res, row)}"
+        cl = fmt(t["cliquer"], 2) if t["cliquer"] is not None else f"> {meta['cliquer_timeout']:g}"
         lines.append(f"| {row['instance']} | {row['omega']} | {fmt(t['treelb P=1'])} | {n['treelb P=1']} | "
                      f"{fmt(t['treelb P=2'])} | {fmt(t['glasgow'])} | {n['glasgow']} | {cl} | "
                      f"{row['p1_over_glasgow']:.2f} | {row['speedup_p2']:.2f} | "
@@ -212,10 +213,6 @@ def easy(binary, glasgow, cliquer, instances, tmp, rounds, cliquer_timeout, meta
     with open(os.path.join(HERE, "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
-
-
-def res_timeout(res, row):
-    return "timeout"
 
 
 def hard(binary, glasgow, instances, tmp, limit, meta):
