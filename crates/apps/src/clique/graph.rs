@@ -1,5 +1,5 @@
-//! Undirected simple graphs as adjacency bitsets, and the families whose
-//! clique number is known in closed form.
+//! Undirected simple graphs (adjacency bitsets when small, sorted neighbour
+//! lists when large), and the families whose clique number is known in closed form.
 
 use std::fmt;
 
