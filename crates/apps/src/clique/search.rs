@@ -365,7 +365,7 @@ impl CliqueSearch {
     /// assert!(search.is_sparse());
     /// treelb::seq::run_search(&search);
     /// assert_eq!(search.incumbent.into_best().map(|(omega, _)| omega), Some(4));
-    /// let tiny = Options { mode: Mode::Dense, max_bitset_bytes: Some(1000), ..Options::default() };
+    /// let tiny = Options { mode: Mode::Dense, max_bitset_bytes: Some(100), ..Options::default() };
     /// let refused = CliqueSearch::with_options(&g, tiny).unwrap_err();
     /// assert_eq!(refused.vertices, 64);
     /// # Ok::<(), treelb_apps::clique::TooLarge>(())
