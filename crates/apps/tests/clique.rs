@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
-use treelb_apps::clique::{CliqueSearch, DimacsError, DimacsWarning, Graph, dimacs};
+use treelb_apps::clique::{CliqueSearch, DimacsError, DimacsWarning, Graph, Mode, Options, dimacs};
 use treelb_threads::{Config, run};
 
 const PES: [usize; 5] = [1, 2, 3, 4, 8];
@@ -296,7 +296,7 @@ fn both_header_spellings_and_the_tolerated_extras() {
 
 #[test]
 fn every_malformed_input_names_its_line() {
-    let cases: [(&str, &str); 18] = [
+    let cases: [(&str, &str); 19] = [
         ("", "line 1: the input ended without a problem line `p edge N M`"),
         ("c only comments\n", "line 2: the input ended without a problem line `p edge N M`"),
         (
@@ -315,7 +315,11 @@ fn every_malformed_input_names_its_line() {
         ),
         ("p edge 3 -1\n", "line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3 -1`"),
         ("p edge 3 1\np edge 3 1\n", "line 2: a second problem line (the first is on line 1)"),
-        ("p edge 99999999 1\n", "line 1: 99999999 vertices are too many (at most 65536)"),
+        (
+            "p edge 99999999 1\n",
+            "line 1: a graph of 99999999 vertices needs 2671 MiB before its edges, more than the limit of 2048 MiB",
+        ),
+        ("p edge 999999999 1\n", "line 1: 999999999 vertices are too many (at most 268435456)"),
         ("e 1 2\np edge 3 1\n", "line 1: expected the problem line `p edge N M` before the first edge"),
         ("n 1 2\n", "line 1: expected the problem line `p edge N M` before the first vertex weight"),
         ("p edge 3 1\ne 1\n", "line 2: expected an edge `e U V` with two vertex numbers, found `e 1`"),
@@ -346,6 +350,7 @@ fn every_malformed_input_names_its_line() {
 #[test]
 fn isolated_vertices_are_left_out_of_the_search() {
     let g = dimacs::parse_str("p edge 65536 1\ne 1 65536\n").unwrap();
+    assert!(g.memory_bytes() < 4 << 20, "{} bytes", g.memory_bytes());
     let search = CliqueSearch::max_clique(&g);
     assert_eq!(search.n(), 2);
     seq::run_search(&search);
@@ -401,4 +406,134 @@ fn a_wrong_edge_count_is_a_warning() {
         let (_, warnings) = dimacs::read_file_with_warnings(instances().join(name)).unwrap();
         assert!(warnings.is_empty(), "{name}: {warnings:?}");
     }
+}
+
+/// ω with the graph held as `mode` says, sequentially (`p == 0`) or on `p`
+/// PEs; checks the witness.
+fn omega_mode(g: &Graph, mode: Mode, p: usize) -> i64 {
+    let search = CliqueSearch::with_options(g, Options { mode, ..Options::default() }).unwrap();
+    assert_eq!(search.is_sparse(), mode == Mode::Sparse || (mode == Mode::Auto && search.n() > 4096));
+    if p == 0 {
+        seq::run_search(&search);
+    } else {
+        let config =
+            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
+        run(DfsWork::new(&search, SplitPolicy::ALL[p % 2]), &config).unwrap();
+    }
+    let (omega, clique) = search.incumbent.into_best().unwrap_or((0, Vec::new()));
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
+    omega
+}
+
+/// The sparse search (one bitset subproblem per vertex over its
+/// neighbours of lower degeneracy position) against brute force and the
+/// dense search, sequentially and in parallel, maximum and decision.
+#[test]
+fn sparse_search_matches_brute_force_and_the_dense_search() {
+    for n in [0, 1, 2, 5, 12, 30, 40] {
+        for p in [0.05, 0.3, 0.7, 0.95] {
+            for seed in 0..3 {
+                let g = Graph::random(n, p, 500 + seed * 100 + n as u64);
+                let omega = i64::from(brute_force_omega(&g));
+                let what = format!("G({n}, {p}), seed {seed}");
+                assert_eq!(omega_mode(&g, Mode::Sparse, 0), omega, "{what}");
+                assert_eq!(omega_mode(&g, Mode::Sparse, 3), omega, "{what}, P = 3");
+            }
+        }
+    }
+    for (i, (n, p)) in [(150, 0.1), (150, 0.5), (120, 0.9), (400, 0.02)].into_iter().enumerate() {
+        let g = Graph::random(n, p, 9 + i as u64);
+        let dense = omega_mode(&g, Mode::Dense, 0);
+        for threads in [0, 1, 2, 4] {
+            assert_eq!(omega_mode(&g, Mode::Sparse, threads), dense, "G({n}, {p}), P = {threads}");
+        }
+        let k = u32::try_from(dense).unwrap();
+        for (k, exists) in [(k, true), (k + 1, false)] {
+            let search = CliqueSearch::with_options(
+                &g,
+                Options { target: Some(k), mode: Mode::Sparse, ..Options::default() },
+            )
+            .unwrap();
+            seq::run_search(&search);
+            assert_eq!(search.found().is_some(), exists, "G({n}, {p}), k = {k}");
+            assert!(search.found().is_none_or(|c| c.len() == k as usize && g.is_clique(&c)));
+        }
+    }
+}
+
+/// The vertices of the `k`-core (every clique of `k + 1` vertices lies in
+/// it), by peeling vertices of degree below `k`.
+fn core(g: &Graph, k: usize) -> Vec<usize> {
+    let mut degree: Vec<usize> = (0..g.n()).map(|v| g.degree(v)).collect();
+    let mut gone = vec![false; g.n()];
+    let mut stack: Vec<usize> = (0..g.n()).filter(|&v| degree[v] < k).collect();
+    for &v in &stack {
+        gone[v] = true;
+    }
+    while let Some(v) = stack.pop() {
+        for u in g.neighbours(v) {
+            degree[u] -= 1;
+            if !gone[u] && degree[u] < k {
+                gone[u] = true;
+                stack.push(u);
+            }
+        }
+    }
+    (0..g.n()).filter(|&v| !gone[v]).collect()
+}
+
+/// A sparse random graph of 200,000 vertices and about 800,000 edges with a
+/// clique of 12 planted in it is held in `O(n + m)` memory and searched by
+/// parts; its ω is that of the dense search on its (ω − 1)-core — a
+/// smaller copy that holds every clique of ω vertices or more, so the two
+/// agree only if the sparse search missed no larger clique.
+#[test]
+fn large_sparse_graph_matches_the_dense_search_on_its_core() {
+    let n = 200_000u64;
+    let mut rng = treelb_apps::splitmix::SplitMix64::new(2026);
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    while edges.len() < 800_000 {
+        let (u, v) = ((rng.next_u64() % n) as u32, (rng.next_u64() % n) as u32);
+        if u != v {
+            edges.push((u, v));
+        }
+    }
+    let planted: Vec<u32> = (0..12).map(|i| (i * 16_661 + 7) as u32).collect();
+    for (i, &u) in planted.iter().enumerate() {
+        for &v in &planted[i + 1..] {
+            edges.push((u, v));
+        }
+    }
+    let g = Graph::from_edges(n as usize, &mut edges);
+    assert!(!g.is_dense());
+    assert!(g.memory_bytes() < 16 << 20, "{} bytes", g.memory_bytes());
+    assert!(g.is_clique(&planted));
+    let omega = omega_mode(&g, Mode::Auto, 0);
+    assert_eq!(omega, 12);
+    assert_eq!(omega_mode(&g, Mode::Auto, 2), 12);
+    let kept = core(&g, omega as usize - 1);
+    assert!(kept.len() < 4096, "the core has {} vertices", kept.len());
+    let small = g.induced(&kept);
+    assert_eq!(omega_mode(&small, Mode::Dense, 0), omega);
+}
+
+/// A graph whose header asks for more vertices than memory allows is
+/// refused on its `p` line, and a search that would need a bitset graph
+/// above the given limit is refused before allocating it, naming the size.
+#[test]
+fn memory_estimates_refuse_absurd_requests() {
+    let e = dimacs::parse_str("p edge 200000000 1\ne 1 2\n").unwrap_err();
+    assert!(matches!(e, DimacsError::TooLarge { line: 1, n: 200_000_000, .. }), "{e}");
+    let g = Graph::complete(600);
+    let options = Options { mode: Mode::Dense, max_bitset_bytes: Some(1 << 15), ..Options::default() };
+    let refused = CliqueSearch::with_options(&g, options).unwrap_err();
+    assert_eq!((refused.vertices, refused.bytes), (600, 600 * 10 * 8));
+    assert_eq!(
+        refused.to_string(),
+        "the search needs a bitset graph of 600 vertices (47 KiB), more than the limit of 32 KiB"
+    );
+    // Sparse: the largest part has degeneracy-many vertices, 599 here.
+    let options = Options { mode: Mode::Sparse, max_bitset_bytes: Some(1 << 15), ..Options::default() };
+    assert_eq!(CliqueSearch::with_options(&g, options).unwrap_err().vertices, 599);
 }

@@ -760,6 +760,32 @@ fn instance_files_are_bytes_and_errors_name_their_lines() {
     }
 }
 
+/// A sparse graph is held in `O(n + m)`: 65,536 vertices with one edge
+/// (25 s when every graph was an `n²/8`-byte bitset matrix) give ω = 2 at
+/// once; a header that asks for more memory than allowed is refused on its
+/// line, naming the size.
+#[test]
+fn clique_on_a_huge_sparse_graph_and_an_absurd_header() {
+    let dir = scratch("sparse-clique");
+    let one = dir.join("one-edge.clq");
+    std::fs::write(&one, "p edge 65536 1\ne 1 65536\n").expect("a scratch file");
+    let o = treelb(&["clique", one.to_str().unwrap(), "-p", "2", "--json", "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(report["answer"]["omega"], 2);
+    assert_eq!(report["answer"]["clique"], serde_json::json!([1, 65536]));
+    let huge = dir.join("huge.clq");
+    std::fs::write(&huge, "c far too many\np edge 200000000 1\ne 1 2\n").expect("a scratch file");
+    let o = treelb(&["clique", huge.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("huge.clq: line 2: a graph of 200000000 vertices needs 5341 MiB before its edges, more than the limit of 2048 MiB"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
 /// Reads a trace file as the `plot-trace --json` summary sees it.
 fn trace_summary(file: &std::path::Path) -> serde_json::Value {
     let o = treelb(&["plot-trace", file.to_str().unwrap(), "--json"]);

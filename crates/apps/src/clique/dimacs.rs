@@ -31,9 +31,24 @@ use std::path::Path;
 
 use super::Graph;
 
-/// The largest number of vertices accepted: the adjacency bitsets of a graph
-/// with `n` vertices take `n²/8` bytes.
-pub const MAX_VERTICES: usize = 1 << 16;
+/// The largest number of vertices accepted (vertex numbers are 32-bit).
+pub const MAX_VERTICES: usize = 1 << 28;
+
+/// The most memory the graph of a `p` line may ask for, in bytes, before a
+/// single edge is read ([`estimate_bytes`]).
+pub const MAX_GRAPH_BYTES: usize = 1 << 31;
+
+/// The bytes a graph of `n` vertices takes before its edges: adjacency
+/// bitsets (`n²/8`) up to [`super::DENSE_MAX_VERTICES`] vertices, one empty
+/// neighbour list per vertex above. Each edge adds 8 bytes to a sparse
+/// graph (and 8 while it is read), as the file lists it.
+pub fn estimate_bytes(n: usize) -> usize {
+    if n <= super::DENSE_MAX_VERTICES {
+        n * n.div_ceil(64) * 8
+    } else {
+        n.saturating_mul(std::mem::size_of::<Vec<u32>>() + 4)
+    }
+}
 
 /// Why a DIMACS file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +79,21 @@ pub enum DimacsError {
         line: usize,
         /// The number of vertices the header declares.
         n: usize,
+    },
+    /// A graph whose vertices alone would take more than
+    /// [`MAX_GRAPH_BYTES`].
+    #[error(
+        "line {line}: a graph of {n} vertices needs {mib} MiB before its edges, more than the limit of {limit} MiB",
+        mib = bytes.div_ceil(1 << 20),
+        limit = MAX_GRAPH_BYTES >> 20
+    )]
+    TooLarge {
+        /// The 1-based line number of the `p` line.
+        line: usize,
+        /// The number of vertices the header declares.
+        n: usize,
+        /// The estimate of [`estimate_bytes`].
+        bytes: usize,
     },
     /// An `e` or `n` line before the `p` line.
     #[error("line {line}: expected the problem line `p edge N M` before the first {what}")]
@@ -201,9 +231,12 @@ pub fn read_file_with_warnings(path: impl AsRef<Path>) -> Result<(Graph, Vec<Dim
 /// # Ok::<(), dimacs::DimacsError>(())
 /// ```
 pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
-    let mut graph: Option<(Graph, usize)> = None;
+    // The header (vertex count and line), then the edges as read: the
+    // graph is built at the end, in `O(n + m)` memory when it is sparse.
+    let mut graph: Option<(usize, usize)> = None;
+    let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut end: Option<usize> = None;
-    let (mut declared, mut edge_lines, mut distinct) = (0u64, 0u64, 0u64);
+    let (mut declared, mut edge_lines) = (0u64, 0u64);
     let mut last = 0;
     for text in crate::text::Lines::new(reader) {
         let (line, text) = text?;
@@ -237,10 +270,14 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 if n > MAX_VERTICES {
                     return Err(DimacsError::TooManyVertices { line, n });
                 }
-                graph = Some((Graph::new(n), line));
+                let bytes = estimate_bytes(n);
+                if bytes > MAX_GRAPH_BYTES {
+                    return Err(DimacsError::TooLarge { line, n, bytes });
+                }
+                graph = Some((n, line));
             }
             "e" => {
-                let Some((g, _)) = graph.as_mut() else {
+                let Some(&(n, _)) = graph.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "edge" });
                 };
                 let bad = || DimacsError::BadEdge { line, found: text.trim().to_owned() };
@@ -249,16 +286,16 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 };
                 let u: u64 = u.parse().map_err(|_| bad())?;
                 let v: u64 = v.parse().map_err(|_| bad())?;
-                let u = vertex(u, g.n(), line)?;
-                let v = vertex(v, g.n(), line)?;
+                let u = vertex(u, n, line)?;
+                let v = vertex(v, n, line)?;
                 if u == v {
                     return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
                 }
                 edge_lines += 1;
-                distinct += u64::from(g.add_edge(u, v));
+                edges.push((u as u32, v as u32));
             }
             "n" => {
-                let Some((g, _)) = graph.as_ref() else {
+                let Some(&(n, _)) = graph.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "vertex weight" });
                 };
                 let bad = || DimacsError::BadVertexWeight { line, found: text.trim().to_owned() };
@@ -267,13 +304,15 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 };
                 let v: u64 = v.parse().map_err(|_| bad())?;
                 let _w: i64 = w.parse().map_err(|_| bad())?;
-                vertex(v, g.n(), line)?;
+                vertex(v, n, line)?;
             }
             "END" if rest.is_empty() => end = Some(line),
             _ => return Err(DimacsError::UnknownLine { line, found: text.trim().to_owned() }),
         }
     }
-    let (graph, header) = graph.ok_or(DimacsError::MissingHeader { line: last + 1 })?;
+    let (n, header) = graph.ok_or(DimacsError::MissingHeader { line: last + 1 })?;
+    let graph = Graph::from_edges(n, &mut edges);
+    let distinct = graph.edge_count() as u64;
     let mut warnings = Vec::new();
     if declared != edge_lines && declared != distinct {
         warnings.push(DimacsWarning::EdgeCount { line: header, declared, lines: edge_lines, distinct });

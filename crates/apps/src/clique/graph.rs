@@ -1,5 +1,5 @@
-//! Undirected simple graphs as adjacency bitsets, and the families whose
-//! clique number is known in closed form.
+//! Undirected simple graphs (adjacency bitsets when small, sorted neighbour
+//! lists when large), and the families whose clique number is known in closed form.
 
 use std::fmt;
 
@@ -14,9 +14,17 @@ pub(crate) fn words_for(n: usize) -> usize {
     n.div_ceil(WORD)
 }
 
-/// An undirected simple graph on the vertices `0..n`, stored as one
-/// adjacency bitset per vertex (`n²/8` bytes; fine for the few thousand
-/// vertices a clique search can handle).
+/// Graphs of at most this many vertices are stored as adjacency bitsets
+/// (`n²/8` bytes: 2 MiB at this size); larger ones as sorted adjacency
+/// lists (`O(n + m)`).
+pub const DENSE_MAX_VERTICES: usize = 4096;
+
+/// An undirected simple graph on the vertices `0..n`.
+///
+/// Graphs of at most [`DENSE_MAX_VERTICES`] vertices are stored as one
+/// adjacency bitset per vertex; larger ones as one sorted neighbour list
+/// per vertex, so that a sparse graph of a million vertices costs what its
+/// edges cost, not `n²/8` bytes. The choice is invisible to the methods.
 ///
 /// ```
 /// use treelb_apps::clique::Graph;
@@ -29,11 +37,40 @@ pub(crate) fn words_for(n: usize) -> usize {
 /// assert!(g.is_clique(&[0, 1]));
 /// assert!(!g.is_clique(&[0, 1, 2]));
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Graph {
     n: usize,
-    words: usize,
-    adj: Vec<u64>,
+    edges: usize,
+    repr: Repr,
+}
+
+#[derive(Clone)]
+enum Repr {
+    /// `words` words of adjacency bits per vertex.
+    Dense { words: usize, adj: Vec<u64> },
+    /// Sorted neighbour lists.
+    Sparse { adj: Vec<Vec<u32>> },
+}
+
+impl PartialEq for Graph {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n
+            && self.edges == other.edges
+            && (0..self.n).all(|v| self.neighbours(v).eq(other.neighbours(v)))
+    }
+}
+
+impl Eq for Graph {}
+
+impl std::hash::Hash for Graph {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.n.hash(state);
+        for v in 0..self.n {
+            for u in self.neighbours(v).filter(|&u| u > v) {
+                (v, u).hash(state);
+            }
+        }
+    }
 }
 
 impl fmt::Debug for Graph {
@@ -45,13 +82,69 @@ impl fmt::Debug for Graph {
 impl Graph {
     /// The graph with `n` vertices and no edges.
     pub fn new(n: usize) -> Self {
-        let words = words_for(n);
-        Graph { n, words, adj: vec![0; n * words] }
+        let repr = if n <= DENSE_MAX_VERTICES {
+            let words = words_for(n);
+            Repr::Dense { words, adj: vec![0; n * words] }
+        } else {
+            Repr::Sparse { adj: vec![Vec::new(); n] }
+        };
+        Graph { n, edges: 0, repr }
+    }
+
+    /// The graph on `0..n` with the given edges (pairs of distinct vertices,
+    /// either direction, repeats allowed). `O(n + m log m)` time and
+    /// `O(n + m)` memory for a graph above [`DENSE_MAX_VERTICES`] vertices.
+    ///
+    /// # Panics
+    /// If an edge has a vertex out of range or is a self-loop.
+    pub fn from_edges(n: usize, edges: &mut [(u32, u32)]) -> Self {
+        for e in edges.iter_mut() {
+            assert!((e.0 as usize) < n && (e.1 as usize) < n, "edge {e:?} outside the vertices 0..{n}");
+            assert_ne!(e.0, e.1, "self-loop at vertex {}", e.0);
+            if e.0 > e.1 {
+                *e = (e.1, e.0);
+            }
+        }
+        if n <= DENSE_MAX_VERTICES {
+            let mut g = Graph::new(n);
+            for &(u, v) in edges.iter() {
+                g.add_edge(u as usize, v as usize);
+            }
+            return g;
+        }
+        edges.sort_unstable();
+        let mut degree = vec![0u32; n];
+        let mut distinct = 0;
+        for (i, &(u, v)) in edges.iter().enumerate() {
+            if i == 0 || edges[i - 1] != (u, v) {
+                degree[u as usize] += 1;
+                degree[v as usize] += 1;
+                distinct += 1;
+            }
+        }
+        let mut adj: Vec<Vec<u32>> = degree.iter().map(|&d| Vec::with_capacity(d as usize)).collect();
+        for (i, &(u, v)) in edges.iter().enumerate() {
+            if i == 0 || edges[i - 1] != (u, v) {
+                adj[u as usize].push(v);
+                adj[v as usize].push(u);
+            }
+        }
+        // Pushed in increasing order of the pair: `adj[u]` receives its
+        // larger neighbours in order, but its smaller ones (from pairs
+        // `(w, u)`) come first and in order too, so each list is sorted.
+        debug_assert!(adj.iter().all(|l| l.windows(2).all(|w| w[0] < w[1])));
+        Graph { n, edges: distinct, repr: Repr::Sparse { adj } }
     }
 
     /// The number of vertices.
     pub fn n(&self) -> usize {
         self.n
+    }
+
+    /// Whether the graph is stored as adjacency bitsets (at most
+    /// [`DENSE_MAX_VERTICES`] vertices) rather than neighbour lists.
+    pub fn is_dense(&self) -> bool {
+        matches!(self.repr, Repr::Dense { .. })
     }
 
     /// Adds the edge `{u, v}`; returns whether it was new.
@@ -62,37 +155,64 @@ impl Graph {
         assert!(u < self.n && v < self.n, "edge {{{u}, {v}}} outside the vertices 0..{}", self.n);
         assert_ne!(u, v, "self-loop at vertex {u}");
         let new = !self.has_edge(u, v);
-        self.adj[u * self.words + v / WORD] |= 1 << (v % WORD);
-        self.adj[v * self.words + u / WORD] |= 1 << (u % WORD);
-        new
+        if !new {
+            return false;
+        }
+        match &mut self.repr {
+            Repr::Dense { words, adj } => {
+                adj[u * *words + v / WORD] |= 1 << (v % WORD);
+                adj[v * *words + u / WORD] |= 1 << (u % WORD);
+            }
+            Repr::Sparse { adj } => {
+                for (a, b) in [(u, v), (v, u)] {
+                    let list = &mut adj[a];
+                    let at = list.partition_point(|&x| (x as usize) < b);
+                    list.insert(at, b as u32);
+                }
+            }
+        }
+        self.edges += 1;
+        true
     }
 
     /// Whether `{u, v}` is an edge.
     #[inline]
     pub fn has_edge(&self, u: usize, v: usize) -> bool {
-        self.adj[u * self.words + v / WORD] >> (v % WORD) & 1 == 1
-    }
-
-    /// The adjacency bitset of `v`: bit `u` of word `u / 64` is set when
-    /// `{u, v}` is an edge.
-    #[inline]
-    pub fn row(&self, v: usize) -> &[u64] {
-        &self.adj[v * self.words..(v + 1) * self.words]
+        match &self.repr {
+            Repr::Dense { words, adj } => adj[u * words + v / WORD] >> (v % WORD) & 1 == 1,
+            Repr::Sparse { adj } => adj[u].binary_search(&(v as u32)).is_ok(),
+        }
     }
 
     /// The number of neighbours of `v`.
     pub fn degree(&self, v: usize) -> usize {
-        self.row(v).iter().map(|w| w.count_ones() as usize).sum()
+        match &self.repr {
+            Repr::Dense { words, adj } => {
+                adj[v * words..(v + 1) * words].iter().map(|w| w.count_ones() as usize).sum()
+            }
+            Repr::Sparse { adj } => adj[v].len(),
+        }
     }
 
     /// The neighbours of `v`, in increasing order.
-    pub fn neighbours(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
-        bits(self.row(v))
+    pub fn neighbours(&self, v: usize) -> Box<dyn Iterator<Item = usize> + '_> {
+        match &self.repr {
+            Repr::Dense { words, adj } => Box::new(bits(&adj[v * words..(v + 1) * words])),
+            Repr::Sparse { adj } => Box::new(adj[v].iter().map(|&u| u as usize)),
+        }
     }
 
     /// The number of edges.
     pub fn edge_count(&self) -> usize {
-        (0..self.n).map(|v| self.degree(v)).sum::<usize>() / 2
+        self.edges
+    }
+
+    /// The bytes the adjacency takes.
+    pub fn memory_bytes(&self) -> usize {
+        match &self.repr {
+            Repr::Dense { adj, .. } => adj.len() * 8,
+            Repr::Sparse { adj } => adj.len() * std::mem::size_of::<Vec<u32>>() + self.edges * 8,
+        }
     }
 
     /// Whether the vertices are distinct and pairwise adjacent.
@@ -216,29 +336,6 @@ impl Graph {
         let mut rng = SplitMix64::new(seed);
         Graph::from_fn(n, |_, _| rng.unit() < p)
     }
-
-    /// A greedy clique: from each start vertex, add the candidate of highest
-    /// degree among the remaining candidates until none is left; the largest
-    /// clique found. A quick lower bound on ω, `O(n³ / 64)`.
-    pub fn greedy_clique(&self) -> Vec<u32> {
-        let mut best: Vec<u32> = Vec::new();
-        let mut cand = vec![0u64; self.words];
-        for start in 0..self.n {
-            let mut clique = vec![start as u32];
-            cand.copy_from_slice(self.row(start));
-            while let Some(v) = bits(&cand).max_by_key(|&v| (intersection_count(&cand, self.row(v)), v)) {
-                clique.push(v as u32);
-                for (c, r) in cand.iter_mut().zip(self.row(v)) {
-                    *c &= r;
-                }
-            }
-            if clique.len() > best.len() {
-                best = clique;
-            }
-        }
-        best.sort_unstable();
-        best
-    }
 }
 
 /// The number of common bits of two bitsets.
@@ -296,12 +393,22 @@ mod tests {
     }
 
     #[test]
-    fn greedy_finds_a_clique() {
-        let g = Graph::random(40, 0.5, 1);
-        let c = g.greedy_clique();
-        assert!(g.is_clique(&c));
-        assert!(c.len() >= 2);
-        assert_eq!(Graph::complete(9).greedy_clique().len(), 9);
-        assert!(Graph::new(0).greedy_clique().is_empty());
+    fn dense_and_sparse_agree() {
+        let mut edges = vec![(0, 5000), (5000, 1), (1, 0), (0, 1), (7, 3)];
+        let sparse = Graph::from_edges(5001, &mut edges);
+        assert!(!sparse.is_dense());
+        assert_eq!(sparse.edge_count(), 4);
+        assert_eq!(sparse.neighbours(0).collect::<Vec<_>>(), [1, 5000]);
+        assert!(sparse.has_edge(5000, 0) && !sparse.has_edge(5000, 7));
+        let mut built = Graph::new(5001);
+        for (u, v) in [(3, 7), (0, 1), (5000, 0), (1, 5000)] {
+            assert!(built.add_edge(u, v));
+        }
+        assert!(!built.add_edge(1, 0));
+        assert_eq!(built, sparse);
+        assert_eq!(sparse.memory_bytes(), 5001 * 24 + 32);
+        let dense = Graph::from_edges(4, &mut [(0, 1), (1, 0), (2, 3)]);
+        assert!(dense.is_dense());
+        assert_eq!(dense.edge_count(), 2);
     }
 }

@@ -2,7 +2,8 @@
 //! with bitset colouring bounds (Tomita's MCQ/MCS as San Segundo's BBMC
 //! implements them).
 //!
-//! * [`Graph`] — adjacency bitsets, and families with a known clique number
+//! * [`Graph`] — adjacency bitsets up to 4096 vertices, sorted neighbour lists
+//!   above (`O(n + m)`), and families with a known clique number
 //!   (complete, Turán, cycle, Petersen, Hamming and Johnson graphs), random
 //!   graphs;
 //! * [`dimacs`] — the `.clq` file format, with typed errors;
@@ -26,5 +27,5 @@ mod graph;
 mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
-pub use graph::Graph;
-pub use search::{CliqueNode, CliqueSearch};
+pub use graph::{DENSE_MAX_VERTICES, Graph};
+pub use search::{CliqueNode, CliqueSearch, Mode, Options, TooLarge};

@@ -9,7 +9,7 @@ use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
 use super::Graph;
-use super::graph::WORD;
+use super::graph::{DENSE_MAX_VERTICES, WORD, bits, intersection_count};
 use crate::bnb::BnbStats;
 
 /// Maximum clique or k-clique decision on a graph, as a [`Search`].
@@ -22,7 +22,10 @@ use crate::bnb::BnbStats;
 ///
 /// 1. colours `P` greedily, class by class, in the order of the numbering
 ///    (BBMC: one class is built by repeatedly taking the lowest candidate
-///    and removing its neighbours, all word-parallel);
+///    and removing its neighbours, all word-parallel), and re-colours a
+///    vertex that would be branched on into a lower class when it has at
+///    most one neighbour there that can move elsewhere (MCS's Re-NUMBER,
+///    BBMCR; see `colour`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
@@ -34,6 +37,17 @@ use crate::bnb::BnbStats;
 ///
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
+///
+/// Graphs with more than [`DENSE_MAX_VERTICES`] vertices with an edge are
+/// searched by parts ([`Mode::Sparse`]): the root splits the positions into
+/// ranges, a range into the subproblems of its vertices, and the subproblem
+/// of the vertex at position `p` looks for the cliques whose other vertices
+/// all have lower positions — its neighbours among them, at most the
+/// degeneracy many, held as a small bitset graph built when the subproblem
+/// is first expanded. Every clique is found in exactly one subproblem (that
+/// of its vertex of highest position), so the parts together search the
+/// whole graph in `O(n + m)` memory plus one small bitset graph per open
+/// subproblem.
 ///
 /// The answer is in [`CliqueSearch::incumbent`] after the run (vertices in
 /// the graph's own numbering, sorted).
@@ -49,8 +63,8 @@ use crate::bnb::BnbStats;
 /// ```
 #[derive(Debug)]
 pub struct CliqueSearch {
-    /// The graph, renumbered by the degeneracy order.
-    graph: Graph,
+    /// The graph, renumbered by the degeneracy order, whole or in parts.
+    space: Space,
     /// `label[i]`: the original number of renumbered vertex `i`.
     label: Vec<u32>,
     /// Decision searches: the clique size sought.
@@ -80,6 +94,165 @@ pub struct CliqueNode {
     prefix: Option<Arc<Link>>,
     /// The candidates: vertices adjacent to every vertex of the clique.
     cand: Box<[u64]>,
+    /// Which part of the search the node belongs to.
+    part: Part,
+    /// [`Part::Sub`]: the subproblem's graph, shared by its nodes; rebuilt
+    /// from the pivot when absent (a node received from another process).
+    local: Option<Arc<Local>>,
+}
+
+/// Where a node's vertex numbers and candidate set live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Part {
+    /// Dense search: the whole renumbered graph.
+    Whole,
+    /// Sparse search: the subproblems of the pivots `lo..hi`.
+    Range {
+        /// The first pivot.
+        lo: u32,
+        /// One past the last pivot.
+        hi: u32,
+    },
+    /// Sparse search: the cliques whose vertex of highest position is
+    /// `pivot`; vertex numbers index [`Local::members`]. The node's clique
+    /// holds the pivot besides its chain.
+    Sub {
+        /// The pivot, in the renumbering.
+        pivot: u32,
+    },
+}
+
+/// The graph of a subproblem: the pivot's neighbours of lower position,
+/// as a dense bitset graph of at most degeneracy-many vertices.
+#[derive(Debug)]
+struct Local {
+    /// Local vertex `i` is renumbered vertex `members[i]` (increasing).
+    members: Vec<u32>,
+    /// Adjacency among the members.
+    matrix: BitMatrix,
+}
+
+/// A graph as adjacency bitsets, the form the colouring works on.
+#[derive(Debug)]
+pub(crate) struct BitMatrix {
+    n: usize,
+    words: usize,
+    adj: Vec<u64>,
+}
+
+impl BitMatrix {
+    fn new(n: usize) -> Self {
+        let words = n.div_ceil(WORD);
+        BitMatrix { n, words, adj: vec![0; n * words] }
+    }
+
+    /// The bytes of a matrix of `n` vertices.
+    fn bytes(n: usize) -> usize {
+        n.saturating_mul(n.div_ceil(WORD)).saturating_mul(8)
+    }
+
+    #[inline]
+    fn set(&mut self, u: usize, v: usize) {
+        self.adj[u * self.words + v / WORD] |= 1 << (v % WORD);
+        self.adj[v * self.words + u / WORD] |= 1 << (u % WORD);
+    }
+
+    #[inline]
+    fn row(&self, v: usize) -> &[u64] {
+        &self.adj[v * self.words..(v + 1) * self.words]
+    }
+
+    /// A greedy clique: from each start vertex, add the candidate with the
+    /// most neighbours among the remaining candidates until none is left;
+    /// the largest clique found. A quick lower bound on ω, `O(n³ / 64)`.
+    fn greedy_clique(&self) -> Vec<usize> {
+        let mut best: Vec<usize> = Vec::new();
+        let mut cand = vec![0u64; self.words];
+        for start in 0..self.n {
+            let mut clique = vec![start];
+            cand.copy_from_slice(self.row(start));
+            while let Some(v) = bits(&cand).max_by_key(|&v| (intersection_count(&cand, self.row(v)), v)) {
+                clique.push(v);
+                for (c, r) in cand.iter_mut().zip(self.row(v)) {
+                    *c &= r;
+                }
+            }
+            if clique.len() > best.len() {
+                best = clique;
+            }
+        }
+        best
+    }
+}
+
+/// The renumbered graph as the search holds it.
+#[derive(Debug)]
+enum Space {
+    /// One bitset graph of all the vertices.
+    Dense(BitMatrix),
+    /// Neighbour lists: `lower[offset[p]..offset[p + 1]]` are the
+    /// neighbours of `p` of lower position, increasing. `O(n + m)`.
+    Sparse { offset: Vec<usize>, lower: Vec<u32> },
+}
+
+/// How [`CliqueSearch`] holds the graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// [`Mode::Dense`] up to [`DENSE_MAX_VERTICES`] vertices with an edge,
+    /// [`Mode::Sparse`] above.
+    #[default]
+    Auto,
+    /// One adjacency bitset graph of all vertices with an edge: `n²/8`
+    /// bytes.
+    Dense,
+    /// Neighbour lists (`O(n + m)`), and one small bitset graph per
+    /// vertex `v` over its neighbours of lower position in the degeneracy
+    /// order, built when `v`'s part of the search starts: at most
+    /// degeneracy-many vertices.
+    Sparse,
+}
+
+/// The options of [`CliqueSearch::with_options`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `Some(k)`: the decision "is there a clique of `k` vertices?";
+    /// `None`: maximum clique.
+    pub target: Option<u32>,
+    /// Seed the incumbent with a greedy clique (dense maximum clique
+    /// searches only).
+    pub greedy: bool,
+    /// How the graph is held.
+    pub mode: Mode,
+    /// Refuse, before allocating it, a bitset graph larger than this many
+    /// bytes.
+    pub max_bitset_bytes: Option<usize>,
+}
+
+/// A search that would need a bitset graph larger than
+/// [`Options::max_bitset_bytes`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the search needs a bitset graph of {vertices} vertices ({}), more than the limit of {}",
+    human_bytes(*bytes),
+    human_bytes(*limit)
+)]
+pub struct TooLarge {
+    /// The vertices of the largest bitset graph.
+    pub vertices: usize,
+    /// Its bytes.
+    pub bytes: usize,
+    /// The limit.
+    pub limit: usize,
+}
+
+/// A size in bytes as KiB, MiB or GiB (rounded up).
+pub(crate) fn human_bytes(bytes: usize) -> String {
+    const KIB: usize = 1 << 10;
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{} MiB", b.div_ceil(1 << 20)),
+        b => format!("{} KiB", b.div_ceil(KIB)),
+    }
 }
 
 impl CliqueNode {
@@ -103,6 +276,7 @@ struct CliqueWire {
     vertex: u32,
     prefix: Vec<u32>,
     cand: Vec<u64>,
+    part: Part,
 }
 
 impl From<CliqueNode> for CliqueWire {
@@ -119,6 +293,7 @@ impl From<CliqueNode> for CliqueWire {
             vertex: node.vertex,
             prefix,
             cand: node.cand.into_vec(),
+            part: node.part,
         }
     }
 }
@@ -133,6 +308,8 @@ impl From<CliqueWire> for CliqueNode {
             vertex: wire.vertex,
             prefix,
             cand: wire.cand.into_boxed_slice(),
+            part: wire.part,
+            local: None,
         }
     }
 }
@@ -154,6 +331,8 @@ struct Link {
 struct Scratch {
     uncoloured: Vec<u64>,
     class: Vec<u64>,
+    /// The colour classes `1..=kmin`, `words` words each.
+    classes: Vec<u64>,
     /// `(vertex, colour)` of the vertices worth branching on.
     order: Vec<(u32, u32)>,
 }
@@ -163,19 +342,108 @@ thread_local! {
 }
 
 impl CliqueSearch {
-    /// The maximum clique problem, with the incumbent seeded by
-    /// [`Graph::greedy_clique`].
+    /// The maximum clique problem, with the incumbent seeded by a greedy
+    /// clique (dense graphs).
     pub fn max_clique(graph: &Graph) -> Self {
-        let search = Self::unseeded(graph, None);
-        let greedy = graph.greedy_clique();
-        search.incumbent.offer(greedy.len() as i64, || greedy);
-        search
+        Self::build(graph, Options { greedy: true, ..Options::default() })
     }
 
     /// The maximum clique problem with no initial solution: the search finds
     /// every improvement itself.
     pub fn max_clique_unseeded(graph: &Graph) -> Self {
-        Self::unseeded(graph, None)
+        Self::build(graph, Options::default())
+    }
+
+    /// The search with explicit [`Options`]; refuses a bitset graph above
+    /// [`Options::max_bitset_bytes`] before allocating it.
+    ///
+    /// ```
+    /// use treelb_apps::clique::{CliqueSearch, Graph, Mode, Options};
+    /// let g = Graph::hamming(6, 4);
+    /// let sparse = Options { mode: Mode::Sparse, ..Options::default() };
+    /// let search = CliqueSearch::with_options(&g, sparse)?;
+    /// assert!(search.is_sparse());
+    /// treelb::seq::run_search(&search);
+    /// assert_eq!(search.incumbent.into_best().map(|(omega, _)| omega), Some(4));
+    /// let tiny = Options { mode: Mode::Dense, max_bitset_bytes: Some(100), ..Options::default() };
+    /// let refused = CliqueSearch::with_options(&g, tiny).unwrap_err();
+    /// assert_eq!(refused.vertices, 64);
+    /// # Ok::<(), treelb_apps::clique::TooLarge>(())
+    /// ```
+    pub fn with_options(graph: &Graph, options: Options) -> Result<Self, TooLarge> {
+        let (order, kept) = order_and_kept(graph);
+        let sparse = match options.mode {
+            Mode::Auto => kept > DENSE_MAX_VERTICES,
+            Mode::Dense => false,
+            Mode::Sparse => true,
+        };
+        let position = positions(&order, graph.n());
+        let lower_of = |p: usize| -> Vec<u32> {
+            let mut l: Vec<u32> =
+                graph.neighbours(order[p]).map(|u| position[u]).filter(|&q| (q as usize) < p).collect();
+            l.sort_unstable();
+            l
+        };
+        let vertices =
+            if sparse { (0..kept).map(|p| graph.degree(order[p]).min(p)).max().unwrap_or(0) } else { kept };
+        // The degree bounds the lower degree; the exact bound comes below.
+        let bytes = BitMatrix::bytes(vertices);
+        if let Some(limit) = options.max_bitset_bytes
+            && bytes > limit
+        {
+            // The degree is an over-estimate: refuse on the exact lower degree.
+            let exact = if sparse { (0..kept).map(|p| lower_of(p).len()).max().unwrap_or(0) } else { kept };
+            let bytes = BitMatrix::bytes(exact);
+            if bytes > limit {
+                return Err(TooLarge { vertices: exact, bytes, limit });
+            }
+        }
+        let space = if sparse {
+            let mut offset = Vec::with_capacity(kept + 1);
+            let mut lower = Vec::new();
+            offset.push(0);
+            for p in 0..kept {
+                lower.extend(lower_of(p));
+                offset.push(lower.len());
+            }
+            Space::Sparse { offset, lower }
+        } else {
+            let mut matrix = BitMatrix::new(kept);
+            for (p, &v) in order[..kept].iter().enumerate() {
+                for q in graph.neighbours(v).map(|u| position[u] as usize).filter(|&q| q < p) {
+                    matrix.set(p, q);
+                }
+            }
+            Space::Dense(matrix)
+        };
+        let search = CliqueSearch {
+            space,
+            label: order[..kept].iter().map(|&v| v as u32).collect(),
+            target: options.target,
+            incumbent: Incumbent::new(Sense::Maximize),
+        };
+        if options.greedy
+            && options.target.is_none()
+            && let Space::Dense(matrix) = &search.space
+        {
+            let mut greedy: Vec<u32> = matrix.greedy_clique().iter().map(|&p| search.label[p]).collect();
+            greedy.sort_unstable();
+            search.incumbent.offer(greedy.len() as i64, || greedy);
+        }
+        Ok(search)
+    }
+
+    fn build(graph: &Graph, options: Options) -> Self {
+        match Self::with_options(graph, options) {
+            Ok(search) => search,
+            Err(_) => unreachable!("no limit was set"),
+        }
+    }
+
+    /// Whether the search holds the graph as neighbour lists with one small
+    /// bitset graph per part ([`Mode::Sparse`]).
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.space, Space::Sparse { .. })
     }
 
     /// The decision problem: is there a clique of at least `k` vertices? The
@@ -194,24 +462,7 @@ impl CliqueSearch {
     /// assert_eq!(no.found(), None);
     /// ```
     pub fn k_clique(graph: &Graph, k: u32) -> Self {
-        Self::unseeded(graph, Some(k))
-    }
-
-    fn unseeded(graph: &Graph, target: Option<u32>) -> Self {
-        let mut order = degeneracy_order(graph);
-        // Isolated vertices are cliques of one vertex and no more: the
-        // search keeps one of them only if there is no edge at all (a
-        // sparse graph of 65,536 vertices then searches two, not 65,536).
-        // They come last in the degeneracy order.
-        let isolated = order.iter().rev().take_while(|&&v| graph.degree(v) == 0).count();
-        order.truncate((order.len() - isolated).max(order.len().min(1)));
-        let renumbered = graph.induced(&order);
-        CliqueSearch {
-            graph: renumbered,
-            label: order.into_iter().map(|v| v as u32).collect(),
-            target,
-            incumbent: Incumbent::new(Sense::Maximize),
-        }
+        Self::build(graph, Options { target: Some(k), ..Options::default() })
     }
 
     /// The clique size a decision search looks for (`None`: maximum clique).
@@ -219,9 +470,10 @@ impl CliqueSearch {
         self.target
     }
 
-    /// The number of vertices of the graph.
+    /// The number of vertices the search works on (isolated vertices
+    /// are left out, but one).
     pub fn n(&self) -> usize {
-        self.graph.n()
+        self.label.len()
     }
 
     /// A decision search's witness: a clique of the target size, if one was
@@ -246,14 +498,21 @@ impl CliqueSearch {
     }
 
     /// The clique of `node`, in the original numbering, sorted.
-    fn witness(&self, node: &CliqueNode) -> Vec<u32> {
+    fn witness(&self, node: &CliqueNode, local: Option<&Local>) -> Vec<u32> {
         let mut clique = Vec::with_capacity(node.size as usize);
+        let global = |v: u32| match local {
+            Some(l) => self.label[l.members[v as usize] as usize],
+            None => self.label[v as usize],
+        };
+        if let Part::Sub { pivot } = node.part {
+            clique.push(self.label[pivot as usize]);
+        }
         if node.vertex != NO_VERTEX {
-            clique.push(self.label[node.vertex as usize]);
+            clique.push(global(node.vertex));
         }
         let mut link = node.prefix.as_deref();
         while let Some(l) = link {
-            clique.push(self.label[l.vertex as usize]);
+            clique.push(global(l.vertex));
             link = l.prev.as_deref();
         }
         clique.sort_unstable();
@@ -261,28 +520,144 @@ impl CliqueSearch {
     }
 }
 
+impl CliqueSearch {
+    /// The neighbours of lower position of `p` (sparse search).
+    fn lower(&self, p: usize) -> &[u32] {
+        match &self.space {
+            Space::Sparse { offset, lower } => &lower[offset[p]..offset[p + 1]],
+            Space::Dense(_) => &[],
+        }
+    }
+
+    /// The graph of pivot `p`'s subproblem: its neighbours of lower
+    /// position, in increasing order, and their adjacency.
+    fn local(&self, pivot: usize) -> Local {
+        let members = self.lower(pivot).to_vec();
+        let mut matrix = BitMatrix::new(members.len());
+        for (i, &b) in members.iter().enumerate() {
+            // Each edge among members is found once, from its higher end.
+            for &a in self.lower(b as usize) {
+                if let Ok(j) = members[..i].binary_search(&a) {
+                    matrix.set(i, j);
+                }
+            }
+        }
+        Local { members, matrix }
+    }
+
+    /// Sparse search: the children of the pivots `lo..hi`, those whose
+    /// lower degree leaves room for a clique above `floor`.
+    fn expand_range(&self, lo: usize, hi: usize, floor: i64, children: &mut Children<'_, CliqueNode>) {
+        let part_node = |part: Part, bound: usize| CliqueNode {
+            bound: bound as u32,
+            size: 0,
+            vertex: NO_VERTEX,
+            prefix: None,
+            cand: Box::new([]),
+            part,
+            local: None,
+        };
+        if hi - lo > RANGE_LEAF {
+            // Two halves, the lower positions (the dense core) expanded first.
+            let mid = lo + (hi - lo) / 2;
+            for (a, b) in [(mid, hi), (lo, mid)] {
+                let bound = 1 + (a..b).map(|p| self.lower(p).len()).max().unwrap_or(0);
+                if bound as i64 > floor {
+                    children.push(part_node(Part::Range { lo: a as u32, hi: b as u32 }, bound));
+                }
+            }
+            return;
+        }
+        for p in (lo..hi).rev() {
+            let bound = 1 + self.lower(p).len();
+            if bound as i64 > floor {
+                let mut node = part_node(Part::Sub { pivot: p as u32 }, bound);
+                node.size = 1;
+                children.push(node);
+            }
+        }
+    }
+}
+
+/// A range of at most this many pivots is expanded into their subproblems.
+const RANGE_LEAF: usize = 64;
+
 impl Search for CliqueSearch {
     type Node = CliqueNode;
     type Output = BnbStats;
 
     fn root(&self) -> CliqueNode {
-        let n = self.graph.n();
-        let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
-        for v in 0..n {
-            cand[v / WORD] |= 1 << (v % WORD);
+        match &self.space {
+            Space::Dense(matrix) => {
+                let n = matrix.n;
+                let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
+                for v in 0..n {
+                    cand[v / WORD] |= 1 << (v % WORD);
+                }
+                CliqueNode {
+                    bound: n as u32,
+                    size: 0,
+                    vertex: NO_VERTEX,
+                    prefix: None,
+                    cand,
+                    part: Part::Whole,
+                    local: None,
+                }
+            }
+            Space::Sparse { .. } => {
+                let n = self.label.len();
+                let bound =
+                    if n == 0 { 0 } else { 1 + (0..n).map(|p| self.lower(p).len()).max().unwrap_or(0) };
+                CliqueNode {
+                    bound: bound as u32,
+                    size: 0,
+                    vertex: NO_VERTEX,
+                    prefix: None,
+                    cand: Box::new([]),
+                    part: Part::Range { lo: 0, hi: n as u32 },
+                    local: None,
+                }
+            }
         }
-        CliqueNode { bound: n as u32, size: 0, vertex: NO_VERTEX, prefix: None, cand }
     }
 
-    fn expand(&self, node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
+    fn expand(&self, mut node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
         let mut floor = self.floor();
         if i64::from(node.bound) <= floor || self.should_stop() {
             acc.pruned += 1;
             return;
         }
         acc.branched += 1;
+        let (matrix, local) = match node.part {
+            Part::Whole => match &self.space {
+                Space::Dense(matrix) => (matrix, None),
+                Space::Sparse { .. } => unreachable!("a dense node in a sparse search"),
+            },
+            Part::Range { lo, hi } => {
+                self.expand_range(lo as usize, hi as usize, floor, children);
+                return;
+            }
+            Part::Sub { pivot } => {
+                if node.local.is_none() {
+                    node.local = Some(Arc::new(self.local(pivot as usize)));
+                }
+                let local = node.local.as_ref().expect("built above");
+                if node.vertex == NO_VERTEX && node.prefix.is_none() && node.cand.is_empty() {
+                    // The subproblem's root: every member is a candidate.
+                    let k = local.members.len();
+                    let mut cand = vec![0u64; k.div_ceil(WORD)].into_boxed_slice();
+                    for v in 0..k {
+                        cand[v / WORD] |= 1 << (v % WORD);
+                    }
+                    node.cand = cand;
+                }
+                (&local.matrix, Some(local))
+            }
+        };
         let size = node.size;
-        if i64::from(size) > floor && self.incumbent.offer(i64::from(size), || self.witness(&node)) {
+        if i64::from(size) > floor
+            && self.incumbent.offer(i64::from(size), || self.witness(&node, local.map(|l| &**l)))
+        {
             floor = self.floor();
             if self.should_stop() {
                 return;
@@ -291,7 +666,7 @@ impl Search for CliqueSearch {
         // Colours above `kmin` can lead to a clique larger than `floor`.
         let kmin = (floor - i64::from(size)).max(0) as u32;
         SCRATCH.with_borrow_mut(|s| {
-            colour(&self.graph, &node.cand, kmin, s);
+            colour(matrix, &node.cand, kmin, s);
             if s.order.is_empty() {
                 return;
             }
@@ -306,7 +681,7 @@ impl Search for CliqueSearch {
             }
             children.reserve(s.order.len());
             for &(v, c) in &s.order {
-                let row = self.graph.row(v as usize);
+                let row = matrix.row(v as usize);
                 let cand: Box<[u64]> = rest.iter().zip(row).map(|(a, b)| a & b).collect();
                 children.push(CliqueNode {
                     bound: size + c,
@@ -314,6 +689,8 @@ impl Search for CliqueSearch {
                     vertex: v,
                     prefix: link.clone(),
                     cand,
+                    part: node.part,
+                    local: local.cloned(),
                 });
                 rest[v as usize / WORD] |= 1 << (v as usize % WORD);
             }
@@ -335,14 +712,27 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// Greedy sequential colouring of `cand` in vertex order, one colour class
 /// at a time; records in `s.order` the vertices of colour above `kmin` with
 /// their colours (non-decreasing).
+///
+/// Re-colouring (Tomita's Re-NUMBER in MCS, as San Segundo's BBMCR does it
+/// class by class): a vertex `v` that lands in a class above `kmin` — one
+/// that would be branched on — is moved into a class `k1 <= kmin` where it
+/// has no neighbour, or exactly one, `w`, that can itself move to another
+/// class `k2 <= kmin` in which it has no neighbour. Every class stays an
+/// independent set, so the colouring stays proper and the bound of every
+/// branched vertex stays valid; `v` is no longer branched on.
 #[inline]
-fn colour(graph: &Graph, cand: &[u64], kmin: u32, s: &mut Scratch) {
+fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
     let words = cand.len();
     s.uncoloured.clear();
     s.uncoloured.extend_from_slice(cand);
     s.class.resize(words, 0);
     s.order.clear();
-    let (u, q) = (&mut s.uncoloured, &mut s.class);
+    let recolour = kmin >= 2;
+    if recolour {
+        s.classes.clear();
+        s.classes.resize(kmin as usize * words, 0);
+    }
+    let (u, q, classes) = (&mut s.uncoloured, &mut s.class, &mut s.classes);
     let mut first = 0;
     let mut k = 0u32;
     loop {
@@ -367,14 +757,87 @@ fn colour(graph: &Graph, cand: &[u64], kmin: u32, s: &mut Scratch) {
             q[at] &= q[at] - 1;
             u[at] &= !(1 << bit);
             let row = graph.row(v);
+            if k > kmin {
+                if recolour && recolour_into(graph, v, row, classes, kmin as usize, words) {
+                    continue;
+                }
+                s.order.push((v as u32, k));
+            } else if recolour {
+                classes[(k as usize - 1) * words + at] |= 1 << bit;
+            }
             for (x, r) in q[at..].iter_mut().zip(&row[at..]) {
                 *x &= !r;
             }
-            if k > kmin {
-                s.order.push((v as u32, k));
+        }
+    }
+}
+
+/// Moves `v` into one of the classes `1..=kmin` (see [`colour`]); whether
+/// it could.
+#[inline]
+fn recolour_into(
+    graph: &BitMatrix,
+    v: usize,
+    row: &[u64],
+    classes: &mut [u64],
+    kmin: usize,
+    words: usize,
+) -> bool {
+    for k1 in 0..kmin {
+        let c1 = &classes[k1 * words..(k1 + 1) * words];
+        // The one neighbour of `v` in class k1, if it has exactly one.
+        let mut conflict = None;
+        let mut many = false;
+        for (i, (&a, &b)) in row.iter().zip(c1).enumerate() {
+            let x = a & b;
+            if x != 0 {
+                if conflict.is_some() || x & (x - 1) != 0 {
+                    many = true;
+                    break;
+                }
+                conflict = Some(i * WORD + x.trailing_zeros() as usize);
+            }
+        }
+        if many {
+            continue;
+        }
+        let Some(w) = conflict else {
+            classes[k1 * words + v / WORD] |= 1 << (v % WORD);
+            return true;
+        };
+        let row_w = graph.row(w);
+        for k2 in (0..kmin).filter(|&k2| k2 != k1) {
+            let c2 = &classes[k2 * words..(k2 + 1) * words];
+            if row_w.iter().zip(c2).all(|(&a, &b)| a & b == 0) {
+                classes[k1 * words + w / WORD] &= !(1 << (w % WORD));
+                classes[k2 * words + w / WORD] |= 1 << (w % WORD);
+                classes[k1 * words + v / WORD] |= 1 << (v % WORD);
+                return true;
             }
         }
     }
+    false
+}
+
+/// The degeneracy order of the graph and the number of vertices the search
+/// keeps: its first ones. Isolated vertices are cliques of one vertex and
+/// no more: the search keeps one of them only if there is no edge at all
+/// (a sparse graph of 65,536 vertices with one edge searches two). They
+/// come last in the degeneracy order.
+fn order_and_kept(graph: &Graph) -> (Vec<usize>, usize) {
+    let order = degeneracy_order(graph);
+    let isolated = order.iter().rev().take_while(|&&v| graph.degree(v) == 0).count();
+    let kept = (order.len() - isolated).max(order.len().min(1));
+    (order, kept)
+}
+
+/// `position[v]`: where vertex `v` is in `order`.
+fn positions(order: &[usize], n: usize) -> Vec<u32> {
+    let mut position = vec![u32::MAX; n];
+    for (p, &v) in order.iter().enumerate() {
+        position[v] = p as u32;
+    }
+    position
 }
 
 /// A degeneracy order: the vertex of minimum degree (among the remaining

@@ -5,7 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
-use treelb_apps::clique::{CliqueSearch, Graph, dimacs};
+use treelb_apps::clique::{CliqueSearch, Graph, Options, dimacs};
+
+/// The largest bitset graph a search may allocate: 1 GiB (a dense graph of
+/// about 92,000 vertices, or a sparse one of that degeneracy).
+const MAX_BITSET_BYTES: usize = 1 << 30;
 
 use super::Status;
 use super::bnb::{self, Sequential};
@@ -62,13 +66,15 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         eprintln!("treelb: warning: {}: {w}", path.display());
     }
     crate::checkpoint::bind_input(&mut cfg, path)?;
-    let make = || match k {
-        Some(k) => CliqueSearch::k_clique(&graph, k),
-        None if args.no_heuristic => CliqueSearch::max_clique_unseeded(&graph),
-        None => CliqueSearch::max_clique(&graph),
+    let options = Options {
+        target: k,
+        greedy: k.is_none() && !args.no_heuristic,
+        max_bitset_bytes: Some(MAX_BITSET_BYTES),
+        ..Options::default()
     };
-    let seq = args.compare_seq.then(|| bnb::sequential(&make()));
-    let search = make();
+    let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", path.display()));
+    let seq = if args.compare_seq { Some(bnb::sequential(&make()?)) } else { None };
+    let search = make()?;
     let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
