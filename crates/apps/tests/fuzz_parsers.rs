@@ -424,3 +424,22 @@ fn mutations_change_what_they_say() {
     assert!(names_a_line("line 3: bad") && !names_a_line("no line") && !names_a_line("line 0: x"));
     assert!(names_a_parameter("q * m = 2 is above 1") && !names_a_parameter("the tree is infinite"));
 }
+
+/// Found by `fuzz_uts_parameters`: a hybrid tree with a geometric part of a
+/// billion levels above a supercritical binomial part took minutes to
+/// validate (its finite probability was folded level by level).
+#[test]
+fn a_deep_hybrid_tree_is_refused_at_once() {
+    let deep = "-t 2 -a 0 -d 2147483648 -b 6 -r 502 -q 0.234375 -m 65536 -f 0.5";
+    let message = run_case("the UTS parameter parser", deep.as_bytes(), |_| {
+        Params::from_uts_str(deep).err().map(|e| e.to_string())
+    })
+    .expect("no panic")
+    .expect("refused");
+    assert!(message.contains("(-d)") && message.contains("(-f)"), "{message}");
+    // Within the limit the fold still decides.
+    let shallow = "-t 2 -a 0 -d 1000 -b 6 -r 502 -q 0.234375 -m 8 -f 0.5";
+    let refused =
+        Params::from_uts_str(shallow).expect_err("q * m = 1.875 below 500 levels of b ≈ 6").to_string();
+    assert!(!refused.contains("(-f)"), "{refused}");
+}

@@ -235,6 +235,17 @@ impl Params {
             if self.m == 0 && self.q > 0.0 {
                 return Err(ParamsError::ZeroNonLeafBranching { q: self.q });
             }
+            if self.tree_type == TreeType::Hybrid
+                && self.binomial_branching() > 1.0
+                && self.geometric_heights() > EXPECTATION_DEPTHS
+            {
+                return Err(ParamsError::DeepHybrid {
+                    depth: self.gen_mx,
+                    shift: self.shift_depth,
+                    levels: self.geometric_heights(),
+                    max: EXPECTATION_DEPTHS,
+                });
+            }
             let finite_probability = self.finite_probability();
             if finite_probability < MIN_FINITE_PROBABILITY {
                 return Err(ParamsError::InfiniteBinomial {
@@ -299,10 +310,14 @@ impl Params {
             }
             TreeType::Hybrid => {
                 // Nodes of height h < shift_depth * gen_mx are geometric.
-                let geometric_heights = (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32;
+                let geometric_heights = self.geometric_heights();
                 let eta = binomial_extinction(self.q, self.m.min(MAX_NUM_CHILDREN));
                 if eta == 1.0 {
                     return 1.0;
+                }
+                if geometric_heights > EXPECTATION_DEPTHS {
+                    // Too deep to fold level by level (validate refuses it).
+                    return 0.0;
                 }
                 let finite = (0..geometric_heights).rev().fold(eta, |finite, height| {
                     truncated_geometric_pgf(self.geometric_branching(height), finite)
@@ -368,12 +383,16 @@ impl Params {
             }
             TreeType::Geometric => self.geometric_levels(u32::MAX).0,
             TreeType::Hybrid => {
-                // Heights below shift_depth * gen_mx are geometric.
-                let geometric_heights = (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32;
-                let (above, boundary) = self.geometric_levels(geometric_heights);
+                let (above, boundary) = self.geometric_levels(self.geometric_heights());
                 if boundary == 0.0 { above } else { above + boundary * binomial_subtree() }
             }
         }
+    }
+
+    /// The heights of a hybrid tree's geometric part: those below
+    /// `shift_depth * gen_mx`.
+    fn geometric_heights(&self) -> u32 {
+        (self.shift_depth * f64::from(self.gen_mx)).ceil() as u32
     }
 
     /// The expected sizes of the geometric levels `0..heights` summed, and
@@ -678,4 +697,20 @@ pub enum ParamsError {
     /// No work per node.
     #[error("compute granularity (-g) must be at least 1")]
     ZeroGranularity,
+    /// A hybrid tree whose geometric part, above a supercritical binomial
+    /// part, is too deep to tell whether the tree is finite.
+    #[error(
+        "tree depth gen_mx (-d) = {depth} with shift depth (-f) = {shift}: a geometric part of {levels} \
+         levels above a binomial part with q * m > 1 (at most {max}); the tree is as good as infinite"
+    )]
+    DeepHybrid {
+        /// The depth parameter.
+        depth: u32,
+        /// The shift depth.
+        shift: f64,
+        /// Geometric levels: `ceil(shift * depth)`.
+        levels: u32,
+        /// The most geometric levels checked.
+        max: u32,
+    },
 }
