@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One `mpirun` at a time: the runs oversubscribe the cores already.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -98,18 +98,9 @@ fn mpirun_status(
         let _ = err.read_to_string(&mut e);
         (o, e)
     });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for mpirun") {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            let (o, e) = reader.join().unwrap_or_default();
-            panic!("HUNG: `{shown}` ran past {LIMIT:?} and was killed\nstdout:\n{o}\nstderr:\n{e}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let Some(status) = common::wait_within(&mut child, LIMIT) else {
+        let (o, e) = reader.join().unwrap_or_default();
+        panic!("HUNG: `{shown}` ran past {LIMIT:?} and was killed\nstdout:\n{o}\nstderr:\n{e}");
     };
     let (o, e) = reader.join().expect("reader thread");
     (status, o, e)

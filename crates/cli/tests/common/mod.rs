@@ -44,22 +44,13 @@ pub(crate) fn output_within(
         let _ = err.read_to_end(&mut bytes);
         bytes
     });
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the child") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let (o, e) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
-            panic!(
-                "HUNG: `{shown}` ran past {limit:?} and was killed\nstdout:\n{}\nstderr:\n{}",
-                String::from_utf8_lossy(&o),
-                String::from_utf8_lossy(&e)
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+    let Some(status) = wait_within(&mut child, limit) else {
+        let (o, e) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+        panic!(
+            "HUNG: `{shown}` ran past {limit:?} and was killed\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&o),
+            String::from_utf8_lossy(&e)
+        );
     };
     let stdout = stdout.join().expect("the stdout reader");
     let stderr = stderr.join().expect("the stderr reader");
@@ -102,17 +93,8 @@ pub(crate) fn collect_within(
     after: &str,
 ) -> (Option<i32>, String, String) {
     use std::io::Read;
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the child") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("HUNG: the run did not end within {limit:?} of {after}");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    let Some(status) = wait_within(child, limit) else {
+        panic!("HUNG: the run did not end within {limit:?} of {after}");
     };
     let mut out = String::new();
     if let Some(mut stdout) = child.stdout.take() {
@@ -121,4 +103,25 @@ pub(crate) fn collect_within(
     let mut rest = String::new();
     err.read_to_string(&mut rest).expect("the run's stderr");
     (status.code(), out, rest)
+}
+
+/// Waits for `child` to end and returns its status; if it runs past
+/// `limit`, counted from now, kills it and returns `None` (the caller fails
+/// the test with what it knows).
+pub(crate) fn wait_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("waiting for the child") {
+            return Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
