@@ -331,6 +331,17 @@ impl<'a, W: Work> Pe<'a, W> {
             if let Some(piece) = self.take_pooled() {
                 return Ok(Ok(piece));
             }
+            // A piece that came is taken before the requests: a demand or
+            // request that came with it (the master hands a piece and
+            // demands a part of it in one breath) is answered at the
+            // piece's first poll, as a busy PE — answered here, as idle,
+            // it would tell the master that this PE has nothing to split,
+            // and the master would not ask it again while it works.
+            if let Some(waited) = self.awaiting {
+                if let Reply::Work(work) = mine.reply() {
+                    return Ok(Ok(self.received(waited, work)));
+                }
+            }
             if !self.serve_idle() {
                 return Ok(Err(Exit::Aborted));
             }
@@ -366,12 +377,7 @@ impl<'a, W: Work> Pe<'a, W> {
                 }
                 None => return Err(Step::Wait),
                 Some(waited) => match mine.reply() {
-                    Reply::Work(work) => {
-                        self.awaiting = None;
-                        self.stats.pieces_received += 1;
-                        self.feed(Event::Answer { from: waited.pe(), work: true }, None);
-                        return Ok(Ok(work));
-                    }
+                    Reply::Work(work) => return Ok(Ok(self.received(waited, work))),
                     Reply::NoWork => {
                         self.awaiting = None;
                         self.mark(State::Idle);
@@ -389,6 +395,14 @@ impl<'a, W: Work> Pe<'a, W> {
                 },
             }
         }
+    }
+
+    /// The answer to this PE's request was a piece: tells the machine.
+    fn received(&mut self, waited: Awaiting, work: W) -> W {
+        self.awaiting = None;
+        self.stats.pieces_received += 1;
+        self.feed(Event::Answer { from: waited.pe(), work: true }, None);
+        work
     }
 
     /// Answers what reached this idle PE's request slot. Returns false on

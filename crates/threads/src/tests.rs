@@ -318,6 +318,22 @@ fn multilevel_consumers_ask_only_their_producer() {
     assert_eq!(outcome.stats.pes[0].requests_sent, 0, "the root producer asks nobody");
 }
 
+/// Master–worker spreads the work: the master hands a piece and demands a
+/// part of it at once; a worker that answered the demand before taking the
+/// piece told the master it had nothing, was never asked again, and at
+/// P = 1024 only a dozen PEs ever worked.
+#[test]
+fn master_worker_keeps_demanding_from_the_workers_it_hands_pieces_to() {
+    let tree = Irregular { depth: 17 };
+    let (expected, nodes) = seq::run_search(&tree);
+    let p = 32;
+    let config = under(Strategy::MasterWorker, config(p, Init::Root, 16));
+    let outcome = run(DfsWork::new(&tree, SplitPolicy::OldestHalf), &config).unwrap();
+    assert_eq!(outcome.output, expected);
+    let worked = outcome.stats.pes.iter().filter(|pe| pe.work_units > 0).count();
+    assert!(worked >= 3 * p / 4, "{worked} of {p} PEs worked on {nodes} nodes");
+}
+
 #[test]
 fn static_assignment_moves_nothing_after_the_start() {
     let tree = Irregular { depth: 15 };

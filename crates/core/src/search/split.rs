@@ -126,23 +126,26 @@ fn half_each_level<N>(stack: &mut Vec<Entry<N>>) -> Vec<Entry<N>> {
         g
     };
     let (mut level, mut pos, mut give) = (0, 0, share(sizes[0]));
-    let given: Vec<Entry<N>> = stack
-        .extract_if(.., |e| {
-            if pos == sizes[level] {
-                level += 1;
-                pos = 0;
-                give = share(sizes[level]);
-            }
-            let to_thief = pos < give;
-            // The first entry the donor keeps of this level starts it now
-            // (the thief's part starts where the level did, flag and all).
-            if pos == give {
-                e.first = true;
-            }
-            pos += 1;
-            to_thief
-        })
-        .collect();
+    // The thief's part takes about half the entries; as much room again
+    // lets its search grow without reallocating at once (a pushing
+    // strategy splits every slice, and the reallocations showed in its
+    // profile).
+    let mut given: Vec<Entry<N>> = Vec::with_capacity(stack.len());
+    given.extend(stack.extract_if(.., |e| {
+        if pos == sizes[level] {
+            level += 1;
+            pos = 0;
+            give = share(sizes[level]);
+        }
+        let to_thief = pos < give;
+        // The first entry the donor keeps of this level starts it now
+        // (the thief's part starts where the level did, flag and all).
+        if pos == give {
+            e.first = true;
+        }
+        pos += 1;
+        to_thief
+    }));
     debug_assert!(!given.is_empty() && !stack.is_empty());
     given
 }

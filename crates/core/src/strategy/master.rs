@@ -177,21 +177,27 @@ pub struct Master<T> {
     demanded: Vec<bool>,
     /// Demands out.
     out: usize,
-    /// Where the round robin over busy workers resumes.
-    next: usize,
+    /// Workers to demand from next, in turn: every worker that is busy
+    /// and has no demand out is in it (and others may be, until they come
+    /// up: they are skipped then), each at most once.
+    turns: VecDeque<usize>,
+    /// Whether a worker is in `turns`.
+    in_turns: Vec<bool>,
 }
 
 impl<T> Master<T> {
     /// The master of `p` workers; `busy(pe)` says who starts with a piece.
     pub fn new(p: usize, busy: impl Fn(usize) -> bool) -> Self {
+        let busy: Vec<bool> = (0..p).map(busy).collect();
         Master {
             pool: BinaryHeap::new(),
             seq: 0,
             waiting: VecDeque::new(),
-            busy: (0..p).map(busy).collect(),
+            turns: (0..p).filter(|&w| busy[w]).collect(),
+            in_turns: busy.clone(),
+            busy,
             demanded: vec![false; p],
             out: 0,
-            next: 0,
         }
     }
 
@@ -221,7 +227,15 @@ impl<T> Master<T> {
 
     fn hand(&mut self, to: usize, piece: T, out: &mut Vec<Order<T>>) {
         self.busy[to] = true;
+        self.enqueue(to);
         out.push(Order::Hand { to, piece });
+    }
+
+    /// Puts worker `w` at the back of the turns, unless it is in them.
+    fn enqueue(&mut self, w: usize) {
+        if !std::mem::replace(&mut self.in_turns[w], true) {
+            self.turns.push_back(w);
+        }
     }
 
     /// Worker `from` asks for a piece.
@@ -253,22 +267,27 @@ impl<T> Master<T> {
             // Not splittable now: not demanded again until it gets a piece.
             None => self.busy[from] = false,
         }
+        if self.busy[from] {
+            self.enqueue(from);
+        }
         self.demand(out);
     }
 
     /// One demand per waiting worker, to busy workers in turn.
+    ///
+    /// Amortized O(1) per call: a worker enters the turns only when it
+    /// becomes a candidate (handed a piece, or its demand answered while
+    /// busy) and leaves them when it comes up, so the entries skipped —
+    /// workers that stopped being candidates while queued — are paid for
+    /// by their entering.
     fn demand(&mut self, out: &mut Vec<Order<T>>) {
-        let p = self.busy.len();
-        let mut scanned = 0;
-        while self.out < self.waiting.len() && scanned < p {
-            let w = self.next;
-            self.next = (self.next + 1) % p;
-            scanned += 1;
+        while self.out < self.waiting.len() {
+            let Some(w) = self.turns.pop_front() else { break };
+            self.in_turns[w] = false;
             if self.busy[w] && !self.demanded[w] {
                 self.demanded[w] = true;
                 self.out += 1;
                 out.push(Order::Demand { to: w });
-                scanned = 0;
             }
         }
     }
