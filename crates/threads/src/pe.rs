@@ -337,10 +337,10 @@ impl<'a, W: Work> Pe<'a, W> {
             // piece's first poll, as a busy PE — answered here, as idle,
             // it would tell the master that this PE has nothing to split,
             // and the master would not ask it again while it works.
-            if let Some(waited) = self.awaiting {
-                if let Reply::Work(work) = mine.reply() {
-                    return Ok(Ok(self.received(waited, work)));
-                }
+            if let Some(waited) = self.awaiting
+                && let Reply::Work(work) = mine.reply()
+            {
+                return Ok(Ok(self.received(waited, work)));
             }
             if !self.serve_idle() {
                 return Ok(Err(Exit::Aborted));
