@@ -45,7 +45,9 @@ def main():
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
         binary = os.path.join(target, "release", "treelb")
     load_before = os.getloadavg()
+    stat_before, ours_before = busy_seconds(), children_cpu()
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    t_all = time.perf_counter()
     res = {s: {p: {"process": [], "run": [], "cpu": []} for p in PS} for s in STRATEGIES}
     for r in range(rounds):
         order = PS[r % len(PS):] + PS[:r % len(PS)]
@@ -71,21 +73,45 @@ def main():
                 cell["cpu"].append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     load_after = os.getloadavg()
-    write(res, rounds, binary, started, load_before, load_after, out_dir)
+    # The share of the machine that other processes took during the runs:
+    # the processors' busy time (from /proc/stat) less the runs' own.
+    span = time.perf_counter() - t_all
+    others = max(0.0, (busy_seconds() - stat_before) - (children_cpu() - ours_before))
+    others_share = others / (span * (os.cpu_count() or 1)) if stat_before is not None else None
+    write(res, rounds, binary, started, load_before, load_after, others_share, out_dir)
 
 
-def write(res, rounds, binary, started, load_before, load_after, out_dir):
+def busy_seconds():
+    """The machine's processors' busy time so far, in seconds (None off Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def write(res, rounds, binary, started, load_before, load_after, others_share, out_dir):
+    quiet = others_share < 0.05 if others_share is not None else load_before[0] <= 0.5 * (os.cpu_count() or 1)
     lines = [
         "# No collapse at extreme P: UTS T3 on 2, 1024 and 4096 threads",
         "",
         f"Measured {started} with `python3 docs/benchmarks/2026-11-24-extreme-p/run.py --rounds {rounds}"
         + ("" if out_dir == HERE else f" --out {os.path.relpath(out_dir, ROOT)}") + "`",
         f"on a machine with {os.cpu_count()} cores (load average {load_before[0]:.1f} before,"
-        f" {load_after[0]:.1f} after, which counts the runs' own threads): "
-        + ("other work ran at the same time, so the times are noisy; re-run the command on"
-           " a quiet machine to replace them."
-           if load_before[0] > 0.5 * (os.cpu_count() or 1)
-           else "the machine was otherwise idle."),
+        f" {load_after[0]:.1f} after, which counts the runs' own threads"
+        + ("" if others_share is None else
+           f"; other processes took {100 * others_share:.1f} % of the cores while the runs ran")
+        + "): "
+        + ("the machine was otherwise idle." if quiet else
+           "other work ran at the same time, so the times are noisy; re-run the command on"
+           " a quiet machine to replace them."),
         "",
         "Time: the process's wall time, fastest of the rounds (the Ps alternate within"
         " each round). CPU: user + system time of that process, the lowest of the rounds."
@@ -114,7 +140,7 @@ def write(res, rounds, binary, started, load_before, load_after, out_dir):
     with open(os.path.join(out_dir, "results.md"), "w") as f:
         f.write("\n".join(lines))
     with open(os.path.join(out_dir, "results.json"), "w") as f:
-        json.dump({"started": started, "rounds": rounds, "load_before": load_before,
+        json.dump({"started": started, "rounds": rounds, "load_before": load_before, "others_share": others_share,
                    "load_after": load_after, "binary": binary, "runs": res}, f, indent=1)
     print("\n".join(lines))
 
