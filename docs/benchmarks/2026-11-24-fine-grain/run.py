@@ -53,6 +53,21 @@ P1_WORKLOADS = ["nqueens:15", "nqueens:16", "T1L", "T3L", "clique:brock200_1", K
 P2_WORKLOADS = ["nqueens:16", "clique:brock200_1", KNAPSACK]
 
 
+def busy_seconds():
+    """The processors' busy time so far, in seconds (None off Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def timed(cmd):
     """Runs cmd; returns (stdout, wall seconds, child CPU seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -96,6 +111,7 @@ def main():
         peer_nodes[(name, n)] = int(nodes)
 
     load_before = os.getloadavg()
+    busy_before, ours_before, t_all = busy_seconds(), children_cpu(), time.monotonic()
     # rows[(workload, engine)] = list of (wall, cpu, nodes, answer)
     rows = {}
     for workload, engines in plan.items():
@@ -124,6 +140,15 @@ def main():
                 print(f"{workload:40} {engine:16} round {r + 1}: wall {wall:8.3f} s  cpu {cpu:8.3f} s",
                       flush=True)
     load_after = os.getloadavg()
+    # The share of the cores other processes took while the runs ran: the
+    # processors' busy time (/proc/stat) less the runs' own CPU time. The
+    # load average cannot tell: it remembers the minutes before the run.
+    others = None
+    if busy_before is not None:
+        span = time.monotonic() - t_all
+        other_cpu = max(0.0, busy_seconds() - busy_before - (children_cpu() - ours_before))
+        others = other_cpu / (span * (os.cpu_count() or 1))
+    quiet = others < 0.05 if others is not None else load_before[0] <= 1.5 and load_after[0] <= 1.5
 
     def best(w, e, i):
         runs = rows.get((w, e))
@@ -137,9 +162,10 @@ def main():
         f"Load average (1, 5, 15 min) before: {load_before[0]:.1f} {load_before[1]:.1f} "
         f"{load_before[2]:.1f}, after: {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f} "
         f"on {os.cpu_count()} cores" +
+        ("" if others is None else f"; other processes took {100 * others:.1f} % of the cores during the runs") +
         (" — **the machine was loaded** by other work: wall times, and above all P = 2, are "
          "inflated and noisy; CPU times and instruction counts are the reliable figures."
-         if load_before[0] > 1.5 or load_after[0] > 1.5 else " (otherwise idle).") + "\n")
+         if not quiet else " (otherwise idle).") + "\n")
     say("| workload | engine | wall s | CPU s | nodes | ns/node (CPU) | answer |")
     say("|---|---|---|---|---|---|---|")
     for (w, e), runs in rows.items():
