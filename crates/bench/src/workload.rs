@@ -7,12 +7,14 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use treelb::Strategy;
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::seq;
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::clique::{CliqueSearch, dimacs};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
 use treelb_apps::nqueens::{NQueens, NQueensResult};
+use treelb_apps::tsp::{AscentParams, Tsp, TspSearch, tsplib};
 use treelb_apps::uts::{SampleTree, Uts, UtsResult};
 
 use crate::forkjoin::{self, Cutoff, STACK_BYTES};
@@ -31,11 +33,61 @@ pub enum Workload {
     Clique(String),
     /// 0/1 knapsack on a generated instance (`CLASS:N:R:SEED`).
     Knapsack(Spec),
+    /// The travelling salesman by the 1-tree branch and bound: a TSPLIB
+    /// file of `../shared/instances/tsp/` by its name (`att48`) or
+    /// `random:N:SEED` (N random points in [0, 1000]², as `treelb tsp
+    /// --random N --instance-seed SEED`); started from the heuristic tour
+    /// unless `seeded` is false (`/unseeded`).
+    Tsp {
+        /// The file's name, or `random:N:SEED`.
+        instance: String,
+        /// Whether the search starts from the heuristic tour.
+        seeded: bool,
+    },
 }
 
-/// The shared benchmark instances, beside the checkout.
-fn instances() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances")
+/// The shared benchmark instances: `TREELB_INSTANCES` if set, else the
+/// folder beside the checkout.
+pub fn instances() -> PathBuf {
+    std::env::var_os("TREELB_INSTANCES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances"),
+        PathBuf::from,
+    )
+}
+
+/// The published optimum of `file` (`brock200_1.clq`, `att48.tsp`): the
+/// last column of its row in the tables of the instances' README, which
+/// gives ω for the DIMACS graphs and the optimal tour length for the
+/// TSPLIB files. `None` if the README or the row is missing.
+pub fn published_optimum(file: &str) -> Option<i64> {
+    let readme = std::fs::read_to_string(instances().join("README.md")).ok()?;
+    readme.lines().find_map(|line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // `| file | … | optimum |` splits into ["", file, …, optimum, ""].
+        if cells.len() < 4 || cells[1] != file {
+            return None;
+        }
+        cells[cells.len() - 2].replace(',', "").parse().ok()
+    })
+}
+
+/// The TSP instance `instance` names (`att48` or `random:N:SEED`).
+fn tsp_instance(instance: &str) -> Result<Tsp, String> {
+    match instance.strip_prefix("random:") {
+        Some(spec) => {
+            let bad = || format!("tsp:{instance}: expected random:N:SEED, e.g. random:100:1");
+            let (n, seed) = spec.split_once(':').ok_or_else(bad)?;
+            let n: usize = n.parse().map_err(|_| bad())?;
+            if !(3..=10_000).contains(&n) {
+                return Err(bad());
+            }
+            Ok(Tsp::random_euclidean(n, 1000.0, seed.parse().map_err(|_| bad())?))
+        }
+        None => {
+            let path = instances().join("tsp").join(format!("{instance}.tsp"));
+            tsplib::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
 }
 
 /// `CLASS:N:R:SEED` of a generated knapsack instance.
@@ -55,7 +107,7 @@ impl FromStr for Workload {
     type Err = String;
 
     /// `T1`, `T3L`, … (UTS sample trees, any case), `nqueens:N`,
-    /// `clique:NAME` or `knapsack:CLASS:N:R:SEED`.
+    /// `clique:NAME`, `knapsack:CLASS:N:R:SEED` or `tsp:NAME[/unseeded]`.
     fn from_str(spec: &str) -> Result<Workload, String> {
         if let Some(name) = spec.strip_prefix("clique:") {
             let path = instances().join("clique").join(format!("{name}.clq"));
@@ -67,6 +119,21 @@ impl FromStr for Workload {
         if let Some(k) = spec.strip_prefix("knapsack:") {
             return knapsack_spec(k).map(Workload::Knapsack);
         }
+        if let Some(t) = spec.strip_prefix("tsp:") {
+            let (instance, seeded) = match t.strip_suffix("/unseeded") {
+                Some(instance) => (instance, false),
+                None => (t, true),
+            };
+            if instance.starts_with("random:") {
+                tsp_instance(instance)?;
+            } else {
+                let path = instances().join("tsp").join(format!("{instance}.tsp"));
+                if !path.is_file() {
+                    return Err(format!("{spec}: no file {}", path.display()));
+                }
+            }
+            return Ok(Workload::Tsp { instance: instance.to_owned(), seeded });
+        }
         if let Some(n) = spec.strip_prefix("nqueens:") {
             let n: u32 = n.parse().map_err(|_| format!("{spec}: the board size is not a number"))?;
             NQueens::new(n).map_err(|e| e.to_string())?;
@@ -74,8 +141,8 @@ impl FromStr for Workload {
         }
         SampleTree::find(spec).map(Workload::Uts).ok_or_else(|| {
             format!(
-                "unknown workload `{spec}` (expected a UTS sample tree such as T1, nqueens:N, clique:NAME \
-                 or knapsack:CLASS:N:R:SEED)"
+                "unknown workload `{spec}` (expected a UTS sample tree such as T1, nqueens:N, clique:NAME, \
+                 knapsack:CLASS:N:R:SEED or tsp:NAME)"
             )
         })
     }
@@ -88,6 +155,9 @@ impl fmt::Display for Workload {
             Workload::NQueens(n) => write!(f, "nqueens:{n}"),
             Workload::Clique(name) => write!(f, "clique:{name}"),
             Workload::Knapsack(k) => write!(f, "knapsack:{}:{}:{}:{}", k.class, k.n, k.range, k.seed),
+            Workload::Tsp { instance, seeded } => {
+                write!(f, "tsp:{instance}{}", if *seeded { "" } else { "/unseeded" })
+            }
         }
     }
 }
@@ -105,6 +175,10 @@ impl Workload {
                     k.n, k.class, k.range, k.seed
                 )
             }
+            Workload::Tsp { instance, seeded } => format!(
+                "TSP, {instance}, {}",
+                if *seeded { "from the heuristic tour" } else { "no initial tour" }
+            ),
         }
     }
 
@@ -143,47 +217,84 @@ impl Workload {
 
     /// The answer every engine must give, where it is known beforehand:
     /// the published statistics of a UTS sample tree, the known number of
-    /// N-Queens solutions. Node counts of N-Queens are compared across
-    /// engines instead.
+    /// N-Queens solutions, the published ω of a DIMACS graph and the
+    /// published optimal tour of a TSPLIB file (both read from the
+    /// instances' README). Node counts of N-Queens are compared across
+    /// engines instead; a generated knapsack's optimum is compared with the
+    /// first engine's.
     pub fn expected(&self) -> Option<String> {
         match self {
             Workload::Uts(tree) => Some(uts_summary(tree.nodes, tree.leaves?, tree.max_depth?)),
             Workload::NQueens(n) => NQueens::known_solutions(*n).map(nqueens_summary),
-            Workload::Clique(_) | Workload::Knapsack(_) => None,
+            Workload::Clique(name) => published_optimum(&format!("{name}.clq")).map(optimum_summary),
+            Workload::Tsp { instance, .. } => {
+                published_optimum(&format!("{instance}.tsp")).map(optimum_summary)
+            }
+            Workload::Knapsack(_) => None,
         }
     }
 
-    /// Runs the workload once on `engine` with `threads` PEs; returns the wall
-    /// time of the traversal and its answer.
-    pub fn run(
-        &self,
-        engine: Engine,
-        threads: usize,
-        cutoff: Option<u32>,
-    ) -> Result<(Duration, Answer), String> {
-        let cutoff = Cutoff::Depth(cutoff.unwrap_or_else(|| self.default_cutoff()));
+    /// Δt of treelb's runs unless the command line sets it: one node
+    /// between two checks for requests on the TSP, whose node is a whole
+    /// subgradient ascent; the runtime's default elsewhere.
+    pub fn default_budget(&self) -> u64 {
+        match self {
+            Workload::Tsp { .. } => 1,
+            _ => treelb_threads::DEFAULT_BUDGET,
+        }
+    }
+
+    /// Runs the workload once on `engine`; returns the wall time of the
+    /// traversal and its answer. The instance is read and the search set up
+    /// (initial incumbent found) before the clock starts. A branch and
+    /// bound run's witness (the clique, the packing, the tour) is checked:
+    /// one that does not achieve the reported value makes the answer say so.
+    pub fn run(&self, engine: Engine, opts: &RunOpts) -> Result<(Duration, Answer), String> {
+        let cutoff = Cutoff::Depth(opts.cutoff.unwrap_or_else(|| self.default_cutoff()));
+        let budget = opts.budget.unwrap_or_else(|| self.default_budget());
+        let config = treelb_threads::Config::with_spec(
+            opts.threads,
+            treelb::RunSpec { strategy: opts.strategy, budget, ..treelb::RunSpec::default() },
+        );
         match self {
             Workload::Uts(tree) => {
                 let uts = Uts::new(tree.params()).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&uts, engine, threads, cutoff)?;
+                let (time, result) = run_engine(&uts, engine, &config, cutoff)?;
                 Ok((time, Answer::from(result)))
             }
             Workload::NQueens(n) => {
                 let problem = NQueens::new(*n).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&problem, engine, threads, cutoff)?;
+                let (time, result) = run_engine(&problem, engine, &config, cutoff)?;
                 Ok((time, Answer::from(result)))
             }
             Workload::Clique(name) => {
                 let path = instances().join("clique").join(format!("{name}.clq"));
                 let graph = dimacs::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let search = CliqueSearch::max_clique(&graph);
-                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
-                Ok((time, bnb_answer(stats, search.incumbent.best())))
+                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid = witness
+                    .as_ref()
+                    .is_none_or(|(omega, c)| graph.is_clique(c) && i64::try_from(c.len()) == Ok(*omega));
+                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
             }
             Workload::Knapsack(spec) => {
-                let search = Knapsack::new(&spec.generate());
-                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
-                Ok((time, bnb_answer(stats, search.incumbent.best())))
+                let instance = spec.generate();
+                let search = Knapsack::new(&instance);
+                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid =
+                    witness.as_ref().is_none_or(|(best, items)| instance.profit_of(items) == Some(*best));
+                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
+            }
+            Workload::Tsp { instance, seeded } => {
+                let tsp = tsp_instance(instance)?;
+                let search = TspSearch::with_params(&tsp, AscentParams::for_n(tsp.n()), *seeded);
+                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid =
+                    witness.as_ref().is_none_or(|(length, tour)| tsp.tour_length(tour) == Some(*length));
+                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
             }
         }
     }
@@ -199,17 +310,50 @@ pub struct Answer {
     pub summary: String,
 }
 
-fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
+/// The summary of a UTS answer: `4130071 nodes, 3305118 leaves, depth 10`.
+pub fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
     format!("{nodes} nodes, {leaves} leaves, depth {depth}")
 }
 
-/// A branch and bound run: the optimum, and the nodes it branched on.
-fn bnb_answer(stats: BnbStats, optimum: Option<i64>) -> Answer {
-    let optimum = optimum.map_or("no solution".to_owned(), |v| format!("optimum {v}"));
-    Answer { nodes: stats.branched, summary: optimum }
+/// A branch and bound run: the optimum, and the nodes it branched on; a
+/// witness that does not achieve the optimum makes the summary say so.
+fn bnb_answer(stats: BnbStats, optimum: Option<i64>, valid_witness: bool) -> Answer {
+    let summary = match optimum {
+        None => "no solution".to_owned(),
+        Some(v) if valid_witness => optimum_summary(v),
+        Some(v) => format!("optimum {v} with a witness that does not achieve it"),
+    };
+    Answer { nodes: stats.branched, summary }
 }
 
-fn nqueens_summary(solutions: u64) -> String {
+/// The summary of a branch and bound answer: `optimum 21`.
+pub fn optimum_summary(value: i64) -> String {
+    format!("optimum {value}")
+}
+
+/// How one engine runs: PEs, treelb's strategy and Δt, the fork-join
+/// cutoff.
+#[derive(Clone, Debug)]
+pub struct RunOpts {
+    /// PEs (worker threads).
+    pub threads: usize,
+    /// The depth above which the cutoff variants of rayon and chili fork
+    /// (default: [`Workload::default_cutoff`]).
+    pub cutoff: Option<u32>,
+    /// treelb's load balancing strategy.
+    pub strategy: Strategy,
+    /// treelb's Δt (default: [`Workload::default_budget`]).
+    pub budget: Option<u64>,
+}
+
+impl Default for RunOpts {
+    fn default() -> RunOpts {
+        RunOpts { threads: 1, cutoff: None, strategy: Strategy::default(), budget: None }
+    }
+}
+
+/// The summary of an N-Queens answer: `92 solutions`.
+pub fn nqueens_summary(solutions: u64) -> String {
     format!("{solutions} solutions")
 }
 
@@ -311,19 +455,19 @@ impl FromStr for Engine {
 fn run_engine<S>(
     search: &S,
     engine: Engine,
-    threads: usize,
+    config: &treelb_threads::Config,
     cutoff: Cutoff,
 ) -> Result<(Duration, S::Output), String>
 where
     S: Search,
     S::Node: Clone + Sync,
 {
+    let threads = config.threads;
     match engine {
         Engine::Seq => Ok(timed(|| seq::run_search(search).0)),
         Engine::Treelb => {
-            let config = treelb_threads::Config { threads, ..treelb_threads::Config::default() };
             let start = Instant::now();
-            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config)
+            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), config)
                 .map_err(|e| e.to_string())?;
             Ok((start.elapsed(), outcome.output))
         }
@@ -373,10 +517,12 @@ mod tests {
 
     #[test]
     fn workloads_print_as_they_parse() {
-        for spec in ["T1", "nqueens:8", "clique:keller4", "knapsack:strongly-correlated:20:100:3"] {
+        for spec in
+            ["T1", "nqueens:8", "clique:keller4", "knapsack:strongly-correlated:20:100:3", "tsp:att48"]
+        {
             let w: Workload = spec.parse().unwrap();
             assert_eq!(w.to_string(), spec);
-            assert_eq!(w.fixed_tree(), !spec.starts_with("clique") && !spec.starts_with("knapsack"));
+            assert_eq!(w.fixed_tree(), spec == "T1" || spec == "nqueens:8");
         }
     }
 
@@ -400,13 +546,32 @@ mod tests {
         let knapsack: Workload = "knapsack:strongly-correlated:24:100:5".parse().unwrap();
         let clique: Workload = "clique:keller4".parse().unwrap();
         for w in [knapsack, clique] {
-            let (_, seq) = w.run(Engine::Seq, 1, None).unwrap();
+            let (_, seq) = w.run(Engine::Seq, &RunOpts::default()).unwrap();
+            let opts = RunOpts { threads: 2, cutoff: Some(3), ..RunOpts::default() };
             for engine in [Engine::Treelb, Engine::RayonJoin, Engine::RayonCutoff, Engine::ChiliJoin] {
-                let (_, answer) = w.run(engine, 2, Some(3)).unwrap();
+                let (_, answer) = w.run(engine, &opts).unwrap();
                 assert_eq!(answer.summary, seq.summary, "{w} on {engine}");
             }
         }
-        let (_, omega) = "clique:keller4".parse::<Workload>().unwrap().run(Engine::Seq, 1, None).unwrap();
+        let keller4 = "clique:keller4".parse::<Workload>().unwrap();
+        let (_, omega) = keller4.run(Engine::Seq, &RunOpts::default()).unwrap();
         assert_eq!(omega.summary, "optimum 11");
+        assert_eq!(keller4.expected().as_deref(), Some("optimum 11"));
+    }
+
+    #[test]
+    fn tsp_workloads_and_published_tours() {
+        let w: Workload = "tsp:ulysses16".parse().unwrap();
+        assert_eq!(w.expected().as_deref(), Some("optimum 6859"));
+        let (_, answer) = w.run(Engine::Treelb, &RunOpts { threads: 2, ..RunOpts::default() }).unwrap();
+        assert_eq!(answer.summary, "optimum 6859");
+        for spec in ["tsp:att48/unseeded", "tsp:random:12:3"] {
+            assert_eq!(spec.parse::<Workload>().unwrap().to_string(), spec);
+        }
+        assert_eq!(published_optimum("kroA200.tsp"), Some(29_368));
+        assert_eq!(published_optimum("MANN_a27.clq"), Some(126));
+        assert_eq!(published_optimum("no-such.tsp"), None);
+        let err = "tsp:random:2:1".parse::<Workload>().unwrap_err();
+        assert!(err.contains("expected random:N:SEED"), "{err}");
     }
 }

@@ -28,9 +28,56 @@ use treelb::{Init, RunStats, SplitPolicy, Strategy, Work, seq};
 use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_threads::{Config, SUPPORTED_STRATEGIES};
 
-use super::bench::{Workload, cpu_model, time};
 use crate::args::InitArg;
 use crate::config::{Error, Runtime, err, number, threads};
+use treelb_apps::nqueens::NQueens;
+use treelb_apps::uts::Uts;
+
+/// Times `f` `repeat` times; returns the fastest time and the last value.
+fn time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut times = Vec::with_capacity(repeat);
+    let mut last = None;
+    for _ in 0..repeat {
+        let start = std::time::Instant::now();
+        let value = f();
+        times.push(start.elapsed());
+        last = Some(value);
+    }
+    (times.into_iter().min().expect("repeat is at least 1"), last.expect("repeat is at least 1"))
+}
+
+/// A workload of `compare`, checked.
+enum Workload {
+    Uts(String, Uts),
+    NQueens(String, NQueens),
+}
+
+impl Workload {
+    /// Parses `T1`, `T3L`, … (UTS sample trees) or `nqueens:N`.
+    fn parse(spec: &str) -> Result<Workload, Error> {
+        match spec.split_once(':') {
+            Some(("nqueens", n)) => Ok(Workload::NQueens(
+                spec.to_owned(),
+                NQueens::new(number(&format!("{spec}: N"), n)?)?.with_bulk_rows(0),
+            )),
+            Some(_) => Err(err!("unknown workload `{spec}` (expected a UTS sample tree or nqueens:N)")),
+            None => {
+                let tree = super::uts::sample(spec)?;
+                Ok(Workload::Uts(tree.name.to_owned(), Uts::new(super::uts::sample_params(tree))?))
+            }
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Workload::Uts(name, _) | Workload::NQueens(name, _) => name,
+        }
+    }
+}
+
+fn cpu_model() -> String {
+    treelb_bench::machine::Machine::detect().cpu_model
+}
 
 /// `treelb compare`
 #[derive(Debug, Args)]
