@@ -7,6 +7,7 @@
 //! checked. Every run of the binary is killed and fails its test after
 //! 300 s.
 
+#[allow(dead_code)] // not every helper is used here
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
