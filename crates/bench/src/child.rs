@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::workload::Answer;
+use crate::workload::{Answer, Balance};
 
 /// What the kernel accounted to one child process (`wait4`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -43,6 +43,9 @@ pub struct ChildReport {
     pub wall_secs: f64,
     /// The answer it found.
     pub answer: Answer,
+    /// treelb's balancing counters (treelb runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance: Option<Balance>,
 }
 
 /// How a child run went wrong.

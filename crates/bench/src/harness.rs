@@ -41,13 +41,13 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::Serialize;
-use treelb::Strategy;
+use treelb::{Init, Strategy};
 
 use crate::child::{self, ChildReport, Failure, Usage};
 use crate::forkjoin::STACK_BYTES;
 use crate::machine::Machine;
 use crate::peers::Peer;
-use crate::workload::{Answer, Engine, RunOpts, Workload};
+use crate::workload::{Answer, Balance, Engine, RunOpts, Workload};
 
 /// The named suites of `treelb bench SUITE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +225,8 @@ pub struct Plan {
     pub cutoff: Option<u32>,
     /// Overrides every workload's Δt.
     pub budget: Option<u64>,
+    /// How the root reaches treelb's PEs (default: the runtime's).
+    pub init: Option<Init>,
     /// The peer programs.
     pub peers: Vec<Peer>,
     /// How an engine's run is started: the program and the arguments
@@ -301,6 +303,8 @@ pub struct Row {
     pub over_seq: Option<f64>,
     /// T_seq / (min(P, cores) · T), for treelb and the fork-join engines.
     pub efficiency: Option<f64>,
+    /// What balancing cost in the fastest run (treelb only).
+    pub balance: Option<Balance>,
 }
 
 /// One workload's rows.
@@ -401,6 +405,9 @@ impl Plan {
                 if let Some(b) = self.budget {
                     command.args(["--budget", &b.to_string()]);
                 }
+                if let Some(init) = self.init {
+                    command.args(["--init", init.name()]);
+                }
                 if engine.is_chili() {
                     // The fork-join engines recurse as deep as the tree;
                     // chili's workers are plain `std::thread`s, sized by
@@ -417,7 +424,7 @@ impl Plan {
                 let mut command = peer.command(workload, &self.scratch).map_err(Failure::Failed)?;
                 let (stdout, usage) = child::run(&mut command, self.timeout)?;
                 let answer = peer.answer(&stdout).map_err(Failure::Failed)?;
-                Ok((ChildReport { wall_secs: usage.process_secs, answer }, usage))
+                Ok((ChildReport { wall_secs: usage.process_secs, answer, balance: None }, usage))
             }
         }
     }
@@ -592,6 +599,7 @@ impl Plan {
                         .zip(t_seq)
                         .filter(|_| is_parallel_engine)
                         .map(|(w, s)| s / (used_cores * w)),
+                    balance: best.as_ref().and_then(|b| b.0.balance),
                 }
             })
             .collect();
@@ -646,8 +654,8 @@ pub fn one(engine: Engine, workload: &Workload, opts: &RunOpts) -> Result<String
     if engine.is_chili() && std::env::var_os("RUST_MIN_STACK").is_none() {
         return Err(format!("chili's workers need RUST_MIN_STACK (the harness sets it to {STACK_BYTES})"));
     }
-    let (time, answer) = workload.run(engine, opts)?;
-    let report = ChildReport { wall_secs: time.as_secs_f64(), answer };
+    let m = workload.measure(engine, opts)?;
+    let report = ChildReport { wall_secs: m.time.as_secs_f64(), answer: m.answer, balance: m.balance };
     serde_json::to_string(&report).map_err(|e| e.to_string())
 }
 

@@ -76,7 +76,7 @@ pub fn parse_machine_line(stdout: &str) -> Result<ChildReport, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let wall_secs: f64 = fields[1].parse().map_err(|_| format!("bad wall time in {line:?}"))?;
     let nodes: u64 = fields[2].parse().map_err(|_| format!("bad node count in {line:?}"))?;
-    Ok(ChildReport { wall_secs, answer: Answer { nodes, summary: format!("{nodes} nodes") } })
+    Ok(ChildReport { wall_secs, answer: Answer { nodes, summary: format!("{nodes} nodes") }, balance: None })
 }
 
 #[cfg(test)]

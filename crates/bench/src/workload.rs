@@ -7,12 +7,13 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use treelb::Strategy;
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::seq;
+use treelb::{Init, RunStats, Strategy};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::clique::{CliqueSearch, dimacs};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
+use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_apps::nqueens::{NQueens, NQueensResult};
 use treelb_apps::tsp::{AscentParams, Tsp, TspSearch, tsplib};
 use treelb_apps::uts::{SampleTree, Uts, UtsResult};
@@ -33,6 +34,19 @@ pub enum Workload {
     Clique(String),
     /// 0/1 knapsack on a generated instance (`CLASS:N:R:SEED`).
     Knapsack(Spec),
+    /// The Mandelbrot set's standard view at 1000 iterations, by escape time
+    /// per pixel or by rectangle subdivision from an 8×8 grid of tiles
+    /// (`mandelbrot[:pixels|subdivide][:WxH]`): the lecture's case for
+    /// static against dynamic assignment. The sequential baseline and
+    /// treelb run it (it is a `Work`, not a `Search`).
+    Mandelbrot {
+        /// Escape time per pixel, or subdivision.
+        method: Method,
+        /// Pixels across.
+        width: u32,
+        /// Pixels down.
+        height: u32,
+    },
     /// The travelling salesman by the 1-tree branch and bound: a TSPLIB
     /// file of `../shared/instances/tsp/` by its name (`att48`) or
     /// `random:N:SEED` (N random points in [0, 1000]², as `treelb tsp
@@ -119,6 +133,26 @@ impl FromStr for Workload {
         if let Some(k) = spec.strip_prefix("knapsack:") {
             return knapsack_spec(k).map(Workload::Knapsack);
         }
+        if spec == "mandelbrot" || spec.starts_with("mandelbrot:") {
+            let (mut method, mut size) = (Method::Subdivide, (1024, 768));
+            for part in spec.split(':').skip(1) {
+                if let Ok(m) = part.parse::<Method>() {
+                    method = m;
+                } else if let Some((w, h)) = part.split_once('x') {
+                    let n = |v: &str, what: &str| {
+                        v.parse::<u32>().map_err(|_| format!("{spec}: the {what} `{v}` is not a number"))
+                    };
+                    size = (n(w, "width")?, n(h, "height")?);
+                } else {
+                    return Err(format!(
+                        "{spec}: `{part}` is neither a method (pixels, subdivide) nor a size WxH"
+                    ));
+                }
+            }
+            let workload = Workload::Mandelbrot { method, width: size.0, height: size.1 };
+            workload.mandelbrot()?;
+            return Ok(workload);
+        }
         if let Some(t) = spec.strip_prefix("tsp:") {
             let (instance, seeded) = match t.strip_suffix("/unseeded") {
                 Some(instance) => (instance, false),
@@ -158,6 +192,9 @@ impl fmt::Display for Workload {
             Workload::Tsp { instance, seeded } => {
                 write!(f, "tsp:{instance}{}", if *seeded { "" } else { "/unseeded" })
             }
+            Workload::Mandelbrot { method, width, height } => {
+                write!(f, "mandelbrot:{method}:{width}x{height}")
+            }
         }
     }
 }
@@ -174,6 +211,9 @@ impl Workload {
                     "Knapsack, {} items, {}, coefficients up to {}, seed {}",
                     k.n, k.class, k.range, k.seed
                 )
+            }
+            Workload::Mandelbrot { method, width, height } => {
+                format!("Mandelbrot set, {width}×{height}, {method}")
             }
             Workload::Tsp { instance, seeded } => format!(
                 "TSP, {instance}, {}",
@@ -230,8 +270,19 @@ impl Workload {
             Workload::Tsp { instance, .. } => {
                 published_optimum(&format!("{instance}.tsp")).map(optimum_summary)
             }
-            Workload::Knapsack(_) => None,
+            Workload::Knapsack(_) | Workload::Mandelbrot { .. } => None,
         }
+    }
+
+    /// The Mandelbrot set of a `mandelbrot:` workload, checked.
+    fn mandelbrot(&self) -> Result<Mandelbrot, String> {
+        let Workload::Mandelbrot { width, height, .. } = *self else {
+            return Err(format!("{self} is not the Mandelbrot set"));
+        };
+        let m = Mandelbrot::new(View::STANDARD, width, height, 1000).map_err(|e| format!("{self}: {e}"))?;
+        // Subdivision from an 8×8 grid of tiles: the root splits at once,
+        // so static assignment cuts it without computing frames first.
+        Ok(m.with_tiles(8.min(width).min(height)))
     }
 
     /// Δt of treelb's runs unless the command line sets it: one node
@@ -250,51 +301,80 @@ impl Workload {
     /// bound run's witness (the clique, the packing, the tour) is checked:
     /// one that does not achieve the reported value makes the answer say so.
     pub fn run(&self, engine: Engine, opts: &RunOpts) -> Result<(Duration, Answer), String> {
+        self.measure(engine, opts).map(|m| (m.time, m.answer))
+    }
+
+    /// [`Workload::run`], with the balancing counters of a treelb run.
+    pub fn measure(&self, engine: Engine, opts: &RunOpts) -> Result<Measured, String> {
         let cutoff = Cutoff::Depth(opts.cutoff.unwrap_or_else(|| self.default_cutoff()));
         let budget = opts.budget.unwrap_or_else(|| self.default_budget());
         let config = treelb_threads::Config::with_spec(
             opts.threads,
-            treelb::RunSpec { strategy: opts.strategy, budget, ..treelb::RunSpec::default() },
+            treelb::RunSpec {
+                strategy: opts.strategy,
+                budget,
+                init: opts.init.unwrap_or_default(),
+                ..treelb::RunSpec::default()
+            },
         );
+        let measured = |(time, answer, balance)| Measured { time, answer, balance };
         match self {
             Workload::Uts(tree) => {
                 let uts = Uts::new(tree.params()).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&uts, engine, &config, cutoff)?;
-                Ok((time, Answer::from(result)))
+                let (time, result, balance) = run_engine(&uts, engine, &config, cutoff)?;
+                Ok(measured((time, Answer::from(result), balance)))
             }
             Workload::NQueens(n) => {
                 let problem = NQueens::new(*n).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&problem, engine, &config, cutoff)?;
-                Ok((time, Answer::from(result)))
+                let (time, result, balance) = run_engine(&problem, engine, &config, cutoff)?;
+                Ok(measured((time, Answer::from(result), balance)))
             }
             Workload::Clique(name) => {
                 let path = instances().join("clique").join(format!("{name}.clq"));
                 let graph = dimacs::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let search = CliqueSearch::max_clique(&graph);
-                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
                 let witness = search.incumbent.into_best();
                 let valid = witness
                     .as_ref()
                     .is_none_or(|(omega, c)| graph.is_clique(c) && i64::try_from(c.len()) == Ok(*omega));
-                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
             }
             Workload::Knapsack(spec) => {
                 let instance = spec.generate();
                 let search = Knapsack::new(&instance);
-                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
                 let witness = search.incumbent.into_best();
                 let valid =
                     witness.as_ref().is_none_or(|(best, items)| instance.profit_of(items) == Some(*best));
-                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
             }
             Workload::Tsp { instance, seeded } => {
                 let tsp = tsp_instance(instance)?;
                 let search = TspSearch::with_params(&tsp, AscentParams::for_n(tsp.n()), *seeded);
-                let (time, stats) = run_engine(&search, engine, &config, cutoff)?;
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
                 let witness = search.incumbent.into_best();
                 let valid =
                     witness.as_ref().is_none_or(|(length, tour)| tsp.tour_length(tour) == Some(*length));
-                Ok((time, bnb_answer(stats, witness.map(|w| w.0), valid)))
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
+            }
+            Workload::Mandelbrot { method, .. } => {
+                let m = self.mandelbrot()?;
+                let (time, piece, balance) = match engine {
+                    Engine::Seq => {
+                        let (time, (piece, _)) = timed(|| seq::run_work(m.work(*method)));
+                        (time, piece, None)
+                    }
+                    Engine::Treelb => {
+                        let start = Instant::now();
+                        let outcome =
+                            treelb_threads::run(m.work(*method), &config).map_err(|e| e.to_string())?;
+                        (start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats)))
+                    }
+                    _ => return Err(format!("{engine} runs the searches, not the Mandelbrot set")),
+                };
+                let image = piece.into_image(&m).map_err(|e| e.to_string())?;
+                Ok(Measured { time, answer: image_answer(&image.values), balance })
             }
         }
     }
@@ -326,6 +406,65 @@ fn bnb_answer(stats: BnbStats, optimum: Option<i64>, valid_witness: bool) -> Ans
     Answer { nodes: stats.branched, summary }
 }
 
+/// A computed image's answer: its pixels, and a checksum of their values
+/// (FNV-1a) that every engine must reproduce.
+fn image_answer(values: &[u32]) -> Answer {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in values.iter().flat_map(|v| v.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Answer { nodes: values.len() as u64, summary: format!("{} pixels, checksum {hash:016x}", values.len()) }
+}
+
+/// One run in process: its time, its answer, and treelb's balancing
+/// counters.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Wall time of the traversal.
+    pub time: Duration,
+    /// What it found.
+    pub answer: Answer,
+    /// treelb's counters (treelb runs only).
+    pub balance: Option<Balance>,
+}
+
+/// What balancing cost in one treelb run, summed over its PEs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Requests for work sent.
+    pub requests_sent: u64,
+    /// Requests answered with nothing.
+    pub requests_failed: u64,
+    /// Pieces of work transferred.
+    pub pieces_transferred: u64,
+    /// Messages sent (requests, answers, queries, pushes, reports, the
+    /// hub's).
+    pub messages: u64,
+    /// Operations on the shared load heap (max-load).
+    pub heap_ops: u64,
+    /// Σ idle / Σ (busy + idle) over the PEs.
+    pub idle_fraction: f64,
+}
+
+impl From<&RunStats> for Balance {
+    fn from(stats: &RunStats) -> Balance {
+        let total = stats.total();
+        let pe_time = total.busy + total.idle;
+        Balance {
+            requests_sent: total.requests_sent,
+            requests_failed: total.requests_failed,
+            pieces_transferred: total.pieces_sent,
+            messages: total.messages,
+            heap_ops: total.heap_ops,
+            idle_fraction: if pe_time.is_zero() {
+                0.0
+            } else {
+                total.idle.as_secs_f64() / pe_time.as_secs_f64()
+            },
+        }
+    }
+}
+
 /// The summary of a branch and bound answer: `optimum 21`.
 pub fn optimum_summary(value: i64) -> String {
     format!("optimum {value}")
@@ -344,11 +483,13 @@ pub struct RunOpts {
     pub strategy: Strategy,
     /// treelb's Δt (default: [`Workload::default_budget`]).
     pub budget: Option<u64>,
+    /// How the root reaches treelb's PEs (default: the runtime's).
+    pub init: Option<Init>,
 }
 
 impl Default for RunOpts {
     fn default() -> RunOpts {
-        RunOpts { threads: 1, cutoff: None, strategy: Strategy::default(), budget: None }
+        RunOpts { threads: 1, cutoff: None, strategy: Strategy::default(), budget: None, init: None }
     }
 }
 
@@ -457,19 +598,22 @@ fn run_engine<S>(
     engine: Engine,
     config: &treelb_threads::Config,
     cutoff: Cutoff,
-) -> Result<(Duration, S::Output), String>
+) -> Result<(Duration, S::Output, Option<Balance>), String>
 where
     S: Search,
     S::Node: Clone + Sync,
 {
     let threads = config.threads;
     match engine {
-        Engine::Seq => Ok(timed(|| seq::run_search(search).0)),
+        Engine::Seq => {
+            let (time, output) = timed(|| seq::run_search(search).0);
+            Ok((time, output, None))
+        }
         Engine::Treelb => {
             let start = Instant::now();
             let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), config)
                 .map_err(|e| e.to_string())?;
-            Ok((start.elapsed(), outcome.output))
+            Ok((start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats))))
         }
         Engine::RayonJoin | Engine::RayonCutoff => {
             let cutoff = if engine == Engine::RayonJoin { Cutoff::None } else { cutoff };
@@ -478,7 +622,8 @@ where
                 .stack_size(STACK_BYTES)
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok(pool.install(|| timed(|| forkjoin::rayon_search(search, cutoff))))
+            let (time, output) = pool.install(|| timed(|| forkjoin::rayon_search(search, cutoff)));
+            Ok((time, output, None))
         }
         Engine::ChiliJoin | Engine::ChiliCutoff => {
             let cutoff = if engine == Engine::ChiliJoin { Cutoff::None } else { cutoff };
@@ -500,6 +645,7 @@ where
                     .join()
                     .map_err(|_| "the chili traversal panicked".to_owned())
             })
+            .map(|(time, output)| (time, output, None))
         }
         Engine::UtsC => Err("the C reference runs as its own program, not in process".to_owned()),
     }
@@ -571,6 +717,17 @@ mod tests {
         assert_eq!(published_optimum("kroA200.tsp"), Some(29_368));
         assert_eq!(published_optimum("MANN_a27.clq"), Some(126));
         assert_eq!(published_optimum("no-such.tsp"), None);
+        let m: Workload = "mandelbrot:pixels:40x30".parse().unwrap();
+        assert_eq!(m.to_string(), "mandelbrot:pixels:40x30");
+        let (_, seq) = m.run(Engine::Seq, &RunOpts::default()).unwrap();
+        let (_, par) = m.run(Engine::Treelb, &RunOpts { threads: 2, ..RunOpts::default() }).unwrap();
+        assert_eq!(seq, par);
+        assert_eq!(seq.nodes, 1200);
+        assert!(
+            m.run(Engine::RayonJoin, &RunOpts::default()).unwrap_err().contains("not the Mandelbrot set")
+        );
+        assert!("mandelbrot:9".parse::<Workload>().unwrap_err().contains("`9` is neither a method"));
+        assert!("mandelbrot:0x10".parse::<Workload>().unwrap_err().contains("pixel"));
         let err = "tsp:random:2:1".parse::<Workload>().unwrap_err();
         assert!(err.contains("expected random:N:SEED"), "{err}");
     }

@@ -273,6 +273,9 @@ pub(crate) struct BenchArgs {
     /// Δt of treelb's runs [default: the runtime's; 1 on the TSP]
     #[arg(long, value_name = "UNITS", value_parser = parse::positive)]
     pub(crate) budget: Option<u64>,
+    /// How the root reaches treelb's PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
     /// The depth above which the cutoff variants of rayon and chili fork
     /// [default: per workload]
     #[arg(long, value_name = "DEPTH")]

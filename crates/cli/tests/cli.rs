@@ -218,7 +218,7 @@ fn bad_input_gets_one_line_and_exit_code_2() {
             &["bench", "--no-write", "--repeat", "0"],
             "invalid value '0' for '--repeat <N>': must be at least 1",
         ),
-        (&["compare", "T7"], "unknown sample tree `T7`"),
+        (&["compare", "T7"], "unknown workload `T7`"),
         (&["compare", "mandelbrot:9"], "`9` is neither a method"),
         (&["compare", "mandelbrot:0x10"], "at least one pixel"),
         (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),

@@ -65,7 +65,13 @@ fn one(args: &BenchArgs, engine: &str, out: &mut impl Write) -> Result<bool, Err
         None => Strategy::default(),
         Some(s) => s.parse().map_err(|e| err!("--strategy: {e}"))?,
     };
-    let opts = RunOpts { threads, cutoff: args.cutoff_depth, strategy, budget: args.budget };
+    let opts = RunOpts {
+        threads,
+        cutoff: args.cutoff_depth,
+        strategy,
+        budget: args.budget,
+        init: Some(args.init.0),
+    };
     let line = harness::one(engine, &workload, &opts).map_err(|e| err!("{workload} on {engine}: {e}"))?;
     writeln!(out, "{line}")?;
     Ok(true)
@@ -150,6 +156,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         timeout: args.timeout,
         cutoff: args.cutoff_depth,
         budget: args.budget,
+        init: Some(args.init.0),
         peers,
         child: vec![exe.into_os_string(), "bench".into()],
         scratch: scratch.clone(),
