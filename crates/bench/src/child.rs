@@ -77,12 +77,28 @@ fn last_line(text: &str) -> &str {
 /// its resource usage. A non-zero exit, a signal or the limit is a
 /// [`Failure`] naming the program and the last line of its standard error.
 pub fn run(command: &mut Command, limit: Duration) -> Result<(String, Usage), Failure> {
+    run_with_input(command, None, limit)
+}
+
+/// [`run`] with the file `input` on the child's standard input (else
+/// nothing).
+pub fn run_with_input(
+    command: &mut Command,
+    input: Option<&std::path::Path>,
+    limit: Duration,
+) -> Result<(String, Usage), Failure> {
     let program = command.get_program().to_string_lossy().into_owned();
+    let stdin = match input {
+        None => Stdio::null(),
+        Some(path) => Stdio::from(
+            std::fs::File::open(path).map_err(|e| Failure::Failed(format!("{}: {e}", path.display())))?,
+        ),
+    };
     let start = Instant::now();
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .process_group(0)
         .spawn()
         .map_err(|e| Failure::Failed(format!("cannot start {program}: {e}")))?;

@@ -368,7 +368,7 @@ impl Plan {
     pub fn runners(&self, workload: &Workload) -> Vec<Runner> {
         let mut runners = Vec::new();
         let engine = |engine, threads, strategy| Runner::Engine { engine, threads, strategy };
-        for &e in &self.engines {
+        for &e in self.engines.iter().filter(|&&e| workload.runs_on(e)) {
             match e {
                 Engine::Seq => runners.push(engine(e, 1, None)),
                 Engine::Treelb => {
@@ -422,7 +422,8 @@ impl Plan {
             }
             Runner::Peer(peer) => {
                 let mut command = peer.command(workload, &self.scratch).map_err(Failure::Failed)?;
-                let (stdout, usage) = child::run(&mut command, self.timeout)?;
+                let input = peer.input(workload, &self.scratch).map_err(Failure::Failed)?;
+                let (stdout, usage) = child::run_with_input(&mut command, input.as_deref(), self.timeout)?;
                 let answer = peer.answer(&stdout).map_err(Failure::Failed)?;
                 Ok((ChildReport { wall_secs: usage.process_secs, answer, balance: None }, usage))
             }

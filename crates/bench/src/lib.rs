@@ -1,7 +1,8 @@
 //! # treelb-bench — the benchmark harness of `treelb bench`
 //!
 //! One application [`Search`](treelb::Search) — a UTS sample tree, an
-//! N-Queens board, a maximum clique, a knapsack, a TSP tour — runs under:
+//! N-Queens board, a maximum clique, a knapsack, a TSP tour (and the
+//! Mandelbrot set, and lists of Connect Four positions) — runs under:
 //!
 //! * the sequential baseline, [`treelb::seq::run_search`] (no runtime);
 //! * treelb's threads runtime, per strategy and per number of PEs;
@@ -9,7 +10,7 @@
 //!   and without a depth cutoff;
 //! * public programs for the same job, given by path ([`peers`]): the UTS
 //!   reference `uts-seq`, the Glasgow Subgraph Solver and cliquer, N-Queens
-//!   counters.
+//!   counters, Pascal Pons's Connect Four solver.
 //!
 //! [`harness`] runs every one of them in its own process ([`child`]) with a
 //! time limit, alternating them round by round and keeping the fastest of

@@ -10,6 +10,7 @@
 //! | Glasgow Subgraph Solver | `--glasgow PATH` | `clique:NAME` | `PATH --format dimacs FILE` | `omega = W` |
 //! | cliquer | `--cliquer PATH` | `clique:NAME` | `PATH -su -q -q FILE` | `size=W` |
 //! | any N-Queens counter | `--nqueens-peer NAME=PATH` | `nqueens:N` | `PATH N` | the last number it prints |
+//! | Pascal Pons's `c4solver` | `--c4solver PATH` | `connect4:SET:N` | `PATH < positions` | `POSITION SCORE` per line |
 //!
 //! The two clique solvers read a cleaned copy of the graph, written once
 //! into the run's scratch folder: only the `p` and `e` lines, LF line ends
@@ -24,7 +25,7 @@ use std::process::Command;
 use serde::Serialize;
 
 use crate::uts_c::{UtsC, parse_machine_line};
-use crate::workload::{Answer, Workload, instances, nqueens_summary, optimum_summary};
+use crate::workload::{Answer, Workload, connect4_summary, instances, nqueens_summary, optimum_summary};
 
 /// Which program a peer is, so which workloads it runs and how its output
 /// reads.
@@ -41,6 +42,9 @@ pub enum PeerKind {
     Cliquer,
     /// A program that counts the solutions of N-Queens: `PATH N`.
     NQueens,
+    /// Pascal Pons's Connect Four solver `c4solver`: positions on standard
+    /// input, `POSITION SCORE` lines out.
+    C4solver,
 }
 
 /// A peer program: its name in tables, its kind and its binary.
@@ -90,6 +94,7 @@ impl Peer {
             PeerKind::UtsSeq | PeerKind::UtsC => workload.uts_sample().is_some(),
             PeerKind::Glasgow | PeerKind::Cliquer => matches!(workload, Workload::Clique(_)),
             PeerKind::NQueens => matches!(workload, Workload::NQueens(_)),
+            PeerKind::C4solver => matches!(workload, Workload::Connect4 { .. }),
         }
     }
 
@@ -126,9 +131,25 @@ impl Peer {
             (PeerKind::NQueens, Workload::NQueens(n)) => {
                 command.arg(n.to_string());
             }
+            (PeerKind::C4solver, Workload::Connect4 { .. }) => {}
             _ => return Err(format!("{self} does not run {workload}")),
         }
         Ok(command)
+    }
+
+    /// The file the peer reads on standard input, written once into
+    /// `scratch`: the positions of a Connect Four set for `c4solver`.
+    pub fn input(&self, workload: &Workload, scratch: &Path) -> Result<Option<PathBuf>, String> {
+        let Some(positions) = workload.connect4_positions().filter(|_| self.kind == PeerKind::C4solver)
+        else {
+            return Ok(None);
+        };
+        let path = scratch.join(format!("{}.txt", workload.to_string().replace(':', "-")));
+        if !path.is_file() {
+            std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+            std::fs::write(&path, positions).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(Some(path))
     }
 
     /// Reads the peer's answer from its standard output. `Err` if the
@@ -159,6 +180,15 @@ impl Peer {
                     .and_then(|w| w.parse().ok())
                     .ok_or_else(missing)?;
                 Ok(Answer { nodes: 0, summary: nqueens_summary(last) })
+            }
+            PeerKind::C4solver => {
+                let scores = stdout
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.split_whitespace().nth(1).and_then(|s| s.parse().ok()))
+                    .collect::<Option<Vec<i32>>>()
+                    .ok_or_else(missing)?;
+                Ok(Answer { nodes: 0, summary: connect4_summary(&scores) })
             }
         }
     }
@@ -219,5 +249,7 @@ mod tests {
         assert_eq!(peer(PeerKind::NQueens).answer(queens).unwrap().summary, "92 solutions");
         assert!(peer(PeerKind::Glasgow).answer("no\n").unwrap_err().contains("no answer"));
         assert!(Peer::nqueens("=x").unwrap_err().contains("expected NAME=PATH"));
+        let c4 = "44 -2\n4455 1\n";
+        assert_eq!(peer(PeerKind::C4solver).answer(c4).unwrap().summary, connect4_summary(&[-2, 1]));
     }
 }

@@ -12,6 +12,7 @@ use treelb::seq;
 use treelb::{Init, RunStats, Strategy};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::clique::{CliqueSearch, dimacs};
+use treelb_apps::connect4::{Connect4, Position};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
 use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_apps::nqueens::{NQueens, NQueensResult};
@@ -34,6 +35,19 @@ pub enum Workload {
     Clique(String),
     /// 0/1 knapsack on a generated instance (`CLASS:N:R:SEED`).
     Knapsack(Spec),
+    /// Connect Four: the first `count` positions of a set of
+    /// `crates/apps/tests/data/connect4/` (`moves12`, `moves20`, `moves30`:
+    /// random positions after that many moves, each with its exact score by
+    /// Pascal Pons's solver), solved one after the other with one
+    /// transposition table of 2^24 entries, as Pons's `c4solver` solves a
+    /// list on its standard input. The sequential solver only (the parallel
+    /// game search is `treelb connect4`).
+    Connect4 {
+        /// The set's name.
+        set: String,
+        /// How many of its positions.
+        count: usize,
+    },
     /// The Mandelbrot set's standard view at 1000 iterations, by escape time
     /// per pixel or by rectangle subdivision from an 8×8 grid of tiles
     /// (`mandelbrot[:pixels|subdivide][:WxH]`): the lecture's case for
@@ -133,6 +147,23 @@ impl FromStr for Workload {
         if let Some(k) = spec.strip_prefix("knapsack:") {
             return knapsack_spec(k).map(Workload::Knapsack);
         }
+        if let Some(rest) = spec.strip_prefix("connect4:") {
+            let (set, count) = match rest.split_once(':') {
+                Some((set, n)) => {
+                    let n = n.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("{spec}: the number of positions `{n}` is not a positive integer")
+                    })?;
+                    (set, Some(n))
+                }
+                None => (rest, None),
+            };
+            let all = connect4_set(set)?;
+            let count = count.unwrap_or(all.len());
+            if count > all.len() {
+                return Err(format!("{spec}: the set has {} positions", all.len()));
+            }
+            return Ok(Workload::Connect4 { set: set.to_owned(), count });
+        }
         if spec == "mandelbrot" || spec.starts_with("mandelbrot:") {
             let (mut method, mut size) = (Method::Subdivide, (1024, 768));
             for part in spec.split(':').skip(1) {
@@ -195,6 +226,7 @@ impl fmt::Display for Workload {
             Workload::Mandelbrot { method, width, height } => {
                 write!(f, "mandelbrot:{method}:{width}x{height}")
             }
+            Workload::Connect4 { set, count } => write!(f, "connect4:{set}:{count}"),
         }
     }
 }
@@ -214,6 +246,9 @@ impl Workload {
             }
             Workload::Mandelbrot { method, width, height } => {
                 format!("Mandelbrot set, {width}×{height}, {method}")
+            }
+            Workload::Connect4 { set, count } => {
+                format!("Connect Four, the first {count} positions of {set} (exact scores)")
             }
             Workload::Tsp { instance, seeded } => format!(
                 "TSP, {instance}, {}",
@@ -271,7 +306,29 @@ impl Workload {
                 published_optimum(&format!("{instance}.tsp")).map(optimum_summary)
             }
             Workload::Knapsack(_) | Workload::Mandelbrot { .. } => None,
+            Workload::Connect4 { set, count } => {
+                let scores: Vec<i32> = connect4_set(set).ok()?.iter().take(*count).map(|p| p.1).collect();
+                Some(connect4_summary(&scores))
+            }
         }
+    }
+
+    /// Whether `engine` runs this workload: rayon and chili run the
+    /// searches only, Connect Four runs on the sequential solver only.
+    pub fn runs_on(&self, engine: Engine) -> bool {
+        match self {
+            Workload::Mandelbrot { .. } => matches!(engine, Engine::Seq | Engine::Treelb),
+            Workload::Connect4 { .. } => engine == Engine::Seq,
+            _ => true,
+        }
+    }
+
+    /// The positions of a `connect4:` workload, one per line
+    /// (`POSITION`), for the peers that read them on standard input.
+    pub fn connect4_positions(&self) -> Option<String> {
+        let Workload::Connect4 { set, count } = self else { return None };
+        let set = connect4_set(set).ok()?;
+        Some(set.iter().take(*count).map(|(p, _)| format!("{p}\n")).collect())
     }
 
     /// The Mandelbrot set of a `mandelbrot:` workload, checked.
@@ -357,6 +414,26 @@ impl Workload {
                 let valid =
                     witness.as_ref().is_none_or(|(length, tour)| tsp.tour_length(tour) == Some(*length));
                 Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
+            }
+            Workload::Connect4 { set, count } => {
+                if engine != Engine::Seq {
+                    return Err(format!("{engine} does not run Connect Four (the sequential solver does)"));
+                }
+                let positions = connect4_set(set)?
+                    .into_iter()
+                    .take(*count)
+                    .map(|(p, _)| Position::parse(&p).map_err(|e| format!("{self}: {p}: {e}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let solver = Connect4::new(24);
+                let (time, solved) =
+                    timed(|| positions.iter().map(|p| solver.solve_sequential(p, false)).collect::<Vec<_>>());
+                let scores: Vec<i32> = solved.iter().map(|s| s.score).collect();
+                let nodes = solved.iter().map(|s| s.nodes).sum();
+                Ok(Measured {
+                    time,
+                    answer: Answer { nodes, summary: connect4_summary(&scores) },
+                    balance: None,
+                })
             }
             Workload::Mandelbrot { method, .. } => {
                 let m = self.mandelbrot()?;
@@ -463,6 +540,38 @@ impl From<&RunStats> for Balance {
             },
         }
     }
+}
+
+/// The positions and exact scores of a Connect Four set of
+/// `crates/apps/tests/data/connect4/`.
+fn connect4_set(set: &str) -> Result<Vec<(String, i32)>, String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../apps/tests/data/connect4")
+        .join(format!("{set}.txt"));
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("connect4:{set}: {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| {
+            let mut f = l.split_whitespace();
+            let (Some(p), Some(s)) = (f.next(), f.next().and_then(|s| s.parse().ok())) else {
+                return Err(format!("{}:{}: expected `POSITION SCORE`", path.display(), i + 1));
+            };
+            Ok((p.to_owned(), s))
+        })
+        .collect()
+}
+
+/// The summary of a list of Connect Four scores: their number, sum and a
+/// checksum of the list in order (FNV-1a), which every solver must match.
+pub fn connect4_summary(scores: &[i32]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in scores.iter().flat_map(|v| v.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let sum: i64 = scores.iter().map(|&s| i64::from(s)).sum();
+    format!("{} positions, scores sum {sum}, checksum {hash:016x}", scores.len())
 }
 
 /// The summary of a branch and bound answer: `optimum 21`.
@@ -728,6 +837,14 @@ mod tests {
         );
         assert!("mandelbrot:9".parse::<Workload>().unwrap_err().contains("`9` is neither a method"));
         assert!("mandelbrot:0x10".parse::<Workload>().unwrap_err().contains("pixel"));
+        let c4: Workload = "connect4:moves30:5".parse().unwrap();
+        assert_eq!(c4.to_string(), "connect4:moves30:5");
+        let (_, answer) = c4.run(Engine::Seq, &RunOpts::default()).unwrap();
+        assert_eq!(Some(answer.summary), c4.expected());
+        assert!(!c4.runs_on(Engine::Treelb));
+        assert_eq!(c4.connect4_positions().unwrap().lines().count(), 5);
+        assert!("connect4:moves30:0".parse::<Workload>().unwrap_err().contains("not a positive integer"));
+        assert!("connect4:moves30:100000".parse::<Workload>().unwrap_err().contains("the set has 1000"));
         let err = "tsp:random:2:1".parse::<Workload>().unwrap_err();
         assert!(err.contains("expected random:N:SEED"), "{err}");
     }

@@ -248,7 +248,8 @@ pub(crate) struct BenchArgs {
     pub(crate) suite: Option<String>,
     /// Workloads, comma-separated, instead of the suite's: UTS sample trees
     /// (T1, T3L, …), nqueens:N, clique:NAME, knapsack:CLASS:N:R:SEED,
-    /// tsp:NAME[/unseeded] or tsp:random:N:SEED
+    /// tsp:NAME[/unseeded], tsp:random:N:SEED, connect4:SET[:N] or
+    /// mandelbrot[:pixels|subdivide][:WxH]
     #[arg(long, value_name = "LIST")]
     pub(crate) workloads: Option<String>,
     /// Engines, comma-separated: seq, treelb, rayon-join, rayon-cutoff,
@@ -298,6 +299,10 @@ pub(crate) struct BenchArgs {
     /// workloads (repeatable)
     #[arg(long, value_name = "NAME=PATH")]
     pub(crate) nqueens_peer: Vec<String>,
+    /// Pascal Pons's Connect Four solver `c4solver`, run on the connect4
+    /// workloads (the positions on its standard input)
+    #[arg(long, value_name = "PATH")]
+    pub(crate) c4solver: Option<std::path::PathBuf>,
     /// Where to write results.json, results.md, command.txt and
     /// machine.txt [default: docs/benchmarks/DATE-MACHINE/]
     #[arg(long, value_name = "DIR")]

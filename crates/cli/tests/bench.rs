@@ -189,3 +189,39 @@ fn bad_input_is_one_line_and_exit_code_2() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn connect4_positions_reach_the_peer_on_its_standard_input() {
+    let dir = scratch("c4");
+    // Answers 3 for every position: right for the first of moves30 (3),
+    // wrong for the second (−6).
+    let c4 = script(&dir, "c4solver", r#"while read -r p; do echo "$p 3"; done"#);
+    let path = c4.split_once('=').unwrap().1;
+    let run = |workload: &str| {
+        treelb(&[
+            "bench",
+            "--workloads",
+            workload,
+            "--repeat",
+            "1",
+            "--no-write",
+            "--json",
+            "--c4solver",
+            path,
+        ])
+    };
+    let o = run("connect4:moves30:1");
+    let report = common::json_report(&o, "connect4:moves30:1");
+    let one = rows(&report, "connect4:moves30:1");
+    // The sequential solver and the peer; no engine that does not run it.
+    let runners: Vec<&str> = one.iter().map(|r| r["runner"].as_str().unwrap()).collect();
+    assert_eq!(runners, ["seq", "peer c4solver"]);
+    assert!(one.iter().all(|r| r["status"] == "ok"), "{one:?}");
+    let o = run("connect4:moves30:2");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let two = rows(&report, "connect4:moves30:2");
+    assert_eq!(row(&two, "seq", 1)["status"], "ok");
+    assert_eq!(row(&two, "peer c4solver", 1)["status"], "mismatch");
+    std::fs::remove_dir_all(&dir).ok();
+}

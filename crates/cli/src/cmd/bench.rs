@@ -99,6 +99,9 @@ fn peers(args: &BenchArgs, scratch: &std::path::Path) -> Result<Vec<Peer>, Error
     for spec in &args.nqueens_peer {
         peers.push(Peer::nqueens(spec).map_err(|e| err!("--nqueens-peer: {e}"))?);
     }
+    if let Some(path) = &args.c4solver {
+        peers.push(Peer::new("c4solver", PeerKind::C4solver, path).map_err(|e| err!("--c4solver: {e}"))?);
+    }
     Ok(peers)
 }
 
