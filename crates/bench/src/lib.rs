@@ -1,23 +1,29 @@
-//! # treelb-bench — the same node code under every engine
+//! # treelb-bench — the benchmark harness of `treelb bench`
 //!
 //! One application [`Search`](treelb::Search) — a UTS sample tree, an
-//! N-Queens board — runs under:
+//! N-Queens board, a maximum clique, a knapsack, a TSP tour (and the
+//! Mandelbrot set, and lists of Connect Four positions) — runs under:
 //!
 //! * the sequential baseline, [`treelb::seq::run_search`] (no runtime);
-//! * treelb's threads runtime at P = 1, all cores, and 2× and 4× oversubscribed;
+//! * treelb's threads runtime, per strategy and per number of PEs;
 //! * rayon and chili, as the recursive `join` traversals of [`forkjoin`], with
 //!   and without a depth cutoff;
-//! * the C reference of UTS ([`uts_c`]), when its sources are at hand.
+//! * public programs for the same job, given by path ([`peers`]): the UTS
+//!   reference `uts-seq`, the Glasgow Subgraph Solver and cliquer, N-Queens
+//!   counters, Pascal Pons's Connect Four solver.
 //!
-//! Every run is a child process of the benchmark binary ([`child`]), so its
-//! CPU time and peak resident set are its own; the fastest of N runs counts;
-//! every run's answer is checked. [`suite`] writes the table as markdown and
-//! JSON. This crate is not published: rayon and chili are dependencies of the
+//! [`harness`] runs every one of them in its own process ([`child`]) with a
+//! time limit, alternating them round by round and keeping the fastest of
+//! N runs, checks every answer against the published one (or the first
+//! engine's), and writes the report as JSON and Markdown with the command
+//! line and the [`machine`]. The `treelb bench` command is its front end.
+//! This crate is not published: rayon and chili are dependencies of the
 //! comparison only, never of treelb.
 
 pub mod child;
 pub mod forkjoin;
+pub mod harness;
 pub mod machine;
-pub mod suite;
+pub mod peers;
 pub mod uts_c;
 pub mod workload;

@@ -47,6 +47,12 @@ impl Machine {
     }
 }
 
+/// The scheduling priority (nice value) of this process.
+pub fn nice() -> i32 {
+    // SAFETY: getpriority reads the calling process's nice value; no pointers.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+}
+
 fn cpu_model() -> String {
     let from_lscpu = Command::new("lscpu").output().ok().and_then(|out| {
         String::from_utf8_lossy(&out.stdout)

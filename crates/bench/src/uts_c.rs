@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::child::{self, ChildReport, Usage};
+use crate::child::ChildReport;
 use crate::workload::Answer;
 
 /// The drivers the suite recognises, in order of preference.
@@ -52,15 +52,14 @@ impl UtsC {
         Ok(UtsC { binary, build_command })
     }
 
-    /// Runs the reference on a tree given by its flags; returns what it
-    /// reported and what the kernel accounted to it.
-    pub fn run(&self, flags: &str) -> Result<(ChildReport, Usage), String> {
+    /// The command that runs the reference on a tree given by its flags;
+    /// [`parse_machine_line`] reads its output.
+    pub fn command(&self, flags: &str) -> Command {
         let mut command = Command::new(&self.binary);
         // `-v 1`: the human-readable statistics, on standard error; `-v 0`
         // prints one line of numbers on standard output, which we read.
         command.args(flags.split_whitespace()).args(["-v", "0"]);
-        let (stdout, usage) = child::run(&mut command)?;
-        parse_machine_line(&stdout).map(|report| (report, usage))
+        command
     }
 }
 
@@ -68,7 +67,7 @@ impl UtsC {
 /// `nPes walltime nNodes nodes/s nodes/s/PE chunkSize type b_0 rootId gen_mx
 /// shape q m`. It has no leaves and no depth: the answer carries the nodes,
 /// and the summary says so.
-fn parse_machine_line(stdout: &str) -> Result<ChildReport, String> {
+pub fn parse_machine_line(stdout: &str) -> Result<ChildReport, String> {
     let line = stdout
         .lines()
         .rev()
@@ -77,7 +76,7 @@ fn parse_machine_line(stdout: &str) -> Result<ChildReport, String> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let wall_secs: f64 = fields[1].parse().map_err(|_| format!("bad wall time in {line:?}"))?;
     let nodes: u64 = fields[2].parse().map_err(|_| format!("bad node count in {line:?}"))?;
-    Ok(ChildReport { wall_secs, answer: Answer { nodes, summary: format!("{nodes} nodes") } })
+    Ok(ChildReport { wall_secs, answer: Answer { nodes, summary: format!("{nodes} nodes") }, balance: None })
 }
 
 #[cfg(test)]

@@ -9,10 +9,14 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::seq;
+use treelb::{Init, RunStats, Strategy};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::clique::{CliqueSearch, dimacs};
+use treelb_apps::connect4::{Connect4, Position};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
+use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
 use treelb_apps::nqueens::{NQueens, NQueensResult};
+use treelb_apps::tsp::{AscentParams, Tsp, TspSearch, tsplib};
 use treelb_apps::uts::{SampleTree, Uts, UtsResult};
 
 use crate::forkjoin::{self, Cutoff, STACK_BYTES};
@@ -31,11 +35,87 @@ pub enum Workload {
     Clique(String),
     /// 0/1 knapsack on a generated instance (`CLASS:N:R:SEED`).
     Knapsack(Spec),
+    /// Connect Four: the first `count` positions of a set of
+    /// `crates/apps/tests/data/connect4/` (`moves12`, `moves20`, `moves30`:
+    /// random positions after that many moves, each with its exact score by
+    /// Pascal Pons's solver), solved one after the other with one
+    /// transposition table of 2^24 entries, as Pons's `c4solver` solves a
+    /// list on its standard input. The sequential solver only (the parallel
+    /// game search is `treelb connect4`).
+    Connect4 {
+        /// The set's name.
+        set: String,
+        /// How many of its positions.
+        count: usize,
+    },
+    /// The Mandelbrot set's standard view at 1000 iterations, by escape time
+    /// per pixel or by rectangle subdivision from an 8×8 grid of tiles
+    /// (`mandelbrot[:pixels|subdivide][:WxH]`): the lecture's case for
+    /// static against dynamic assignment. The sequential baseline and
+    /// treelb run it (it is a `Work`, not a `Search`).
+    Mandelbrot {
+        /// Escape time per pixel, or subdivision.
+        method: Method,
+        /// Pixels across.
+        width: u32,
+        /// Pixels down.
+        height: u32,
+    },
+    /// The travelling salesman by the 1-tree branch and bound: a TSPLIB
+    /// file of `../shared/instances/tsp/` by its name (`att48`) or
+    /// `random:N:SEED` (N random points in [0, 1000]², as `treelb tsp
+    /// --random N --instance-seed SEED`); started from the heuristic tour
+    /// unless `seeded` is false (`/unseeded`).
+    Tsp {
+        /// The file's name, or `random:N:SEED`.
+        instance: String,
+        /// Whether the search starts from the heuristic tour.
+        seeded: bool,
+    },
 }
 
-/// The shared benchmark instances, beside the checkout.
-fn instances() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances")
+/// The shared benchmark instances: `TREELB_INSTANCES` if set, else the
+/// folder beside the checkout.
+pub fn instances() -> PathBuf {
+    std::env::var_os("TREELB_INSTANCES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances"),
+        PathBuf::from,
+    )
+}
+
+/// The published optimum of `file` (`brock200_1.clq`, `att48.tsp`): the
+/// last column of its row in the tables of the instances' README, which
+/// gives ω for the DIMACS graphs and the optimal tour length for the
+/// TSPLIB files. `None` if the README or the row is missing.
+pub fn published_optimum(file: &str) -> Option<i64> {
+    let readme = std::fs::read_to_string(instances().join("README.md")).ok()?;
+    readme.lines().find_map(|line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // `| file | … | optimum |` splits into ["", file, …, optimum, ""].
+        if cells.len() < 4 || cells[1] != file {
+            return None;
+        }
+        cells[cells.len() - 2].replace(',', "").parse().ok()
+    })
+}
+
+/// The TSP instance `instance` names (`att48` or `random:N:SEED`).
+fn tsp_instance(instance: &str) -> Result<Tsp, String> {
+    match instance.strip_prefix("random:") {
+        Some(spec) => {
+            let bad = || format!("tsp:{instance}: expected random:N:SEED, e.g. random:100:1");
+            let (n, seed) = spec.split_once(':').ok_or_else(bad)?;
+            let n: usize = n.parse().map_err(|_| bad())?;
+            if !(3..=10_000).contains(&n) {
+                return Err(bad());
+            }
+            Ok(Tsp::random_euclidean(n, 1000.0, seed.parse().map_err(|_| bad())?))
+        }
+        None => {
+            let path = instances().join("tsp").join(format!("{instance}.tsp"));
+            tsplib::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
 }
 
 /// `CLASS:N:R:SEED` of a generated knapsack instance.
@@ -55,7 +135,7 @@ impl FromStr for Workload {
     type Err = String;
 
     /// `T1`, `T3L`, … (UTS sample trees, any case), `nqueens:N`,
-    /// `clique:NAME` or `knapsack:CLASS:N:R:SEED`.
+    /// `clique:NAME`, `knapsack:CLASS:N:R:SEED` or `tsp:NAME[/unseeded]`.
     fn from_str(spec: &str) -> Result<Workload, String> {
         if let Some(name) = spec.strip_prefix("clique:") {
             let path = instances().join("clique").join(format!("{name}.clq"));
@@ -67,6 +147,58 @@ impl FromStr for Workload {
         if let Some(k) = spec.strip_prefix("knapsack:") {
             return knapsack_spec(k).map(Workload::Knapsack);
         }
+        if let Some(rest) = spec.strip_prefix("connect4:") {
+            let (set, count) = match rest.split_once(':') {
+                Some((set, n)) => {
+                    let n = n.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("{spec}: the number of positions `{n}` is not a positive integer")
+                    })?;
+                    (set, Some(n))
+                }
+                None => (rest, None),
+            };
+            let all = connect4_set(set)?;
+            let count = count.unwrap_or(all.len());
+            if count > all.len() {
+                return Err(format!("{spec}: the set has {} positions", all.len()));
+            }
+            return Ok(Workload::Connect4 { set: set.to_owned(), count });
+        }
+        if spec == "mandelbrot" || spec.starts_with("mandelbrot:") {
+            let (mut method, mut size) = (Method::Subdivide, (1024, 768));
+            for part in spec.split(':').skip(1) {
+                if let Ok(m) = part.parse::<Method>() {
+                    method = m;
+                } else if let Some((w, h)) = part.split_once('x') {
+                    let n = |v: &str, what: &str| {
+                        v.parse::<u32>().map_err(|_| format!("{spec}: the {what} `{v}` is not a number"))
+                    };
+                    size = (n(w, "width")?, n(h, "height")?);
+                } else {
+                    return Err(format!(
+                        "{spec}: `{part}` is neither a method (pixels, subdivide) nor a size WxH"
+                    ));
+                }
+            }
+            let workload = Workload::Mandelbrot { method, width: size.0, height: size.1 };
+            workload.mandelbrot()?;
+            return Ok(workload);
+        }
+        if let Some(t) = spec.strip_prefix("tsp:") {
+            let (instance, seeded) = match t.strip_suffix("/unseeded") {
+                Some(instance) => (instance, false),
+                None => (t, true),
+            };
+            if instance.starts_with("random:") {
+                tsp_instance(instance)?;
+            } else {
+                let path = instances().join("tsp").join(format!("{instance}.tsp"));
+                if !path.is_file() {
+                    return Err(format!("{spec}: no file {}", path.display()));
+                }
+            }
+            return Ok(Workload::Tsp { instance: instance.to_owned(), seeded });
+        }
         if let Some(n) = spec.strip_prefix("nqueens:") {
             let n: u32 = n.parse().map_err(|_| format!("{spec}: the board size is not a number"))?;
             NQueens::new(n).map_err(|e| e.to_string())?;
@@ -74,8 +206,8 @@ impl FromStr for Workload {
         }
         SampleTree::find(spec).map(Workload::Uts).ok_or_else(|| {
             format!(
-                "unknown workload `{spec}` (expected a UTS sample tree such as T1, nqueens:N, clique:NAME \
-                 or knapsack:CLASS:N:R:SEED)"
+                "unknown workload `{spec}` (expected a UTS sample tree such as T1, nqueens:N, clique:NAME, \
+                 knapsack:CLASS:N:R:SEED or tsp:NAME)"
             )
         })
     }
@@ -88,6 +220,13 @@ impl fmt::Display for Workload {
             Workload::NQueens(n) => write!(f, "nqueens:{n}"),
             Workload::Clique(name) => write!(f, "clique:{name}"),
             Workload::Knapsack(k) => write!(f, "knapsack:{}:{}:{}:{}", k.class, k.n, k.range, k.seed),
+            Workload::Tsp { instance, seeded } => {
+                write!(f, "tsp:{instance}{}", if *seeded { "" } else { "/unseeded" })
+            }
+            Workload::Mandelbrot { method, width, height } => {
+                write!(f, "mandelbrot:{method}:{width}x{height}")
+            }
+            Workload::Connect4 { set, count } => write!(f, "connect4:{set}:{count}"),
         }
     }
 }
@@ -105,6 +244,16 @@ impl Workload {
                     k.n, k.class, k.range, k.seed
                 )
             }
+            Workload::Mandelbrot { method, width, height } => {
+                format!("Mandelbrot set, {width}×{height}, {method}")
+            }
+            Workload::Connect4 { set, count } => {
+                format!("Connect Four, the first {count} positions of {set} (exact scores)")
+            }
+            Workload::Tsp { instance, seeded } => format!(
+                "TSP, {instance}, {}",
+                if *seeded { "from the heuristic tour" } else { "no initial tour" }
+            ),
         }
     }
 
@@ -143,47 +292,166 @@ impl Workload {
 
     /// The answer every engine must give, where it is known beforehand:
     /// the published statistics of a UTS sample tree, the known number of
-    /// N-Queens solutions. Node counts of N-Queens are compared across
-    /// engines instead.
+    /// N-Queens solutions, the published ω of a DIMACS graph and the
+    /// published optimal tour of a TSPLIB file (both read from the
+    /// instances' README). Node counts of N-Queens are compared across
+    /// engines instead; a generated knapsack's optimum is compared with the
+    /// first engine's.
     pub fn expected(&self) -> Option<String> {
         match self {
             Workload::Uts(tree) => Some(uts_summary(tree.nodes, tree.leaves?, tree.max_depth?)),
             Workload::NQueens(n) => NQueens::known_solutions(*n).map(nqueens_summary),
-            Workload::Clique(_) | Workload::Knapsack(_) => None,
+            Workload::Clique(name) => published_optimum(&format!("{name}.clq")).map(optimum_summary),
+            Workload::Tsp { instance, .. } => {
+                published_optimum(&format!("{instance}.tsp")).map(optimum_summary)
+            }
+            Workload::Knapsack(_) | Workload::Mandelbrot { .. } => None,
+            Workload::Connect4 { set, count } => {
+                let scores: Vec<i32> = connect4_set(set).ok()?.iter().take(*count).map(|p| p.1).collect();
+                Some(connect4_summary(&scores))
+            }
         }
     }
 
-    /// Runs the workload once on `engine` with `threads` PEs; returns the wall
-    /// time of the traversal and its answer.
-    pub fn run(
-        &self,
-        engine: Engine,
-        threads: usize,
-        cutoff: Option<u32>,
-    ) -> Result<(Duration, Answer), String> {
-        let cutoff = Cutoff::Depth(cutoff.unwrap_or_else(|| self.default_cutoff()));
+    /// Whether `engine` runs this workload: rayon and chili run the
+    /// searches only, Connect Four runs on the sequential solver only.
+    pub fn runs_on(&self, engine: Engine) -> bool {
+        match self {
+            Workload::Mandelbrot { .. } => matches!(engine, Engine::Seq | Engine::Treelb),
+            Workload::Connect4 { .. } => engine == Engine::Seq,
+            _ => true,
+        }
+    }
+
+    /// The positions of a `connect4:` workload, one per line
+    /// (`POSITION`), for the peers that read them on standard input.
+    pub fn connect4_positions(&self) -> Option<String> {
+        let Workload::Connect4 { set, count } = self else { return None };
+        let set = connect4_set(set).ok()?;
+        Some(set.iter().take(*count).map(|(p, _)| format!("{p}\n")).collect())
+    }
+
+    /// The Mandelbrot set of a `mandelbrot:` workload, checked.
+    fn mandelbrot(&self) -> Result<Mandelbrot, String> {
+        let Workload::Mandelbrot { width, height, .. } = *self else {
+            return Err(format!("{self} is not the Mandelbrot set"));
+        };
+        let m = Mandelbrot::new(View::STANDARD, width, height, 1000).map_err(|e| format!("{self}: {e}"))?;
+        // Subdivision from an 8×8 grid of tiles: the root splits at once,
+        // so static assignment cuts it without computing frames first.
+        Ok(m.with_tiles(8.min(width).min(height)))
+    }
+
+    /// Δt of treelb's runs unless the command line sets it: one node
+    /// between two checks for requests on the TSP, whose node is a whole
+    /// subgradient ascent; the runtime's default elsewhere.
+    pub fn default_budget(&self) -> u64 {
+        match self {
+            Workload::Tsp { .. } => 1,
+            _ => treelb_threads::DEFAULT_BUDGET,
+        }
+    }
+
+    /// Runs the workload once on `engine`; returns the wall time of the
+    /// traversal and its answer. The instance is read and the search set up
+    /// (initial incumbent found) before the clock starts. A branch and
+    /// bound run's witness (the clique, the packing, the tour) is checked:
+    /// one that does not achieve the reported value makes the answer say so.
+    pub fn run(&self, engine: Engine, opts: &RunOpts) -> Result<(Duration, Answer), String> {
+        self.measure(engine, opts).map(|m| (m.time, m.answer))
+    }
+
+    /// [`Workload::run`], with the balancing counters of a treelb run.
+    pub fn measure(&self, engine: Engine, opts: &RunOpts) -> Result<Measured, String> {
+        let cutoff = Cutoff::Depth(opts.cutoff.unwrap_or_else(|| self.default_cutoff()));
+        let budget = opts.budget.unwrap_or_else(|| self.default_budget());
+        let config = treelb_threads::Config::with_spec(
+            opts.threads,
+            treelb::RunSpec {
+                strategy: opts.strategy,
+                budget,
+                init: opts.init.unwrap_or_default(),
+                ..treelb::RunSpec::default()
+            },
+        );
+        let measured = |(time, answer, balance)| Measured { time, answer, balance };
         match self {
             Workload::Uts(tree) => {
                 let uts = Uts::new(tree.params()).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&uts, engine, threads, cutoff)?;
-                Ok((time, Answer::from(result)))
+                let (time, result, balance) = run_engine(&uts, engine, &config, cutoff)?;
+                Ok(measured((time, Answer::from(result), balance)))
             }
             Workload::NQueens(n) => {
                 let problem = NQueens::new(*n).map_err(|e| e.to_string())?;
-                let (time, result) = run_engine(&problem, engine, threads, cutoff)?;
-                Ok((time, Answer::from(result)))
+                let (time, result, balance) = run_engine(&problem, engine, &config, cutoff)?;
+                Ok(measured((time, Answer::from(result), balance)))
             }
             Workload::Clique(name) => {
                 let path = instances().join("clique").join(format!("{name}.clq"));
                 let graph = dimacs::read_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let search = CliqueSearch::max_clique(&graph);
-                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
-                Ok((time, bnb_answer(stats, search.incumbent.best())))
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid = witness
+                    .as_ref()
+                    .is_none_or(|(omega, c)| graph.is_clique(c) && i64::try_from(c.len()) == Ok(*omega));
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
             }
             Workload::Knapsack(spec) => {
-                let search = Knapsack::new(&spec.generate());
-                let (time, stats) = run_engine(&search, engine, threads, cutoff)?;
-                Ok((time, bnb_answer(stats, search.incumbent.best())))
+                let instance = spec.generate();
+                let search = Knapsack::new(&instance);
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid =
+                    witness.as_ref().is_none_or(|(best, items)| instance.profit_of(items) == Some(*best));
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
+            }
+            Workload::Tsp { instance, seeded } => {
+                let tsp = tsp_instance(instance)?;
+                let search = TspSearch::with_params(&tsp, AscentParams::for_n(tsp.n()), *seeded);
+                let (time, stats, balance) = run_engine(&search, engine, &config, cutoff)?;
+                let witness = search.incumbent.into_best();
+                let valid =
+                    witness.as_ref().is_none_or(|(length, tour)| tsp.tour_length(tour) == Some(*length));
+                Ok(measured((time, bnb_answer(stats, witness.map(|w| w.0), valid), balance)))
+            }
+            Workload::Connect4 { set, count } => {
+                if engine != Engine::Seq {
+                    return Err(format!("{engine} does not run Connect Four (the sequential solver does)"));
+                }
+                let positions = connect4_set(set)?
+                    .into_iter()
+                    .take(*count)
+                    .map(|(p, _)| Position::parse(&p).map_err(|e| format!("{self}: {p}: {e}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let solver = Connect4::new(24);
+                let (time, solved) =
+                    timed(|| positions.iter().map(|p| solver.solve_sequential(p, false)).collect::<Vec<_>>());
+                let scores: Vec<i32> = solved.iter().map(|s| s.score).collect();
+                let nodes = solved.iter().map(|s| s.nodes).sum();
+                Ok(Measured {
+                    time,
+                    answer: Answer { nodes, summary: connect4_summary(&scores) },
+                    balance: None,
+                })
+            }
+            Workload::Mandelbrot { method, .. } => {
+                let m = self.mandelbrot()?;
+                let (time, piece, balance) = match engine {
+                    Engine::Seq => {
+                        let (time, (piece, _)) = timed(|| seq::run_work(m.work(*method)));
+                        (time, piece, None)
+                    }
+                    Engine::Treelb => {
+                        let start = Instant::now();
+                        let outcome =
+                            treelb_threads::run(m.work(*method), &config).map_err(|e| e.to_string())?;
+                        (start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats)))
+                    }
+                    _ => return Err(format!("{engine} runs the searches, not the Mandelbrot set")),
+                };
+                let image = piece.into_image(&m).map_err(|e| e.to_string())?;
+                Ok(Measured { time, answer: image_answer(&image.values), balance })
             }
         }
     }
@@ -199,17 +467,143 @@ pub struct Answer {
     pub summary: String,
 }
 
-fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
+/// The summary of a UTS answer: `4130071 nodes, 3305118 leaves, depth 10`.
+pub fn uts_summary(nodes: u64, leaves: u64, depth: u64) -> String {
     format!("{nodes} nodes, {leaves} leaves, depth {depth}")
 }
 
-/// A branch and bound run: the optimum, and the nodes it branched on.
-fn bnb_answer(stats: BnbStats, optimum: Option<i64>) -> Answer {
-    let optimum = optimum.map_or("no solution".to_owned(), |v| format!("optimum {v}"));
-    Answer { nodes: stats.branched, summary: optimum }
+/// A branch and bound run: the optimum, and the nodes it branched on; a
+/// witness that does not achieve the optimum makes the summary say so.
+fn bnb_answer(stats: BnbStats, optimum: Option<i64>, valid_witness: bool) -> Answer {
+    let summary = match optimum {
+        None => "no solution".to_owned(),
+        Some(v) if valid_witness => optimum_summary(v),
+        Some(v) => format!("optimum {v} with a witness that does not achieve it"),
+    };
+    Answer { nodes: stats.branched, summary }
 }
 
-fn nqueens_summary(solutions: u64) -> String {
+/// A computed image's answer: its pixels, and a checksum of their values
+/// (FNV-1a) that every engine must reproduce.
+fn image_answer(values: &[u32]) -> Answer {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in values.iter().flat_map(|v| v.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Answer { nodes: values.len() as u64, summary: format!("{} pixels, checksum {hash:016x}", values.len()) }
+}
+
+/// One run in process: its time, its answer, and treelb's balancing
+/// counters.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Wall time of the traversal.
+    pub time: Duration,
+    /// What it found.
+    pub answer: Answer,
+    /// treelb's counters (treelb runs only).
+    pub balance: Option<Balance>,
+}
+
+/// What balancing cost in one treelb run, summed over its PEs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Requests for work sent.
+    pub requests_sent: u64,
+    /// Requests answered with nothing.
+    pub requests_failed: u64,
+    /// Pieces of work transferred.
+    pub pieces_transferred: u64,
+    /// Messages sent (requests, answers, queries, pushes, reports, the
+    /// hub's).
+    pub messages: u64,
+    /// Operations on the shared load heap (max-load).
+    pub heap_ops: u64,
+    /// Σ idle / Σ (busy + idle) over the PEs.
+    pub idle_fraction: f64,
+}
+
+impl From<&RunStats> for Balance {
+    fn from(stats: &RunStats) -> Balance {
+        let total = stats.total();
+        let pe_time = total.busy + total.idle;
+        Balance {
+            requests_sent: total.requests_sent,
+            requests_failed: total.requests_failed,
+            pieces_transferred: total.pieces_sent,
+            messages: total.messages,
+            heap_ops: total.heap_ops,
+            idle_fraction: if pe_time.is_zero() {
+                0.0
+            } else {
+                total.idle.as_secs_f64() / pe_time.as_secs_f64()
+            },
+        }
+    }
+}
+
+/// The positions and exact scores of a Connect Four set of
+/// `crates/apps/tests/data/connect4/`.
+fn connect4_set(set: &str) -> Result<Vec<(String, i32)>, String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../apps/tests/data/connect4")
+        .join(format!("{set}.txt"));
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("connect4:{set}: {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| {
+            let mut f = l.split_whitespace();
+            let (Some(p), Some(s)) = (f.next(), f.next().and_then(|s| s.parse().ok())) else {
+                return Err(format!("{}:{}: expected `POSITION SCORE`", path.display(), i + 1));
+            };
+            Ok((p.to_owned(), s))
+        })
+        .collect()
+}
+
+/// The summary of a list of Connect Four scores: their number, sum and a
+/// checksum of the list in order (FNV-1a), which every solver must match.
+pub fn connect4_summary(scores: &[i32]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in scores.iter().flat_map(|v| v.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let sum: i64 = scores.iter().map(|&s| i64::from(s)).sum();
+    format!("{} positions, scores sum {sum}, checksum {hash:016x}", scores.len())
+}
+
+/// The summary of a branch and bound answer: `optimum 21`.
+pub fn optimum_summary(value: i64) -> String {
+    format!("optimum {value}")
+}
+
+/// How one engine runs: PEs, treelb's strategy and Δt, the fork-join
+/// cutoff.
+#[derive(Clone, Debug)]
+pub struct RunOpts {
+    /// PEs (worker threads).
+    pub threads: usize,
+    /// The depth above which the cutoff variants of rayon and chili fork
+    /// (default: [`Workload::default_cutoff`]).
+    pub cutoff: Option<u32>,
+    /// treelb's load balancing strategy.
+    pub strategy: Strategy,
+    /// treelb's Δt (default: [`Workload::default_budget`]).
+    pub budget: Option<u64>,
+    /// How the root reaches treelb's PEs (default: the runtime's).
+    pub init: Option<Init>,
+}
+
+impl Default for RunOpts {
+    fn default() -> RunOpts {
+        RunOpts { threads: 1, cutoff: None, strategy: Strategy::default(), budget: None, init: None }
+    }
+}
+
+/// The summary of an N-Queens answer: `92 solutions`.
+pub fn nqueens_summary(solutions: u64) -> String {
     format!("{solutions} solutions")
 }
 
@@ -311,21 +705,24 @@ impl FromStr for Engine {
 fn run_engine<S>(
     search: &S,
     engine: Engine,
-    threads: usize,
+    config: &treelb_threads::Config,
     cutoff: Cutoff,
-) -> Result<(Duration, S::Output), String>
+) -> Result<(Duration, S::Output, Option<Balance>), String>
 where
     S: Search,
     S::Node: Clone + Sync,
 {
+    let threads = config.threads;
     match engine {
-        Engine::Seq => Ok(timed(|| seq::run_search(search).0)),
+        Engine::Seq => {
+            let (time, output) = timed(|| seq::run_search(search).0);
+            Ok((time, output, None))
+        }
         Engine::Treelb => {
-            let config = treelb_threads::Config { threads, ..treelb_threads::Config::default() };
             let start = Instant::now();
-            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config)
+            let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), config)
                 .map_err(|e| e.to_string())?;
-            Ok((start.elapsed(), outcome.output))
+            Ok((start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats))))
         }
         Engine::RayonJoin | Engine::RayonCutoff => {
             let cutoff = if engine == Engine::RayonJoin { Cutoff::None } else { cutoff };
@@ -334,7 +731,8 @@ where
                 .stack_size(STACK_BYTES)
                 .build()
                 .map_err(|e| e.to_string())?;
-            Ok(pool.install(|| timed(|| forkjoin::rayon_search(search, cutoff))))
+            let (time, output) = pool.install(|| timed(|| forkjoin::rayon_search(search, cutoff)));
+            Ok((time, output, None))
         }
         Engine::ChiliJoin | Engine::ChiliCutoff => {
             let cutoff = if engine == Engine::ChiliJoin { Cutoff::None } else { cutoff };
@@ -356,6 +754,7 @@ where
                     .join()
                     .map_err(|_| "the chili traversal panicked".to_owned())
             })
+            .map(|(time, output)| (time, output, None))
         }
         Engine::UtsC => Err("the C reference runs as its own program, not in process".to_owned()),
     }
@@ -373,10 +772,12 @@ mod tests {
 
     #[test]
     fn workloads_print_as_they_parse() {
-        for spec in ["T1", "nqueens:8", "clique:keller4", "knapsack:strongly-correlated:20:100:3"] {
+        for spec in
+            ["T1", "nqueens:8", "clique:keller4", "knapsack:strongly-correlated:20:100:3", "tsp:att48"]
+        {
             let w: Workload = spec.parse().unwrap();
             assert_eq!(w.to_string(), spec);
-            assert_eq!(w.fixed_tree(), !spec.starts_with("clique") && !spec.starts_with("knapsack"));
+            assert_eq!(w.fixed_tree(), spec == "T1" || spec == "nqueens:8");
         }
     }
 
@@ -400,13 +801,51 @@ mod tests {
         let knapsack: Workload = "knapsack:strongly-correlated:24:100:5".parse().unwrap();
         let clique: Workload = "clique:keller4".parse().unwrap();
         for w in [knapsack, clique] {
-            let (_, seq) = w.run(Engine::Seq, 1, None).unwrap();
+            let (_, seq) = w.run(Engine::Seq, &RunOpts::default()).unwrap();
+            let opts = RunOpts { threads: 2, cutoff: Some(3), ..RunOpts::default() };
             for engine in [Engine::Treelb, Engine::RayonJoin, Engine::RayonCutoff, Engine::ChiliJoin] {
-                let (_, answer) = w.run(engine, 2, Some(3)).unwrap();
+                let (_, answer) = w.run(engine, &opts).unwrap();
                 assert_eq!(answer.summary, seq.summary, "{w} on {engine}");
             }
         }
-        let (_, omega) = "clique:keller4".parse::<Workload>().unwrap().run(Engine::Seq, 1, None).unwrap();
+        let keller4 = "clique:keller4".parse::<Workload>().unwrap();
+        let (_, omega) = keller4.run(Engine::Seq, &RunOpts::default()).unwrap();
         assert_eq!(omega.summary, "optimum 11");
+        assert_eq!(keller4.expected().as_deref(), Some("optimum 11"));
+    }
+
+    #[test]
+    fn tsp_workloads_and_published_tours() {
+        let w: Workload = "tsp:ulysses16".parse().unwrap();
+        assert_eq!(w.expected().as_deref(), Some("optimum 6859"));
+        let (_, answer) = w.run(Engine::Treelb, &RunOpts { threads: 2, ..RunOpts::default() }).unwrap();
+        assert_eq!(answer.summary, "optimum 6859");
+        for spec in ["tsp:att48/unseeded", "tsp:random:12:3"] {
+            assert_eq!(spec.parse::<Workload>().unwrap().to_string(), spec);
+        }
+        assert_eq!(published_optimum("kroA200.tsp"), Some(29_368));
+        assert_eq!(published_optimum("MANN_a27.clq"), Some(126));
+        assert_eq!(published_optimum("no-such.tsp"), None);
+        let m: Workload = "mandelbrot:pixels:40x30".parse().unwrap();
+        assert_eq!(m.to_string(), "mandelbrot:pixels:40x30");
+        let (_, seq) = m.run(Engine::Seq, &RunOpts::default()).unwrap();
+        let (_, par) = m.run(Engine::Treelb, &RunOpts { threads: 2, ..RunOpts::default() }).unwrap();
+        assert_eq!(seq, par);
+        assert_eq!(seq.nodes, 1200);
+        assert!(
+            m.run(Engine::RayonJoin, &RunOpts::default()).unwrap_err().contains("not the Mandelbrot set")
+        );
+        assert!("mandelbrot:9".parse::<Workload>().unwrap_err().contains("`9` is neither a method"));
+        assert!("mandelbrot:0x10".parse::<Workload>().unwrap_err().contains("pixel"));
+        let c4: Workload = "connect4:moves30:5".parse().unwrap();
+        assert_eq!(c4.to_string(), "connect4:moves30:5");
+        let (_, answer) = c4.run(Engine::Seq, &RunOpts::default()).unwrap();
+        assert_eq!(Some(answer.summary), c4.expected());
+        assert!(!c4.runs_on(Engine::Treelb));
+        assert_eq!(c4.connect4_positions().unwrap().lines().count(), 5);
+        assert!("connect4:moves30:0".parse::<Workload>().unwrap_err().contains("not a positive integer"));
+        assert!("connect4:moves30:100000".parse::<Workload>().unwrap_err().contains("the set has 1000"));
+        let err = "tsp:random:2:1".parse::<Workload>().unwrap_err();
+        assert!(err.contains("expected random:N:SEED"), "{err}");
     }
 }

@@ -240,21 +240,93 @@ pub(crate) struct NqueensArgs {
 /// `treelb bench`
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
-    /// Workloads to time, comma-separated: UTS sample trees and nqueens:N
-    #[arg(long, value_name = "LIST", default_value = "T1,T3,nqueens:14")]
-    pub(crate) workloads: String,
-    /// Runs per measurement; the fastest is reported
+    /// A named suite: quick (T1, T3, N-Queens 12), engines (UTS, N-Queens,
+    /// a clique and a knapsack under every engine), bnb (clique, knapsack
+    /// and TSP), clique (the DIMACS graphs that solve in seconds), tsp
+    /// (TSPLIB, 76 to 150 cities) [default: quick]
+    #[arg(value_name = "SUITE")]
+    pub(crate) suite: Option<String>,
+    /// Workloads, comma-separated, instead of the suite's: UTS sample trees
+    /// (T1, T3L, …), nqueens:N, clique:NAME, knapsack:CLASS:N:R:SEED,
+    /// tsp:NAME[/unseeded], tsp:random:N:SEED, connect4:SET[:N] or
+    /// mandelbrot[:pixels|subdivide][:WxH]
+    #[arg(long, value_name = "LIST")]
+    pub(crate) workloads: Option<String>,
+    /// Engines, comma-separated: seq, treelb, rayon-join, rayon-cutoff,
+    /// chili-join, chili-cutoff [default: the suite's]
+    #[arg(long, value_name = "LIST")]
+    pub(crate) engines: Option<String>,
+    /// treelb's strategies, comma-separated, or `all`: one row per
+    /// strategy and P
+    #[arg(long, value_name = "LIST", default_value = "random-polling")]
+    pub(crate) strategies: String,
+    /// treelb's numbers of PEs, comma-separated [default: the suite's, e.g.
+    /// 1,C,2C,4C for C cores]
+    #[arg(short = 'p', long, value_name = "LIST")]
+    pub(crate) threads: Option<String>,
+    /// Rounds: every runner once per round, the fastest counts
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = parse::repeat)]
     pub(crate) repeat: usize,
-    /// PEs of the parallel measurement [default: all cores]
-    #[arg(short = 'p', long, value_name = "P", value_parser = parse::threads)]
-    pub(crate) threads: Option<usize>,
-    /// Δt: units of work between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = parse::positive)]
-    pub(crate) budget: u64,
-    /// Print the results as JSON on stdout instead of a table
+    /// Time limit of one run: a run past it is killed and reported as a
+    /// failure
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse::duration)]
+    pub(crate) timeout: std::time::Duration,
+    /// Δt of treelb's runs [default: the runtime's; 1 on the TSP]
+    #[arg(long, value_name = "UNITS", value_parser = parse::positive)]
+    pub(crate) budget: Option<u64>,
+    /// How the root reaches treelb's PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
+    /// The depth above which the cutoff variants of rayon and chili fork
+    /// [default: per workload]
+    #[arg(long, value_name = "DEPTH")]
+    pub(crate) cutoff_depth: Option<u32>,
+    /// The UTS reference's `uts-seq` binary, run on the UTS trees
+    #[arg(long, value_name = "PATH")]
+    pub(crate) uts_seq: Option<std::path::PathBuf>,
+    /// The UTS reference's sources (uts.c, uts.h, a depth-first driver,
+    /// rng/): built with g++ and run on the UTS trees; also TREELB_UTS_C
+    #[arg(long, value_name = "DIR")]
+    pub(crate) uts_c: Option<std::path::PathBuf>,
+    /// The Glasgow Subgraph Solver's `glasgow_clique_solver`, run on the
+    /// clique workloads
+    #[arg(long, value_name = "PATH")]
+    pub(crate) glasgow: Option<std::path::PathBuf>,
+    /// `cliquer`, run on the clique workloads
+    #[arg(long, value_name = "PATH")]
+    pub(crate) cliquer: Option<std::path::PathBuf>,
+    /// NAME=PATH of an N-Queens counter run as `PATH N` on the nqueens
+    /// workloads (repeatable)
+    #[arg(long, value_name = "NAME=PATH")]
+    pub(crate) nqueens_peer: Vec<String>,
+    /// Pascal Pons's Connect Four solver `c4solver`, run on the connect4
+    /// workloads (the positions on its standard input)
+    #[arg(long, value_name = "PATH")]
+    pub(crate) c4solver: Option<std::path::PathBuf>,
+    /// Where to write results.json, results.md, command.txt and
+    /// machine.txt [default: docs/benchmarks/DATE-MACHINE/]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<std::path::PathBuf>,
+    /// Write no files: print the report only
+    #[arg(long, conflicts_with = "out")]
+    pub(crate) no_write: bool,
+    /// Print the report as JSON on stdout instead of Markdown
     #[arg(long)]
     pub(crate) json: bool,
+    /// No progress line per run on stderr
+    #[arg(long)]
+    pub(crate) no_progress: bool,
+
+    /// Internal: run one measurement in this process and print its report
+    /// (what each of the harness's child processes does)
+    #[arg(long, hide = true, value_name = "ENGINE", requires = "workload")]
+    pub(crate) one: Option<String>,
+    /// Internal: the workload of `--one`
+    #[arg(long, hide = true, value_name = "WORKLOAD")]
+    pub(crate) workload: Option<String>,
+    /// Internal: the strategy of `--one`
+    #[arg(long, hide = true, value_name = "STRATEGY")]
+    pub(crate) strategy: Option<String>,
 }
 
 /// `treelb clique`

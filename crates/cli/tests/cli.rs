@@ -103,13 +103,29 @@ fn list_shows_the_sample_trees() {
 
 #[test]
 fn bench_reports_efficiency() {
-    let o = treelb(&["bench", "--workloads", "nqueens:8,default", "--repeat", "1", "-p", "2", "--json"]);
+    let o = treelb(&[
+        "bench",
+        "--workloads",
+        "nqueens:8,default",
+        "--engines",
+        "seq,treelb",
+        "--repeat",
+        "1",
+        "-p",
+        "2",
+        "--json",
+        "--no-write",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
-    let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0]["nodes"], 2057);
-    assert_eq!(rows[1]["nodes"], 1732);
+    let workloads = json["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 2);
+    for (w, nodes) in workloads.iter().zip([2057, 1732]) {
+        let rows = w["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!(rows.iter().all(|r| r["nodes"] == nodes), "{rows:?}");
+        assert!(rows[1]["efficiency"].as_f64().unwrap() > 0.0);
+    }
 }
 
 #[test]
@@ -197,9 +213,12 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         (&["nqueens", "0"], "n = 0"),
         (&["nqueens", "33"], "n = 33"),
         (&["nqueens", "eight"], "invalid value 'eight' for '<N>'"),
-        (&["bench", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
-        (&["bench", "--repeat", "0"], "invalid value '0' for '--repeat <N>': must be at least 1"),
-        (&["compare", "T7"], "unknown sample tree `T7`"),
+        (&["bench", "--no-write", "--workloads", "T1,sudoku:9"], "unknown workload `sudoku:9`"),
+        (
+            &["bench", "--no-write", "--repeat", "0"],
+            "invalid value '0' for '--repeat <N>': must be at least 1",
+        ),
+        (&["compare", "T7"], "unknown workload `T7`"),
         (&["compare", "mandelbrot:9"], "`9` is neither a method"),
         (&["compare", "mandelbrot:0x10"], "at least one pixel"),
         (&["compare", "T1", "--strategies", "fastest"], "unknown strategy `fastest`"),

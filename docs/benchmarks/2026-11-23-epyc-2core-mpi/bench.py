@@ -31,11 +31,16 @@ def main():
     ap.add_argument("--out")
     a = ap.parse_args()
     trees = a.trees.split(",")
-    bench = json.loads(run([a.treelb, "bench", "--workloads", ",".join(trees), "--repeat", str(a.repeat),
-                            "-p", "2", "--json"]))
+    # The benchmark harness: seq and treelb at P = 1 and 2, each run in its
+    # own process, answers checked (exit code 1 on a mismatch).
+    bench = json.loads(run([a.treelb, "bench", "--workloads", ",".join(trees), "--engines", "seq,treelb",
+                            "-p", "1,2", "--repeat", str(a.repeat), "--json", "--no-write", "--no-progress"]))
     rows = []
-    for r in bench["rows"]:
-        tree = r["workload"]
+    for w in bench["workloads"]:
+        tree = w["workload"]
+        by = {(x["engine"], x["threads"]): x for x in w["rows"]}
+        r = {"nodes": by[("seq", 1)]["nodes"], "seq_secs": by[("seq", 1)]["wall_secs"],
+             "p1_secs": by[("treelb", 1)]["wall_secs"], "par_secs": by[("treelb", 2)]["wall_secs"]}
         mpi = {}
         for np in (1, 2):
             best = None
@@ -70,7 +75,8 @@ def main():
     print(table)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
-        meta = {"command": " ".join(sys.argv), "machine": bench.get("machine"), "cores": bench.get("cores"),
+        meta = {"command": " ".join(sys.argv), "machine": bench["machine"]["cpu_model"],
+                "cores": bench["machine"]["cores"],
                 "python": platform.python_version(), "repeat": a.repeat, "rows": rows}
         with open(os.path.join(a.out, "results.json"), "w") as f:
             json.dump(meta, f, indent=1)

@@ -1,210 +1,189 @@
-//! `treelb bench`: the sequential baseline against treelb at P = 1 and P =
-//! all cores, on the same node code, fastest of repeated runs.
+//! `treelb bench`: the front end of the benchmark harness
+//! ([`treelb_bench::harness`]). It turns the command line into a
+//! [`Plan`], runs it (each engine's run is this program started again with
+//! `bench --one …`, each peer's run the peer's own program), prints the
+//! report and writes it to `docs/benchmarks/DATE-MACHINE/`. A wrong answer,
+//! a failed run or a run past `--timeout` makes the exit code 1.
 
-use std::fmt::Debug;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
-use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
-use serde::Serialize;
-use treelb::search::{DfsWork, Search, SplitPolicy};
-use treelb::seq;
-use treelb_apps::nqueens::NQueens;
-use treelb_apps::uts::Uts;
-use treelb_threads::Config;
+use treelb::Strategy;
+use treelb_bench::harness::{self, Plan, Suite};
+use treelb_bench::machine::Machine;
+use treelb_bench::peers::{Peer, PeerKind};
+use treelb_bench::uts_c::UtsC;
+use treelb_bench::workload::{Engine, RunOpts, Workload};
+use treelb_threads::SUPPORTED_STRATEGIES;
 
 use crate::args::BenchArgs;
-use crate::config::{Error, err, number, threads};
-use crate::report::human_rate;
+use crate::config::{Error, err};
 
-/// One workload's measurements.
-#[derive(Debug, Serialize)]
-struct Row {
-    workload: String,
-    nodes: u64,
-    seq_secs: f64,
-    p1_secs: f64,
-    /// (T(P=1) − T_seq) / T_seq.
-    p1_overhead: f64,
-    threads: usize,
-    par_secs: f64,
-    speedup: f64,
-    /// T_seq / (P · T(P)).
-    efficiency: f64,
-}
-
-#[derive(Debug, Serialize)]
-struct BenchReport {
-    command: String,
-    machine: String,
-    cores: usize,
-    repeat: usize,
-    budget: u64,
-    rows: Vec<Row>,
-}
-
-/// Times `f` `repeat` times; returns the fastest time and the last value.
-/// The fastest, not the median: on a shared machine other processes only
-/// ever add time, so the minimum is the estimate least disturbed by them.
-pub(crate) fn time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut times = Vec::with_capacity(repeat);
-    let mut last = None;
-    for _ in 0..repeat {
-        let start = Instant::now();
-        let value = f();
-        times.push(start.elapsed());
-        last = Some(value);
+/// The comma-separated items of `list`, each parsed, the flag named in
+/// every error.
+fn list<T>(flag: &str, list: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, Error> {
+    let items = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse(s).map_err(|e| err!("{flag}: {e}")))
+        .collect::<Result<Vec<T>, Error>>()?;
+    if items.is_empty() {
+        return Err(err!("{flag} is empty"));
     }
-    (times.into_iter().min().expect("repeat is at least 1"), last.expect("repeat is at least 1"))
+    Ok(items)
 }
 
-fn measure<S>(name: &str, search: &S, repeat: usize, p: usize, budget: u64) -> Result<Row, Error>
-where
-    S: Search,
-    S::Node: Clone,
-    S::Output: PartialEq + Debug,
-{
-    let (seq_time, (expected, nodes)) = time(repeat, || seq::run_search(search));
-    let parallel = |threads: usize| -> Result<Duration, Error> {
-        let config = Config::with_spec(threads, treelb::RunSpec { budget, ..treelb::RunSpec::default() });
-        let (t, outcome) =
-            time(repeat, || treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), &config));
-        let outcome = outcome?;
-        if outcome.output != expected {
-            return Err(err!(
-                "{name}: P = {threads} gave {:?}, the sequential run {expected:?}",
-                outcome.output
-            ));
+/// The strategies of `--strategies`: a list, or `all`.
+pub(crate) fn strategies(value: &str) -> Result<Vec<Strategy>, Error> {
+    if value.trim() == "all" {
+        return Ok(SUPPORTED_STRATEGIES.to_vec());
+    }
+    list("--strategies", value, |name| {
+        let strategy: Strategy = name.parse()?;
+        if SUPPORTED_STRATEGIES.contains(&strategy) {
+            Ok(strategy)
+        } else {
+            Err(format!("`{strategy}` does not run on the threads runtime"))
         }
-        Ok(t)
-    };
-    let p1 = parallel(1)?;
-    let par = parallel(p)?;
-    let (s, t1, tp) = (seq_time.as_secs_f64(), p1.as_secs_f64(), par.as_secs_f64());
-    Ok(Row {
-        workload: name.to_owned(),
-        nodes,
-        seq_secs: s,
-        p1_secs: t1,
-        p1_overhead: t1 / s - 1.0,
-        threads: p,
-        par_secs: tp,
-        speedup: s / tp,
-        efficiency: s / (p as f64 * tp),
     })
 }
 
-/// A benchmark workload, checked.
-pub(crate) enum Workload {
-    Uts(String, Uts),
-    NQueens(String, NQueens),
+/// One measurement in this process (`--one`): what each engine's child
+/// process does.
+fn one(args: &BenchArgs, engine: &str, out: &mut impl Write) -> Result<bool, Error> {
+    let engine: Engine = engine.parse().map_err(|e| err!("--one: {e}"))?;
+    let spec = args.workload.as_deref().unwrap_or_default();
+    let workload: Workload = spec.parse().map_err(|e| err!("--workload: {e}"))?;
+    let threads = match &args.threads {
+        None => 1,
+        Some(p) => p.trim().parse().ok().filter(|&p| (1..=4096).contains(&p)).ok_or_else(|| {
+            err!("--threads: `{p}` is not a number of PEs from 1 to 4096 (--one takes one)")
+        })?,
+    };
+    let strategy = match &args.strategy {
+        None => Strategy::default(),
+        Some(s) => s.parse().map_err(|e| err!("--strategy: {e}"))?,
+    };
+    let opts = RunOpts {
+        threads,
+        cutoff: args.cutoff_depth,
+        strategy,
+        budget: args.budget,
+        init: Some(args.init.0),
+    };
+    let line = harness::one(engine, &workload, &opts).map_err(|e| err!("{workload} on {engine}: {e}"))?;
+    writeln!(out, "{line}")?;
+    Ok(true)
 }
 
-impl Workload {
-    /// Parses `T1`, `T3L`, … (UTS sample trees) or `nqueens:N`.
-    pub(crate) fn parse(spec: &str) -> Result<Workload, Error> {
-        match spec.split_once(':') {
-            Some(("nqueens", n)) => Ok(Workload::NQueens(
-                spec.to_owned(),
-                NQueens::new(number(&format!("{spec}: N"), n)?)?.with_bulk_rows(0),
-            )),
-            Some(_) => Err(err!("unknown workload `{spec}` (expected a UTS sample tree or nqueens:N)")),
-            None => {
-                let tree = super::uts::sample(spec)?;
-                Ok(Workload::Uts(tree.name.to_owned(), Uts::new(super::uts::sample_params(tree))?))
-            }
-        }
+/// The peers the command line names, each checked to exist; `--uts-c` is
+/// built first.
+fn peers(args: &BenchArgs, scratch: &std::path::Path) -> Result<Vec<Peer>, Error> {
+    let mut peers = Vec::new();
+    if let Some(path) = &args.uts_seq {
+        peers.push(Peer::new("uts-seq", PeerKind::UtsSeq, path).map_err(|e| err!("--uts-seq: {e}"))?);
     }
-
-    pub(crate) fn name(&self) -> &str {
-        match self {
-            Workload::Uts(name, _) | Workload::NQueens(name, _) => name,
-        }
+    let uts_c = args.uts_c.clone().or_else(|| std::env::var_os("TREELB_UTS_C").map(PathBuf::from));
+    if let Some(dir) = uts_c {
+        let built = UtsC::build(&dir, &scratch.join("uts-c")).map_err(|e| err!("--uts-c: {e}"))?;
+        eprintln!("treelb bench: built the UTS reference: {}", built.build_command);
+        peers.push(Peer::uts_c(&built));
     }
-}
-
-pub(crate) fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
+    if let Some(path) = &args.glasgow {
+        peers.push(Peer::new("glasgow", PeerKind::Glasgow, path).map_err(|e| err!("--glasgow: {e}"))?);
+    }
+    if let Some(path) = &args.cliquer {
+        peers.push(Peer::new("cliquer", PeerKind::Cliquer, path).map_err(|e| err!("--cliquer: {e}"))?);
+    }
+    for spec in &args.nqueens_peer {
+        peers.push(Peer::nqueens(spec).map_err(|e| err!("--nqueens-peer: {e}"))?);
+    }
+    if let Some(path) = &args.c4solver {
+        peers.push(Peer::new("c4solver", PeerKind::C4solver, path).map_err(|e| err!("--c4solver: {e}"))?);
+    }
+    Ok(peers)
 }
 
 pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error> {
-    let (repeat, p, budget) = (args.repeat, threads(args.threads), args.budget);
-    // Every workload is checked before the first one runs.
-    let workloads = args
-        .workloads
-        .split(',')
-        .map(str::trim)
-        .filter(|w| !w.is_empty())
-        .map(Workload::parse)
-        .collect::<Result<Vec<_>, _>>()?;
-    if workloads.is_empty() {
-        return Err(err!("--workloads is empty"));
+    if let Some(engine) = &args.one {
+        return one(args, engine, out);
     }
-    let mut rows = Vec::new();
-    for workload in &workloads {
-        eprintln!("treelb bench: {} …", workload.name());
-        rows.push(match workload {
-            Workload::NQueens(name, problem) => measure(name, problem, repeat, p, budget)?,
-            Workload::Uts(name, uts) => measure(name, uts, repeat, p, budget)?,
-        });
-    }
-    let report = BenchReport {
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        machine: cpu_model(),
-        cores: Config::default().threads,
-        repeat,
-        budget,
-        rows,
+    let suite: Suite = match &args.suite {
+        None => Suite::Quick,
+        Some(name) => name.parse().map_err(|e| err!("{e}"))?,
     };
+    let machine = Machine::detect();
+    let cores = machine.cores;
+    // Every workload is checked before the first one runs.
+    let workloads = match &args.workloads {
+        Some(w) => list("--workloads", w, str::parse::<Workload>)?,
+        None => {
+            suite.workloads().iter().map(|w| w.parse()).collect::<Result<_, _>>().map_err(|e| err!("{e}"))?
+        }
+    };
+    let engines = match &args.engines {
+        Some(e) => list("--engines", e, str::parse::<Engine>)?,
+        None => suite.engines(),
+    };
+    let threads = match &args.threads {
+        Some(p) => list("--threads", p, |p| {
+            p.parse()
+                .ok()
+                .filter(|&p| (1..=4096).contains(&p))
+                .ok_or_else(|| format!("`{p}` is not a number of PEs from 1 to 4096"))
+        })?,
+        None => suite.threads(cores),
+    };
+    let scratch = std::env::temp_dir().join(format!("treelb-bench-{}", std::process::id()));
+    let peers = peers(args, &scratch)?;
+    let out_dir = if args.no_write {
+        None
+    } else {
+        Some(args.out.clone().unwrap_or_else(|| {
+            PathBuf::from("docs/benchmarks").join(format!("{}-{}", machine.date, machine.slug()))
+        }))
+    };
+    if let Some(dir) = &out_dir {
+        // Refuse an unwritable folder before the runs, not after them.
+        std::fs::create_dir_all(dir).map_err(|e| err!("--out {}: {e}", dir.display()))?;
+    }
+    let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
+    let plan = Plan {
+        workloads,
+        engines,
+        strategies: strategies(&args.strategies)?,
+        threads,
+        cores,
+        repeat: args.repeat,
+        timeout: args.timeout,
+        cutoff: args.cutoff_depth,
+        budget: args.budget,
+        init: Some(args.init.0),
+        peers,
+        child: vec![exe.into_os_string(), "bench".into()],
+        scratch: scratch.clone(),
+        progress: !args.no_progress,
+    };
+    let command = harness::command_line("treelb", std::env::args().skip(1));
+    let report = plan.run(command, machine, treelb_bench::machine::nice()).map_err(|e| err!("{e}"));
+    std::fs::remove_dir_all(&scratch).ok();
+    let report = report?;
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
-        return Ok(true);
+    } else {
+        write!(out, "{}", report.markdown())?;
     }
-    writeln!(
-        out,
-        "{} · {} cores · fastest of {} runs · Δt {}",
-        report.machine, report.cores, repeat, budget
-    )?;
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header([
-        "workload",
-        "nodes",
-        "seq s",
-        "seq nodes/s",
-        "P=1 s",
-        "P=1 cost",
-        "P",
-        "P s",
-        "speedup",
-        "efficiency",
-    ]);
-    for r in &report.rows {
-        table.add_row(
-            [
-                r.workload.clone(),
-                r.nodes.to_string(),
-                format!("{:.3}", r.seq_secs),
-                human_rate(r.nodes as f64 / r.seq_secs),
-                format!("{:.3}", r.p1_secs),
-                format!("{:+.1} %", 100.0 * r.p1_overhead),
-                r.threads.to_string(),
-                format!("{:.3}", r.par_secs),
-                format!("{:.2}", r.speedup),
-                format!("{:.3}", r.efficiency),
-            ]
-            .map(|s| Cell::new(s).set_alignment(CellAlignment::Right)),
+    if let Some(dir) = &out_dir {
+        report.write(dir).map_err(|e| err!("--out: {e}"))?;
+        eprintln!(
+            "treelb bench: wrote {}/results.md, results.json, command.txt and machine.txt",
+            dir.display()
         );
     }
-    writeln!(out, "{table}")?;
-    Ok(true)
+    for failure in &report.failures {
+        eprintln!("treelb bench: {failure}");
+    }
+    Ok(report.ok())
 }

@@ -1,41 +1,54 @@
-//! `treelb compare`: every strategy on one workload, side by side.
+//! `treelb compare`: every strategy on one workload, side by side — a thin
+//! alias of the benchmark harness: `treelb compare W --strategies LIST -p P`
+//! runs what `treelb bench --workloads W --engines seq,treelb --strategies
+//! LIST -p P` runs ([`super::bench`]), and prints it as the strategies'
+//! table with their balancing counters.
 //!
-//! Each strategy runs `repeat` times; the run with the median wall time is
-//! reported, with the efficiency against the sequential baseline (fastest of
-//! `repeat` runs on the same node code) and what the balancing cost:
-//! requests sent and failed, pieces transferred, the PEs' idle fraction,
-//! heap operations (max-load).
+//! Each strategy runs `repeat` times, each run in its own process with a
+//! time limit and its answer checked against the sequential baseline's; the
+//! fastest run is reported, with the efficiency against the sequential
+//! baseline (fastest of `repeat` runs on the same node code) and what the
+//! balancing cost in that run: requests sent and failed, pieces
+//! transferred, the PEs' idle fraction, heap operations (max-load).
 //!
-//! Workloads: UTS sample trees, `nqueens:N`, and the Mandelbrot set
+//! Workloads: the harness's (UTS sample trees, `nqueens:N`, `clique:NAME`,
+//! `knapsack:…`, `tsp:…`) and the Mandelbrot set
 //! (`mandelbrot[:pixels|subdivide][:WxH]`, the standard view at 1000
 //! iterations, subdivision from 8×8 tiles), the lecture's case for static
 //! against dynamic assignment.
 //!
-//! With `--runtime mpi` (under `mpirun`) the searches run across the ranks:
-//! every rank takes part in every run, rank 0 runs the sequential baseline
-//! while the others sleep, and rank 0 prints the comparison.
+//! With `--runtime mpi` (under `mpirun`) the searches run across the ranks.
+//! There the ranks `mpirun` started are the processes, and a run needs all
+//! of them: every rank takes part in every run in process, rank 0 runs the
+//! sequential baseline while the others sleep, and rank 0 prints the
+//! comparison (the median of `repeat` runs, as before).
 
-use std::fmt::Debug;
 use std::io::Write;
-use std::time::Duration;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
-use treelb::RunSpec;
-use treelb::search::{DfsWork, Search};
-use treelb::{Init, RunStats, SplitPolicy, Strategy, Work, seq};
-use treelb_apps::mandelbrot::{Mandelbrot, Method, View};
-use treelb_threads::{Config, SUPPORTED_STRATEGIES};
+use treelb::{Init, Strategy};
+use treelb_bench::harness::{self, Plan, Status};
+use treelb_bench::machine::Machine;
+use treelb_bench::workload::{Engine, Workload};
 
-use super::bench::{Workload, cpu_model, time};
 use crate::args::InitArg;
-use crate::config::{Error, Runtime, err, number, threads};
+use crate::config::{Error, Runtime, err, threads};
+#[cfg(feature = "mpi")]
+use std::fmt::Debug;
+#[cfg(feature = "mpi")]
+use std::time::Duration;
+#[cfg(feature = "mpi")]
+use treelb::search::Search;
+#[cfg(feature = "mpi")]
+use treelb::{RunSpec, RunStats, SplitPolicy, seq};
 
 /// `treelb compare`
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
-    /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N, or
+    /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N,
+    /// clique:NAME, knapsack:CLASS:N:R:SEED, tsp:NAME, or
     /// `mandelbrot[:pixels|subdivide][:WxH]` (default subdivide, 1024x768)
     #[arg(value_name = "WORKLOAD")]
     pub(crate) workload: String,
@@ -43,7 +56,8 @@ pub(crate) struct CompareArgs {
     /// runtime runs)
     #[arg(long, value_name = "LIST", default_value = "all")]
     pub(crate) strategies: String,
-    /// Runs per strategy; the median is reported
+    /// Runs per strategy; the fastest is reported (under --runtime mpi, the
+    /// median)
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
     pub(crate) repeat: usize,
     /// Number of PEs [default: all cores]; with --runtime mpi, threads per
@@ -66,13 +80,17 @@ pub(crate) struct CompareArgs {
     /// Print the comparison as a markdown table (with its command line)
     #[arg(long)]
     pub(crate) markdown: bool,
+    /// Time limit of one run (each in its own process): a run past it is
+    /// killed and reported as a failure
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = crate::args::parse::duration)]
+    pub(crate) timeout: std::time::Duration,
     /// Also write the comparison as one self-contained HTML page (the table
     /// and a chart of the efficiencies, inline)
     #[arg(long, value_name = "FILE")]
     pub(crate) html: Option<String>,
 }
 
-/// One strategy's median run.
+/// One strategy's reported run (the fastest; the median under MPI).
 #[derive(Debug, Serialize)]
 struct Row {
     strategy: Strategy,
@@ -101,60 +119,28 @@ struct CompareReport {
     budget: u64,
     init: Init,
     repeat: usize,
+    /// Which of the `repeat` runs each row is: `fastest` or `median`.
+    reported: &'static str,
     seq_secs: f64,
     rows: Vec<Row>,
 }
 
-/// The strategies a `--strategies` list names, each checked.
-fn strategies(list: &str) -> Result<Vec<Strategy>, Error> {
-    if list.trim() == "all" {
-        return Ok(SUPPORTED_STRATEGIES.to_vec());
+/// Times `f` `repeat` times; returns the fastest time and the last value.
+#[cfg(feature = "mpi")]
+fn time<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut times = Vec::with_capacity(repeat);
+    let mut last = None;
+    for _ in 0..repeat {
+        let start = std::time::Instant::now();
+        let value = f();
+        times.push(start.elapsed());
+        last = Some(value);
     }
-    list.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|name| {
-            let strategy: Strategy = name.parse().map_err(|e| err!("--strategies: {e}"))?;
-            if SUPPORTED_STRATEGIES.contains(&strategy) {
-                Ok(strategy)
-            } else {
-                Err(err!("--strategies: `{strategy}` does not run on this runtime"))
-            }
-        })
-        .collect()
-}
-
-/// The sequential baseline and every strategy on `root()`, each checked
-/// against the sequential output.
-fn compare<W, O>(
-    sequential: impl Fn() -> O,
-    root: impl Fn() -> W,
-    same: impl Fn(&O, W::Output) -> Result<(), String>,
-    config: &Config,
-    strategies: &[Strategy],
-    repeat: usize,
-) -> Result<(f64, Vec<Row>), Error>
-where
-    W: Work + Clone,
-{
-    let (seq_time, expected) = time(repeat, &sequential);
-    let seq_secs = seq_time.as_secs_f64();
-    let mut rows = Vec::new();
-    for &strategy in strategies {
-        let mut config = config.clone();
-        config.spec.strategy = strategy;
-        let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
-        for _ in 0..repeat {
-            let outcome = treelb_threads::run(root(), &config)?;
-            same(&expected, outcome.output).map_err(|e| err!("{strategy}: {e}"))?;
-            runs.push(outcome.stats);
-        }
-        rows.push(row(strategy, runs, seq_secs));
-    }
-    Ok((seq_secs, rows))
+    (times.into_iter().min().expect("repeat is at least 1"), last.expect("repeat is at least 1"))
 }
 
 /// A strategy's row: its median run against the sequential time.
+#[cfg(feature = "mpi")]
 fn row(strategy: Strategy, mut runs: Vec<RunStats>, seq_secs: f64) -> Row {
     runs.sort_by_key(|r| r.wall);
     let median = &runs[runs.len() / 2];
@@ -174,8 +160,8 @@ fn row(strategy: Strategy, mut runs: Vec<RunStats>, seq_secs: f64) -> Row {
     }
 }
 
-/// [`compare_search`] across the ranks `mpirun` started: `Some` on rank 0,
-/// `None` on the others.
+/// Every strategy on `search` across the ranks `mpirun` started: `Some` on
+/// rank 0, `None` on the others.
 #[cfg(feature = "mpi")]
 fn compare_search_mpi<S>(
     search: &S,
@@ -222,57 +208,112 @@ where
     Ok(baseline.map(|(t, _)| (t.as_secs_f64(), pes, rows)))
 }
 
-/// [`compare`] for a search, on the DFS-stack adapter.
-fn compare_search<S>(
-    search: &S,
-    config: &Config,
+/// `--runtime mpi`: the searches across the ranks, in process.
+#[cfg(feature = "mpi")]
+fn compare_mpi(
+    args: &CompareArgs,
+    workload: &Workload,
     strategies: &[Strategy],
-    repeat: usize,
-) -> Result<(f64, Vec<Row>), Error>
-where
-    S: Search,
-    S::Node: Clone,
-    S::Output: PartialEq + Debug,
-{
-    compare(
-        || seq::run_search(search).0,
-        || DfsWork::new(search, SplitPolicy::default()),
-        |expected, output| {
-            if *expected == output {
-                Ok(())
-            } else {
-                Err(format!("gave {output:?}, the sequential run {expected:?}"))
-            }
-        },
-        config,
-        strategies,
-        repeat,
-    )
+) -> Result<Option<CompareReport>, Error> {
+    use treelb_apps::nqueens::NQueens;
+    use treelb_apps::uts::Uts;
+    let per_rank = args.threads.unwrap_or(1);
+    let spec = treelb::RunSpec { budget: args.budget, init: args.init.0, ..treelb::RunSpec::default() };
+    let result = match workload {
+        Workload::Uts(tree) => {
+            compare_search_mpi(&Uts::new(tree.params())?, per_rank, &spec, strategies, args.repeat)?
+        }
+        Workload::NQueens(n) => compare_search_mpi(
+            &NQueens::new(*n)?.with_bulk_rows(0),
+            per_rank,
+            &spec,
+            strategies,
+            args.repeat,
+        )?,
+        _ => {
+            return Err(err!(
+                "--runtime mpi: compare runs UTS trees and nqueens:N across ranks, not {workload}"
+            ));
+        }
+    };
+    Ok(result.map(|(seq_secs, pes, rows)| CompareReport {
+        workload: workload.to_string(),
+        machine: Machine::detect().cpu_model,
+        runtime: "mpi",
+        threads: pes,
+        budget: spec.budget,
+        init: spec.init,
+        repeat: args.repeat,
+        reported: "median",
+        seq_secs,
+        rows,
+    }))
 }
 
-/// `mandelbrot[:pixels|subdivide][:WxH]`, or `None` if `spec` names
-/// another workload.
-fn mandelbrot(spec: &str) -> Result<Option<(Mandelbrot, Method)>, Error> {
-    let mut parts = spec.split(':');
-    if parts.next() != Some("mandelbrot") {
-        return Ok(None);
-    }
-    let (mut method, mut size) = (Method::Subdivide, (1024, 768));
-    for part in parts {
-        if let Ok(m) = part.parse::<Method>() {
-            method = m;
-        } else if let Some((w, h)) = part.split_once('x') {
-            size =
-                (number::<u32>(&format!("{spec}: width"), w)?, number::<u32>(&format!("{spec}: height"), h)?);
-        } else {
-            return Err(err!("{spec}: `{part}` is neither a method (pixels, subdivide) nor a size WxH"));
-        }
-    }
-    let m = Mandelbrot::new(View::STANDARD, size.0, size.1, 1000).map_err(|e| err!("{spec}: {e}"))?;
-    // Subdivision from an 8×8 grid of tiles: the root splits at once, so
-    // static assignment cuts it without computing frames first.
-    let tiles = 8.min(size.0).min(size.1);
-    Ok(Some((m.with_tiles(tiles), method)))
+/// The strategies' side-by-side in the harness: the sequential baseline and
+/// treelb per strategy at P PEs, each run in its own process.
+fn compare_threads(
+    args: &CompareArgs,
+    workload: Workload,
+    strategies: Vec<Strategy>,
+) -> Result<(CompareReport, Vec<String>), Error> {
+    let machine = Machine::detect();
+    let p = threads(args.threads);
+    let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
+    let plan = Plan {
+        workloads: vec![workload],
+        engines: vec![Engine::Seq, Engine::Treelb],
+        strategies,
+        threads: vec![p],
+        cores: machine.cores,
+        repeat: args.repeat,
+        timeout: args.timeout,
+        cutoff: None,
+        budget: Some(args.budget),
+        init: Some(args.init.0),
+        peers: Vec::new(),
+        child: vec![exe.into_os_string(), "bench".into()],
+        scratch: std::env::temp_dir().join(format!("treelb-compare-{}", std::process::id())),
+        progress: false,
+    };
+    let command = harness::command_line("treelb", std::env::args().skip(1));
+    let report = plan.run(command, machine, treelb_bench::machine::nice()).map_err(|e| err!("{e}"))?;
+    let w = &report.workloads[0];
+    let seq_secs = w.rows.iter().find(|r| r.engine == "seq").and_then(|r| r.wall_secs).ok_or_else(|| {
+        err!("{}: the sequential baseline failed: {}", w.workload, report.failures.join("; "))
+    })?;
+    let rows = w
+        .rows
+        .iter()
+        .filter(|r| r.engine == "treelb" && r.status == Status::Ok)
+        .filter_map(|r| {
+            let (wall, b) = (r.wall_secs?, r.balance?);
+            Some(Row {
+                strategy: r.strategy.as_deref()?.parse().ok()?,
+                wall_secs: wall,
+                efficiency: seq_secs / (p as f64 * wall),
+                requests_sent: b.requests_sent,
+                requests_failed: b.requests_failed,
+                pieces_transferred: b.pieces_transferred,
+                messages: b.messages,
+                heap_ops: b.heap_ops,
+                idle_fraction: b.idle_fraction,
+            })
+        })
+        .collect();
+    let compare = CompareReport {
+        workload: w.workload.clone(),
+        machine: report.machine.cpu_model.clone(),
+        runtime: "threads",
+        threads: p,
+        budget: args.budget,
+        init: args.init.0,
+        repeat: args.repeat,
+        reported: "fastest",
+        seq_secs,
+        rows,
+    };
+    Ok((compare, report.failures))
 }
 
 pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
@@ -280,86 +321,28 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         // Refuse an unwritable page before the runs, not after them.
         std::fs::File::create(path).map_err(|e| err!("--html {path}: {e}"))?;
     }
-    let fractal = mandelbrot(&args.workload)?;
-    let workload = match fractal {
-        Some(_) => None,
-        None => Some(Workload::parse(&args.workload)?),
-    };
-    let strategies = strategies(&args.strategies)?;
-    if strategies.is_empty() {
-        return Err(err!("--strategies is empty"));
-    }
-    let repeat = args.repeat;
-    let init = args.init.0;
-    let spec = RunSpec { budget: args.budget, init, ..RunSpec::default() };
-    let runtime = args.runtime.available()?.name();
-    if runtime == "mpi" {
-        if fractal.is_some() {
+    let workload: Workload = args.workload.parse().map_err(|e| err!("{e}"))?;
+    let strategies = super::bench::strategies(&args.strategies)?;
+    if args.runtime.available()?.name() == "mpi" {
+        if matches!(workload, Workload::Mandelbrot { .. }) {
             return Err(err!(
                 "--runtime mpi: compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
             ));
         }
-        let per_rank = args.threads.unwrap_or(1);
         #[cfg(feature = "mpi")]
         {
-            let result = match &workload {
-                Some(Workload::Uts(_, uts)) => compare_search_mpi(uts, per_rank, &spec, &strategies, repeat)?,
-                Some(Workload::NQueens(_, problem)) => {
-                    compare_search_mpi(problem, per_rank, &spec, &strategies, repeat)?
-                }
-                None => unreachable!("the Mandelbrot set was refused above"),
-            };
-            let Some((seq_secs, pes, rows)) = result else { return Ok(true) };
-            let report = CompareReport {
-                workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
-                machine: cpu_model(),
-                runtime,
-                threads: pes,
-                budget: spec.budget,
-                init,
-                repeat,
-                seq_secs,
-                rows,
-            };
+            let Some(report) = compare_mpi(args, &workload, &strategies)? else { return Ok(true) };
             return print(&report, args, out);
         }
         #[cfg(not(feature = "mpi"))]
-        unreachable!("--runtime mpi is refused without the feature ({per_rank})");
+        unreachable!("--runtime mpi is refused without the feature");
     }
-    let config = Config::with_spec(threads(args.threads), spec);
-    let (seq_secs, rows) = match (&workload, &fractal) {
-        (Some(Workload::Uts(_, uts)), _) => compare_search(uts, &config, &strategies, repeat)?,
-        (Some(Workload::NQueens(_, problem)), _) => compare_search(problem, &config, &strategies, repeat)?,
-        (None, Some((m, method))) => compare(
-            || seq::run_work(m.work(*method)).0.into_image(m).map(|image| image.values),
-            || m.work(*method),
-            |expected, output| {
-                let expected = expected.as_ref().map_err(ToString::to_string)?;
-                let image = output.into_image(m).map_err(|e| e.to_string())?;
-                if *expected == image.values {
-                    Ok(())
-                } else {
-                    Err("a different image than the sequential run".into())
-                }
-            },
-            &config,
-            &strategies,
-            repeat,
-        )?,
-        (None, None) => unreachable!("one of the two parses"),
-    };
-    let report = CompareReport {
-        workload: workload.as_ref().map_or(&args.workload[..], Workload::name).to_owned(),
-        machine: cpu_model(),
-        runtime,
-        threads: config.threads,
-        budget: config.spec.budget,
-        init,
-        repeat,
-        seq_secs,
-        rows,
-    };
-    print(&report, args, out)
+    let (report, failures) = compare_threads(args, workload, strategies)?;
+    let printed = print(&report, args, out)?;
+    for failure in &failures {
+        eprintln!("treelb compare: {failure}");
+    }
+    Ok(printed && failures.is_empty())
 }
 
 /// The comparison as one HTML page: what ran, the table, the efficiencies
@@ -368,11 +351,12 @@ fn html_page(report: &CompareReport) -> String {
     let mut page = crate::html::Page::new(&format!("treelb compare {}", report.workload));
     let command: Vec<String> = std::env::args().skip(1).collect();
     page.code(&format!("treelb {}", command.join(" "))).paragraph(&format!(
-        "{} runtime, {} PEs, Δt {}, init {}, median of {} runs; sequential baseline {:.3} s; {}",
+        "{} runtime, {} PEs, Δt {}, init {}, {} of {} runs; sequential baseline {:.3} s; {}",
         report.runtime,
         report.threads,
         report.budget,
         report.init,
+        report.reported,
         report.repeat,
         report.seq_secs,
         report.machine
@@ -427,8 +411,15 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
     }
     let pes = if report.runtime == "mpi" { "MPI PEs" } else { "threads" };
     let heading = format!(
-        "{} · {} {pes} · Δt {} · init {} · median of {} · sequential {:.3} s ({})",
-        report.workload, report.threads, report.budget, init, repeat, seq_secs, report.machine
+        "{} · {} {pes} · Δt {} · init {} · {} of {} · sequential {:.3} s ({})",
+        report.workload,
+        report.threads,
+        report.budget,
+        init,
+        report.reported,
+        repeat,
+        seq_secs,
+        report.machine
     );
     if args.markdown {
         let command: Vec<String> = std::env::args().skip(1).collect();
