@@ -428,6 +428,45 @@ mod tests {
         assert!(bytes.len() <= 26, "{} bytes", bytes.len());
     }
 
+    /// A piece split off a game search travels with its frame's link; its
+    /// value comes back as a counted note that the owner applies, and the
+    /// search finds the minimax value.
+    #[test]
+    fn game_pieces_travel_and_their_values_come_back() {
+        use treelb::game::{GameOutput, Net, YbwWork};
+        use treelb_apps::gametree::GameTree;
+        for seed in 0..20 {
+            let tree = GameTree { branching: 4, depth: 6, weight: 10, ordering: 0.9, seed };
+            let expected = tree.minimax(&tree.root());
+            let (a, b) = (Net::new(0, 2, true), Net::new(1, 2, true));
+            let (ca, cb) = (GameCodec::new(&tree, &a), GameCodec::new(&tree, &b));
+            let mut piece = YbwWork::new(&tree, tree.root(), -100, 100, true).with_net(&a);
+            let mut out = GameOutput::default();
+            let stolen = loop {
+                assert!(!piece.work(1, &mut out).is_exhausted(), "tree {seed}: nothing to steal");
+                if let Some(part) = piece.split() {
+                    break part;
+                }
+            };
+            let mut bytes = Vec::new();
+            ca.encode_to(stolen, 1, &mut bytes);
+            let mut thief = cb.decode(&bytes).unwrap();
+            while !thief.work(1000, &mut out).is_exhausted() {}
+            let mut notes = Vec::new();
+            cb.take_notes(&mut notes);
+            assert_eq!(notes.len(), 1, "tree {seed}");
+            assert!(notes[0].counted && notes[0].to == 0);
+            let mut pieces = vec![piece];
+            pieces.extend(ca.receive_note(&notes[0].bytes, &mut out).unwrap());
+            for mut p in pieces {
+                while !p.work(1000, &mut out).is_exhausted() {}
+            }
+            assert_eq!(out.value, Some(expected), "tree {seed}");
+            assert_eq!(a.registered(), 0);
+            assert!(ca.receive_note(&[0xFF, 0xFF, 0xFF], &mut out).is_err());
+        }
+    }
+
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         let uts = t1();

@@ -84,13 +84,13 @@
 //! atomic: no eldest brother has returned yet), the hub strategies keep
 //! pieces in a central pool or heap by load, and selective initialization
 //! splits copies of the root on every PE (copies of shared frames would
-//! report twice): the `connect4` command refuses them in one line. On MPI
-//! a value must flow back to a shared frame in another address space,
-//! which this shared-memory design does not do; the command refuses
-//! `--runtime mpi` as well. `docs/ybwc-mpi.md` designs the messages that
-//! would carry values and aborts between ranks (a piece carries its
-//! frame's owner and id; results and aborts are messages handled at
-//! polls, results counted by the termination detector like work).
+//! report twice): the `connect4` command refuses them in one line. Across
+//! MPI ranks a value must flow back to a shared frame in another address
+//! space: [`super::remote`] does it with messages (a stolen piece carries
+//! its frame's owner rank and id; results and aborts are messages handled
+//! at polls, results counted by the termination detector like work; a
+//! proxy frame on the thief's side lets this protocol run unchanged below
+//! it), designed and argued in `docs/ybwc-mpi.md`.
 //!
 //! **Termination.** Every piece ends (its work is finite, or it is
 //! aborted); the root frame is finished by exactly one piece, which puts
