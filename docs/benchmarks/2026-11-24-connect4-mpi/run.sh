@@ -7,7 +7,8 @@
 # efficiency are against the sequential baseline; the search overhead is
 # the nodes of a run over the sequential nodes; "aborted" counts the nodes
 # searched in subtrees a cutoff aborted. Writes results.txt next to this
-# script.
+# script. Then the same six runs on synthetic game trees (`treelb
+# gametree`, solved by null-window searches as Connect Four is).
 #
 #   docs/benchmarks/2026-11-24-connect4-mpi/run.sh [PATH/TO/c4solver]
 #
@@ -107,6 +108,45 @@ for set in $sets; do
         awk -v s="$name" -v ms="${best[pons]}" -v sm="$seq_ms" \
             'BEGIN { printf "%-9s %-28s %10.3f %12s %10s %8.2f\n", s, "Pons c4solver (sequential)", ms, "-", "-", sm/ms }'
     fi
+    unset best
+done
+echo
+echo "## Synthetic game trees (treelb gametree --null-windows): per tree, fastest of $repeat runs (ms), its nodes and aborted nodes"
+printf '%-22s %-28s %10s %12s %10s %8s %8s %9s\n' tree run "ms" "nodes" aborted speedup effic. overhead
+for tree in "8:11:0.9:1" "8:11:0.5:1" "4:18:0.9:1"; do
+    IFS=: read -r b d q seed <<<"$tree"
+    name="b$b d$d q$q"
+    declare -A best=()
+    for _ in $(seq "$repeat"); do
+        for run in "${runs[@]}"; do
+            IFS=: read -r label _ engine flags <<<"$run"
+            args=(gametree --branching "$b" --depth "$d" --ordering "$q" --tree "$seed" --null-windows --no-progress)
+            # shellcheck disable=SC2206
+            args+=($flags)
+            if [ "$engine" = mpi ]; then
+                report="$("${mpirun[@]}" "$treelb" "${args[@]}" --runtime mpi 2>/dev/null)"
+            else
+                report="$("$treelb" "${args[@]}")"
+            fi
+            value="$(sed -n 's/^value: \(.*\)/\1/p' <<<"$report")"
+            if [ -z "${want:-}" ]; then want="$value"; fi
+            [ "$value" = "$want" ] || { echo "value $value, sequential $want in $name ($label)" >&2; exit 1; }
+            ms="$(sed -n 's/^time: \([0-9.]*\) s/\1/p' <<<"$report" | awk '{ printf "%.3f", $1 * 1000 }')"
+            nodes="$(sed -n 's/^nodes: \([0-9]*\)/\1/p' <<<"$report")"
+            aborted="$(sed -n 's/^aborted nodes: \([0-9]*\)/\1/p' <<<"$report")"
+            if [ -z "${best[$label]:-}" ] || awk -v a="$ms" -v b="${best[$label]%% *}" 'BEGIN { exit !(a < b) }'; then
+                best[$label]="$ms $nodes $aborted"
+            fi
+        done
+    done
+    unset want
+    read -r seq_ms seq_nodes _ <<<"${best[sequential]}"
+    for run in "${runs[@]}"; do
+        IFS=: read -r label p _ _ <<<"$run"
+        read -r ms nodes aborted <<<"${best[$label]}"
+        awk -v s="$name" -v l="$label" -v ms="$ms" -v n="$nodes" -v a="$aborted" -v sm="$seq_ms" -v sn="$seq_nodes" -v p="$p" \
+            'BEGIN { printf "%-22s %-28s %10.3f %12d %10d %8.2f %8.2f %9.3f\n", s, l, ms, n, a, sm/ms, sm/ms/p, n/sn }'
+    done
     unset best
 done
 } | tee "$out"

@@ -92,6 +92,9 @@ pub(crate) struct GameTreeArgs {
     /// Also search sequentially; exit code 1 unless the values agree
     #[arg(long)]
     pub(crate) check: bool,
+    /// Search by the sequential alpha-beta baseline instead of the runtime
+    #[arg(long, conflicts_with = "check")]
+    pub(crate) sequential: bool,
     /// Give younger brothers away before their eldest brother has returned
     #[arg(long)]
     pub(crate) no_ybw: bool,
@@ -122,24 +125,33 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     let start = Instant::now();
     let (mut nodes, mut aborted) = (0, 0);
     let mut search = |a: i32, bb: i32| {
-        let o = engine.search(&tree, tree.root(), a, bb, ybw, &cfg);
+        let o = if args.sequential {
+            let mut stats = SeqStats::default();
+            let value = alpha_beta(&tree, &tree.root(), a, bb, &mut stats);
+            GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
+        } else {
+            engine.search(&tree, tree.root(), a, bb, ybw, &cfg)
+        };
         nodes += o.nodes;
         aborted += o.aborted_nodes;
         o.value.expect("a finished search has the root's value")
     };
     let value = if args.null_windows { solve(-b, b, &mut search) } else { search(-b - 1, b + 1) };
     let seconds = start.elapsed().as_secs_f64();
+    let how = if args.sequential {
+        "sequential alpha-beta".to_owned()
+    } else {
+        format!(
+            "{}, {}, {}",
+            engine.pes(&cfg),
+            cfg.spec.strategy,
+            if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
+        )
+    };
     writeln!(
         out,
-        "synthetic game tree: branching {}, depth {}, ordering {}, weight {}, tree {}; {}, {}, {}",
-        tree.branching,
-        tree.depth,
-        tree.ordering,
-        tree.weight,
-        tree.seed,
-        engine.pes(&cfg),
-        cfg.spec.strategy,
-        if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
+        "synthetic game tree: branching {}, depth {}, ordering {}, weight {}, tree {}; {how}",
+        tree.branching, tree.depth, tree.ordering, tree.weight, tree.seed,
     )?;
     writeln!(out, "value: {value}")?;
     writeln!(out, "nodes: {nodes}")?;
