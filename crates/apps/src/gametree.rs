@@ -36,7 +36,7 @@ pub struct GameTree {
 }
 
 /// A position of a [`GameTree`]: its hash, depth and static value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     hash: u64,
     depth: u32,

@@ -44,6 +44,9 @@ pub(crate) enum Command {
     Clique(CliqueArgs),
     /// Connect Four solved exactly: score (Pons's convention), best move, nodes.
     Connect4(crate::cmd::connect4::Connect4Args),
+    /// A synthetic game tree solved by parallel alpha-beta: its value, nodes
+    /// and aborted nodes (--check: beside the sequential value).
+    Gametree(crate::cmd::connect4::GameTreeArgs),
     /// 0/1 knapsack: a generated instance (Pisinger's classes) or a file.
     ///
     /// Branch and bound with the Dantzig bound, items sorted by ratio;

@@ -99,6 +99,7 @@ fn dispatch(command: &Command, mut out: &mut dyn Write) -> Result<Status, Error>
         Command::Sim(args) => cmd::sim::run(args, &mut out)?.into(),
         Command::Clique(args) => cmd::clique::run(args, &mut out)?,
         Command::Connect4(args) => cmd::connect4::run(args, &mut out)?,
+        Command::Gametree(args) => cmd::connect4::run_gametree(args, &mut out)?,
         Command::Knapsack(args) => cmd::knapsack::run(args, &mut out)?,
         Command::Tsp(args) => cmd::tsp::run(args, &mut out)?,
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,

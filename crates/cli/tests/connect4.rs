@@ -75,6 +75,30 @@ fn a_mismatch_exits_with_1() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `treelb gametree`: a synthetic tree's value equals the sequential one,
+/// by one full-window search and by null-window searches, with and without
+/// waiting; the nodes of aborted subtrees are reported.
+#[test]
+fn a_synthetic_game_tree_gets_the_sequential_value() {
+    for tree in 0..4u64 {
+        let t = tree.to_string();
+        let mut args =
+            vec!["gametree", "--branching", "6", "--depth", "7", "--tree", &t, "--check", "-p", "2"];
+        if tree % 2 == 1 {
+            args.push("--null-windows");
+        }
+        if tree >= 2 {
+            args.push("--no-ybw");
+        }
+        let o = treelb(&args);
+        let out = text(&o.stdout);
+        assert!(o.status.success(), "{args:?}: {out}{}", text(&o.stderr));
+        let v = out.lines().find_map(|l| l.strip_prefix("value: ")).unwrap_or_else(|| panic!("{out}"));
+        assert!(out.contains(&format!("sequential: value {v},")), "{out}");
+        assert!(out.lines().any(|l| l.starts_with("aborted nodes: ")), "{out}");
+    }
+}
+
 #[test]
 fn bad_input_and_unsupported_options_get_one_line_and_exit_code_2() {
     for (args, expected) in [
@@ -93,6 +117,9 @@ fn bad_input_and_unsupported_options_get_one_line_and_exit_code_2() {
         (&["connect4", "44", "--deterministic"], "--deterministic applies to branch and bound"),
         (&["connect4", "44", "--checkpoint", "/tmp/c4.ckpt"], "--checkpoint: connect4 does not checkpoint"),
         (&["sim", "ybwc", "--ordering", "1.5"], "--ordering must be between 0 and 1, got 1.5"),
+        (&["gametree", "--ordering", "1.5"], "--ordering must be between 0 and 1, got 1.5"),
+        (&["gametree", "--strategy", "work-sharing"], "gametree: --strategy work-sharing is not supported"),
+        (&["gametree", "--weight", "0"], "invalid value '0' for '--weight <WEIGHT>'"),
         (&["sim", "ybwc", "-p", "0"], "-p: simulated PEs must be between 1 and 65536, got 0"),
     ] {
         let o = treelb(args);

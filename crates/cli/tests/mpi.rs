@@ -406,18 +406,99 @@ fn threads_only_flags_are_refused_on_mpi() {
     }
 }
 
-/// A game search keeps its shared frames in one address space, so
-/// `connect4` refuses the MPI runtime in one line (docs/ybwc-mpi.md is the
-/// design across ranks).
+/// A small checked set of Connect Four positions: the first `n` of the
+/// positions after 20 moves and of those after 30 moves, with Pons's
+/// scores, in a file of the test's own.
+fn connect4_checked_set(n: usize, name: &str) -> std::path::PathBuf {
+    let data = format!("{}/../apps/tests/data/connect4", env!("CARGO_MANIFEST_DIR"));
+    let mut lines = Vec::new();
+    for set in ["moves20.txt", "moves30.txt"] {
+        let text = std::fs::read_to_string(format!("{data}/{set}")).expect("the checked sets");
+        lines.extend(
+            text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).take(n).map(String::from),
+        );
+    }
+    let path = std::env::temp_dir().join(format!("treelb-mpi-{name}-{}.txt", std::process::id()));
+    std::fs::write(&path, lines.join("\n") + "\n").expect("a temporary file");
+    path
+}
+
+/// Young brothers wait across ranks: a checked set of Connect Four
+/// positions gets Pons's scores at 1 to 4 ranks (and without waiting, and
+/// in hybrid mode), with the messages of the search and the aborted nodes
+/// reported.
 #[test]
-fn a_game_search_is_refused_on_mpi_in_one_line() {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
-    cmd.args(["connect4", "4453", "--runtime", "mpi"]);
-    let out = common::output_within(cmd, LIMIT);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("connect4: --runtime mpi is not supported"), "{stderr}");
+fn connect4_on_mpi_gives_pons_scores_at_every_rank_count() {
+    require_mpirun();
+    let file = connect4_checked_set(5, "connect4");
+    let f = file.to_str().unwrap();
+    let base = ["connect4", "--file", f, "--tt-log2", "20", "--score-only"];
+    let runs: [(usize, &[&str]); 6] =
+        [(1, &[]), (2, &[]), (3, &[]), (4, &[]), (2, &["--no-ybw"]), (2, &["--threads", "2"])];
+    for (np, extra) in runs {
+        let args = [&base[..], extra].concat();
+        let (o, e) = mpirun_with_stderr(np, &args, &[]);
+        assert!(o.contains("checked: 10, mismatches: 0"), "np {np} {extra:?}:\n{o}\n{e}");
+        let aborted = value(&o, "aborted nodes:");
+        let mean: f64 = o
+            .lines()
+            .find_map(|l| l.strip_prefix("mean nodes: "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no mean nodes in:\n{o}"));
+        assert!(aborted as f64 <= mean * 10.0, "aborted nodes {aborted} beyond all nodes {mean} × 10:\n{o}");
+        assert!(e.contains("results and") && e.contains("aborts sent between ranks"), "np {np}: {e}");
+    }
+    std::fs::remove_file(file).ok();
+}
+
+/// A score that differs from the expected one is a mismatch on MPI too:
+/// exit code 1, reported once (by rank 0).
+#[test]
+fn a_wrong_expected_score_is_a_mismatch_on_mpi() {
+    require_mpirun();
+    let file = std::env::temp_dir().join(format!("treelb-mpi-wrong-{}.txt", std::process::id()));
+    // 37475 scores -18 (Pons); 5 is wrong.
+    std::fs::write(&file, "37475 5\n").unwrap();
+    let args = [
+        "connect4",
+        "--file",
+        file.to_str().unwrap(),
+        "--tt-log2",
+        "16",
+        "--runtime",
+        "mpi",
+        "--no-progress",
+    ];
+    let (status, o, e) = mpirun_status(2, &args, &[]);
+    assert_eq!(status.code(), Some(1), "{o}\n{e}");
+    assert!(o.contains("checked: 1, mismatches: 1"), "{o}");
+    assert_eq!(e.matches("mismatch: position 37475: score -18, expected 5").count(), 1, "{e}");
+    std::fs::remove_file(file).ok();
+}
+
+/// Synthetic game trees across 2 and 3 ranks: the value equals the
+/// sequential one for several trees, by one full-window search and by
+/// null-window searches, with and without young brothers waiting.
+#[test]
+fn synthetic_game_trees_on_mpi_give_the_sequential_value() {
+    require_mpirun();
+    for np in [2, 3] {
+        for tree in 0..4u64 {
+            let t = tree.to_string();
+            let mut args = vec!["gametree", "--branching", "6", "--depth", "7", "--tree", &t, "--check"];
+            if tree % 2 == 1 {
+                args.push("--null-windows");
+            }
+            if tree == 2 {
+                args.push("--no-ybw");
+            }
+            let o = mpirun(np, &args, &[]);
+            let v = o.lines().find_map(|l| l.strip_prefix("value: ")).unwrap_or_else(|| panic!("{o}"));
+            assert!(o.contains(&format!("sequential: value {v},")), "np {np}, tree {tree}:\n{o}");
+            let nodes = value(&o, "nodes:");
+            assert!(value(&o, "aborted nodes:") <= nodes, "{o}");
+        }
+    }
 }
 
 /// The RGB bytes of a PNG.

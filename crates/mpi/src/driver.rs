@@ -93,6 +93,12 @@ pub(crate) mod kind {
     pub(crate) const HUB_DEPOSIT: i32 = 15;
     /// To the hub: no part (the answer to a demand).
     pub(crate) const HUB_NO_PART: i32 = 16;
+    /// A note of the computation that may create work where it arrives (a
+    /// game search's result): the detector counts it like work.
+    pub(crate) const NOTE_COUNTED: i32 = 17;
+    /// A note that creates no work (a game search's abort): one-way,
+    /// counted for the drain.
+    pub(crate) const NOTE_ONE_WAY: i32 = 18;
     /// Never sent: the probe-cost measurement looks for it.
     pub(crate) const UNUSED: i32 = 31;
     /// Kinds per thread in a tag.

@@ -36,6 +36,11 @@
 //!   own incumbent; improvements are sent to every other rank, a decided
 //!   decision search stops every rank, and the best value and witness of
 //!   all ranks is gathered at rank 0;
+//! * a computation may send messages of its own between ranks
+//!   ([`wire::Note`]): a game search's results, counted by the termination
+//!   detector like pieces because they can create work where they arrive,
+//!   and its aborts, one-way messages received in the drain (young brothers
+//!   wait across ranks, [`wire::GameCodec`], `docs/ybwc-mpi.md`);
 //! * hybrid mode: `T` threads in each rank, each a PE; under the stealing
 //!   strategies threads steal from each other first, and a rank whose
 //!   threads are all idle steals from another rank.

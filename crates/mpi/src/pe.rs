@@ -63,7 +63,7 @@ use crate::backoff::Backoff;
 use crate::driver::kind::*;
 use crate::driver::{Ctx, Out, PeResult, Start};
 use crate::outbox::Outbox;
-use crate::wire::{self, Codec};
+use crate::wire::{self, Codec, Note};
 use treelb::backoff::Patience;
 
 thread_local! {
@@ -128,6 +128,7 @@ where
         owed: 0,
         since: Instant::now(),
         scratch: Vec::new(),
+        notes: Vec::new(),
         seen: 0,
         one_way_received: 0,
         improvements: 0,
@@ -166,6 +167,8 @@ struct Pe<'a, C: Codec> {
     owed: usize,
     since: Instant,
     scratch: Vec<u8>,
+    /// The computation's notes on their way out (reused).
+    notes: Vec<Note>,
     /// The version of the shared state this PE last looked at.
     seen: u64,
     /// One-way messages received (thread 0 only).
@@ -235,6 +238,7 @@ where
             let progress = work.work(budget, &mut self.acc);
             self.stats.work_units += progress.used(budget);
             self.share();
+            self.relay();
             if progress.is_exhausted() {
                 break;
             }
@@ -340,10 +344,59 @@ where
         }
     }
 
+    /// Sends the computation's notes ([`Codec::take_notes`]) to thread 0 of
+    /// their ranks: a counted one as work for the detector (counted before
+    /// the PE can next tell the detector it is idle, since every path to
+    /// the detector passes a poll, which relays), the others as one-way
+    /// messages for the drain. After termination no piece is left, so no
+    /// note can matter: they are dropped unsent (an abort forwarded in the
+    /// drain).
+    fn relay(&mut self) {
+        self.ctx.codec.take_notes(&mut self.notes);
+        if self.notes.is_empty() {
+            return;
+        }
+        let mut notes = std::mem::take(&mut self.notes);
+        if !self.terminated {
+            let threads = self.ctx.threads;
+            for note in notes.drain(..) {
+                if note.counted {
+                    self.fc.work_sent();
+                    self.send(note.to * threads, NOTE_COUNTED, note.bytes);
+                } else {
+                    self.send_one_way(note.to * threads, NOTE_ONE_WAY, note.bytes);
+                }
+            }
+        }
+        notes.clear();
+        self.notes = notes;
+    }
+
+    /// Applies a note of the computation that arrived; a piece it gives goes
+    /// into the pool.
+    fn receive_note(&mut self, bytes: &[u8], from: usize) {
+        let piece = self
+            .ctx
+            .codec
+            .receive_note(bytes, &mut self.acc)
+            .unwrap_or_else(|e| panic!("PE {}: a note from PE {from}: {e}", self.g));
+        if let Some(piece) = piece {
+            self.pool.push(piece, self.g);
+        }
+    }
+
     /// Receives every message that is there and hands it to the machine
-    /// (or the hub); `work` is the piece, while busy. Returns whether
-    /// anything arrived.
-    fn poll(&mut self, mut work: Option<&mut C::Work>) -> bool {
+    /// (or the hub, or the computation); `work` is the piece, while busy.
+    /// Then relays the computation's notes. Returns whether anything
+    /// arrived.
+    fn poll(&mut self, work: Option<&mut C::Work>) -> bool {
+        let activity = self.receive_all(work);
+        self.relay();
+        activity
+    }
+
+    /// [`Pe::poll`] without relaying.
+    fn receive_all(&mut self, mut work: Option<&mut C::Work>) -> bool {
         let threads = self.ctx.threads;
         let mut activity = false;
         loop {
@@ -443,6 +496,14 @@ where
                     // Its sender sent it to every rank.
                     self.ctx.shared.known.fetch_max(key, Ordering::AcqRel);
                 }
+                NOTE_COUNTED => {
+                    self.fc.work_received();
+                    self.receive_note(&bytes, from);
+                }
+                NOTE_ONE_WAY => {
+                    self.one_way_received += 1;
+                    self.receive_note(&bytes, from);
+                }
                 other => panic!("PE {}: message of unknown kind {other} from PE {from}", self.g),
             }
         }
@@ -481,10 +542,14 @@ where
         (part, work.load())
     }
 
-    fn encode(&mut self, piece: C::Work) -> Vec<u8> {
+    /// The wire form of `piece`, going to PE `to` (`None`: the hub).
+    fn encode(&mut self, piece: C::Work, to: Option<usize>) -> Vec<u8> {
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
-        self.ctx.codec.encode(piece, &mut buf);
+        match to {
+            Some(to) => self.ctx.codec.encode_to(piece, to / self.ctx.threads, &mut buf),
+            None => self.ctx.codec.encode(piece, &mut buf),
+        }
         buf
     }
 
@@ -501,7 +566,7 @@ where
                 match part {
                     Some(part) => {
                         self.fc.work_sent();
-                        let bytes = self.encode(part);
+                        let bytes = self.encode(part, Some(to));
                         self.send(to, WORK, bytes);
                     }
                     None => self.send(to, NO_WORK, Vec::new()),
@@ -514,7 +579,7 @@ where
                 let given = part.is_some();
                 if let Some(part) = part {
                     self.fc.work_sent();
-                    let bytes = self.encode(part);
+                    let bytes = self.encode(part, Some(to));
                     self.send(to, PUSH, bytes);
                 }
                 self.feed(Event::Served { given, load }, None);
@@ -559,7 +624,7 @@ where
                 let given = part.is_some();
                 if let Some(part) = part {
                     let part_load = part.load();
-                    let bytes = self.encode(part);
+                    let bytes = self.encode(part, None);
                     if self.g == 0 {
                         self.hub_message(HubEvent::Deposit { from: 0, part: Some((bytes, part_load)) }, None);
                     } else {

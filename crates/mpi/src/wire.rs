@@ -11,6 +11,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use treelb::game::{Game, GameMessage, Net, YbwWork};
 use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
 use treelb::{PeStats, Work};
@@ -55,6 +56,118 @@ pub trait Codec: Sync {
     /// [`Work::should_stop`]. Default: never.
     fn should_stop(&self) -> bool {
         false
+    }
+
+    /// [`Codec::encode`] for a piece that goes to rank `to`: for pieces
+    /// that stay linked to where they came from (a game search's pieces
+    /// report their values to their frame's rank). The default ignores
+    /// the destination.
+    fn encode_to(&self, piece: Self::Work, to: usize, out: &mut Vec<u8>) {
+        let _ = to;
+        self.encode(piece, out);
+    }
+
+    /// Appends the computation's own messages to other ranks that are ready
+    /// to go (a game search's results and aborts, see [`Note`]). The driver
+    /// asks after every slice of work and every poll, and before its PE
+    /// tells the termination detector it is idle. The default has none.
+    fn take_notes(&self, out: &mut Vec<Note>) {
+        let _ = out;
+    }
+
+    /// Applies one of the computation's own messages from another rank; it
+    /// may give this rank a piece of work, which the driver puts into the
+    /// receiving PE's pool. `acc` is the receiving PE's output. Only
+    /// computations that send notes receive them: the default fails.
+    fn receive_note(
+        &self,
+        bytes: &[u8],
+        acc: &mut <Self::Work as Work>::Output,
+    ) -> Result<Option<Self::Work>, DecodeError> {
+        let _ = (bytes, acc);
+        Err(DecodeError(postcard::Error::DeserializeBadEncoding))
+    }
+}
+
+/// A message of the computation's own to another rank, beside the pieces
+/// the balancer moves (a game search's results and aborts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// The rank it goes to (its first PE receives it).
+    pub to: usize,
+    /// Whether applying it can create work where it arrives: then the
+    /// termination detector counts it like a piece (sent when sent,
+    /// received when applied), so a run cannot end while one is in flight.
+    /// Otherwise it is a one-way message, received before the drain ends.
+    pub counted: bool,
+    /// Its wire form, for [`Codec::receive_note`].
+    pub bytes: Vec<u8>,
+}
+
+/// The codec of a game search's pieces ([`YbwWork`]) across ranks: a piece
+/// given away travels as one position with its window and the link to its
+/// frame on the giving rank, which registers the frame; values come back
+/// and cutoffs go out as [`Note`]s (see [`treelb::game::remote`] and
+/// `docs/ybwc-mpi.md`). Every rank holds its own copy of the game (its own
+/// transposition table) and its own [`Net`] for the search.
+pub struct GameCodec<'g, G: Game> {
+    game: &'g G,
+    net: &'g Net<G::Position>,
+}
+
+impl<'g, G: Game> GameCodec<'g, G> {
+    /// The codec of the pieces of a search of `game` whose rank state is `net`.
+    pub fn new(game: &'g G, net: &'g Net<G::Position>) -> Self {
+        GameCodec { game, net }
+    }
+
+    fn export(&self, piece: YbwWork<'g, G>, to: Option<usize>, out: &mut Vec<u8>)
+    where
+        G::Position: Serialize,
+    {
+        let wire = self.net.export(piece, to).unwrap_or_else(|e| panic!("rank {}: {e}", self.net.rank()));
+        *out = postcard::to_extend(&wire, std::mem::take(out)).expect("pieces of work serialize");
+    }
+}
+
+impl<'g, G> Codec for GameCodec<'g, G>
+where
+    G: Game,
+    G::Position: Serialize + DeserializeOwned,
+{
+    type Work = YbwWork<'g, G>;
+
+    /// A piece without a known destination: its frame's aborts go to every
+    /// other rank.
+    fn encode(&self, piece: YbwWork<'g, G>, out: &mut Vec<u8>) {
+        self.export(piece, None, out);
+    }
+
+    fn encode_to(&self, piece: YbwWork<'g, G>, to: usize, out: &mut Vec<u8>) {
+        self.export(piece, Some(to), out);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<YbwWork<'g, G>, DecodeError> {
+        Ok(self.net.import(self.game, postcard::from_bytes(bytes).map_err(DecodeError)?))
+    }
+
+    fn take_notes(&self, out: &mut Vec<Note>) {
+        let mut messages = Vec::new();
+        self.net.take_outgoing(&mut messages);
+        out.extend(messages.into_iter().map(|m| Note {
+            to: m.to,
+            counted: m.message.counted(),
+            bytes: to_bytes(&m.message),
+        }));
+    }
+
+    fn receive_note(
+        &self,
+        bytes: &[u8],
+        acc: &mut <Self::Work as Work>::Output,
+    ) -> Result<Option<YbwWork<'g, G>>, DecodeError> {
+        let message: GameMessage = from_bytes(bytes)?;
+        Ok(self.net.receive(self.game, message, acc))
     }
 }
 
@@ -217,6 +330,22 @@ where
     fn should_stop(&self) -> bool {
         self.limit.reached() || self.inner.should_stop()
     }
+
+    fn encode_to(&self, piece: Limited<'c, C::Work>, to: usize, out: &mut Vec<u8>) {
+        self.inner.encode_to(piece.into_inner(), to, out);
+    }
+
+    fn take_notes(&self, out: &mut Vec<Note>) {
+        self.inner.take_notes(out);
+    }
+
+    fn receive_note(
+        &self,
+        bytes: &[u8],
+        acc: &mut <Self::Work as Work>::Output,
+    ) -> Result<Option<Limited<'c, C::Work>>, DecodeError> {
+        Ok(self.inner.receive_note(bytes, acc)?.map(|piece| Limited::new(piece, self.limit)))
+    }
 }
 
 /// Serializes any value to postcard bytes.
@@ -297,6 +426,45 @@ mod tests {
         codec.encode(codec.root(), &mut bytes);
         // 20 bytes of SHA-1 state, the height, the level mark, lengths.
         assert!(bytes.len() <= 26, "{} bytes", bytes.len());
+    }
+
+    /// A piece split off a game search travels with its frame's link; its
+    /// value comes back as a counted note that the owner applies, and the
+    /// search finds the minimax value.
+    #[test]
+    fn game_pieces_travel_and_their_values_come_back() {
+        use treelb::game::{GameOutput, Net, YbwWork};
+        use treelb_apps::gametree::GameTree;
+        for seed in 0..20 {
+            let tree = GameTree { branching: 4, depth: 6, weight: 10, ordering: 0.9, seed };
+            let expected = tree.minimax(&tree.root());
+            let (a, b) = (Net::new(0, 2, true), Net::new(1, 2, true));
+            let (ca, cb) = (GameCodec::new(&tree, &a), GameCodec::new(&tree, &b));
+            let mut piece = YbwWork::new(&tree, tree.root(), -100, 100, true).with_net(&a);
+            let mut out = GameOutput::default();
+            let stolen = loop {
+                assert!(!piece.work(1, &mut out).is_exhausted(), "tree {seed}: nothing to steal");
+                if let Some(part) = piece.split() {
+                    break part;
+                }
+            };
+            let mut bytes = Vec::new();
+            ca.encode_to(stolen, 1, &mut bytes);
+            let mut thief = cb.decode(&bytes).unwrap();
+            while !thief.work(1000, &mut out).is_exhausted() {}
+            let mut notes = Vec::new();
+            cb.take_notes(&mut notes);
+            assert_eq!(notes.len(), 1, "tree {seed}");
+            assert!(notes[0].counted && notes[0].to == 0);
+            let mut pieces = vec![piece];
+            pieces.extend(ca.receive_note(&notes[0].bytes, &mut out).unwrap());
+            for mut p in pieces {
+                while !p.work(1000, &mut out).is_exhausted() {}
+            }
+            assert_eq!(out.value, Some(expected), "tree {seed}");
+            assert_eq!(a.registered(), 0);
+            assert!(ca.receive_note(&[0xFF, 0xFF, 0xFF], &mut out).is_err());
+        }
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! `treelb connect4 POSITION` / `--file F` / `--generate N`: Connect Four
-//! solved exactly by parallel alpha-beta under young brothers wait.
+//! solved exactly by parallel alpha-beta under young brothers wait, on the
+//! threads runtime or across MPI ranks; `treelb gametree`: a synthetic game
+//! tree (`treelb_apps::gametree`) solved the same way.
 
 use std::io::Write;
 use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use treelb::game::{GameOutput, SeqStats, YbwWork, alpha_beta};
+use treelb::game::{Game, GameOutput, SeqStats, YbwWork, alpha_beta, solve};
 use treelb::rng::SplitMix64;
 use treelb::{Init, Strategy};
 use treelb_apps::connect4::{Connect4, Position, Solved, WIDTH};
+use treelb_apps::gametree::GameTree;
 
 use super::Status;
 use crate::args::RunArgs;
@@ -64,6 +67,114 @@ pub(crate) struct Connect4Args {
     pub(crate) run: RunArgs,
 }
 
+/// `treelb gametree`
+#[derive(Debug, Args)]
+pub(crate) struct GameTreeArgs {
+    /// Children of every inner position
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) branching: u32,
+    /// Depth of the leaves
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=40))]
+    pub(crate) depth: u32,
+    /// Probability that a position's children come best-first (0 to 1)
+    #[arg(long, default_value_t = 0.9)]
+    pub(crate) ordering: f64,
+    /// Largest edge weight
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i32).range(1..=1000))]
+    pub(crate) weight: i32,
+    /// Which tree: the seed of its hashes
+    #[arg(long, value_name = "SEED", default_value_t = 0)]
+    pub(crate) tree: u64,
+    /// Find the value by null-window searches (as connect4 does) instead
+    /// of one search with the full window
+    #[arg(long)]
+    pub(crate) null_windows: bool,
+    /// Also search sequentially; exit code 1 unless the values agree
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// Search by the sequential alpha-beta baseline instead of the runtime
+    #[arg(long, conflicts_with = "check")]
+    pub(crate) sequential: bool,
+    /// Give younger brothers away before their eldest brother has returned
+    #[arg(long)]
+    pub(crate) no_ybw: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+}
+
+/// Runs `treelb gametree`.
+pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<Status, Error> {
+    if !(0.0..=1.0).contains(&args.ordering) {
+        return Err(err!("--ordering must be between 0 and 1, got {}", args.ordering));
+    }
+    let cfg = RunConfig::from_args(&args.run)?;
+    check_supported(&cfg, "gametree")?;
+    let tree = GameTree {
+        branching: args.branching,
+        depth: args.depth,
+        weight: args.weight,
+        ordering: args.ordering,
+        seed: args.tree,
+    };
+    let engine = Engine::start(&cfg)?;
+    let speak = engine.rank() == 0;
+    let mut sink = std::io::sink();
+    let out: &mut dyn Write = if speak { out } else { &mut sink };
+    let ybw = !args.no_ybw;
+    let b = tree.bound();
+    let start = Instant::now();
+    let (mut nodes, mut aborted) = (0, 0);
+    let mut search = |a: i32, bb: i32| {
+        let o = if args.sequential {
+            let mut stats = SeqStats::default();
+            let value = alpha_beta(&tree, &tree.root(), a, bb, &mut stats);
+            GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
+        } else {
+            engine.search(&tree, tree.root(), a, bb, ybw, &cfg)
+        };
+        nodes += o.nodes;
+        aborted += o.aborted_nodes;
+        o.value.expect("a finished search has the root's value")
+    };
+    let value = if args.null_windows { solve(-b, b, &mut search) } else { search(-b - 1, b + 1) };
+    let seconds = start.elapsed().as_secs_f64();
+    let how = if args.sequential {
+        "sequential alpha-beta".to_owned()
+    } else {
+        format!(
+            "{}, {}, {}",
+            engine.pes(&cfg),
+            cfg.spec.strategy,
+            if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
+        )
+    };
+    writeln!(
+        out,
+        "synthetic game tree: branching {}, depth {}, ordering {}, weight {}, tree {}; {how}",
+        tree.branching, tree.depth, tree.ordering, tree.weight, tree.seed,
+    )?;
+    writeln!(out, "value: {value}")?;
+    writeln!(out, "nodes: {nodes}")?;
+    writeln!(out, "aborted nodes: {aborted}")?;
+    writeln!(out, "time: {seconds:.3} s")?;
+    let mut ok = true;
+    if args.check {
+        let mut stats = SeqStats::default();
+        let seq = if args.null_windows {
+            solve(-b, b, |a, bb| alpha_beta(&tree, &tree.root(), a, bb, &mut stats))
+        } else {
+            alpha_beta(&tree, &tree.root(), -b - 1, b + 1, &mut stats)
+        };
+        writeln!(out, "sequential: value {seq}, {} nodes", stats.nodes)?;
+        ok = seq == value;
+        if !ok && speak {
+            eprintln!("treelb: mismatch: value {value}, sequential value {seq}");
+        }
+    }
+    engine.finish();
+    Ok(ok.into())
+}
+
 /// The strategies a game search runs under: those where a PE gives work
 /// only when an idle PE asks for it.
 const STRATEGIES: [Strategy; 3] =
@@ -87,7 +198,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         }
         return generate(positive("--generate", n)?, moves, cfg.spec.seed, out);
     }
-    check_supported(&cfg)?;
+    check_supported(&cfg, "connect4")?;
     let log2: u32 = number("--tt-log2", &args.tt_log2)?;
     if !(4..=32).contains(&log2) {
         return Err(err!("--tt-log2 must be between 4 and 32, got {log2}"));
@@ -105,14 +216,20 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         })?;
         parsed.push((text.clone(), pos, *expected));
     }
-    let game = if args.tt_per_pe {
+    let engine = Engine::start(&cfg)?;
+    // Across ranks every rank runs this function; rank 0 speaks.
+    let speak = engine.rank() == 0;
+    let mut sink = std::io::sink();
+    let out: &mut dyn Write = if speak { out } else { &mut sink };
+    let game = if args.tt_per_pe && !engine.on_mpi() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
+        // Across ranks each rank has its own table anyway.
         Connect4::new(log2)
     };
     let started = Instant::now();
     let log = |p: &Position, a: i32, b: i32, o: &GameOutput, t: Instant| {
-        if args.verbose {
+        if args.verbose && speak {
             eprintln!(
                 "treelb: {} moves, window ({a}, {b}): value {}, {} nodes, {:.3} s (at {:.1} s)",
                 p.moves(),
@@ -131,7 +248,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             let o = if args.sequential {
                 sequential(&game, p, a, b)
             } else {
-                parallel(&game, p, a, b, !args.no_ybw, &cfg)
+                engine.search(&game, *p, a, b, !args.no_ybw, &cfg)
             };
             log(p, a, b, &o, t);
             o
@@ -149,11 +266,17 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         "sequential alpha-beta".to_owned()
     } else {
         format!(
-            "{} PEs, {}, {}, {}",
-            cfg.threads,
+            "{}, {}, {}, {}",
+            engine.pes(&cfg),
             cfg.spec.strategy,
             if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
-            if args.tt_per_pe { "a table per PE" } else { "one shared table" }
+            if engine.on_mpi() {
+                "a table per rank"
+            } else if args.tt_per_pe {
+                "a table per PE"
+            } else {
+                "one shared table"
+            }
         )
     };
     if cfg.json {
@@ -190,7 +313,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "total time: {:.3} s", total)?;
         writeln!(out, "checked: {checked}, mismatches: {}", mismatches.len())?;
     }
-    for r in &mismatches {
+    for r in mismatches.iter().filter(|_| speak) {
         eprintln!(
             "treelb: mismatch: position {}: score {}, expected {}",
             r.position,
@@ -198,38 +321,36 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             r.expected.unwrap_or_default()
         );
     }
+    // Every rank computed the same scores (the values are broadcast), so
+    // every rank ends with the same status.
+    engine.finish();
     Ok(mismatches.is_empty().into())
 }
 
 /// Refuses, in one line, what a game search does not support.
-fn check_supported(cfg: &RunConfig) -> Result<(), Error> {
-    if cfg.kind == Runtime::Mpi {
-        return Err(err!(
-            "connect4: --runtime mpi is not supported: values flow back through frames shared in memory"
-        ));
-    }
+fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
     let s = cfg.spec.strategy;
     if !STRATEGIES.contains(&s) {
         let names: Vec<&str> = STRATEGIES.iter().map(|s| s.name()).collect();
         return Err(err!(
-            "connect4: --strategy {s} is not supported: a game search gives work away only when asked ({}), \
+            "{what}: --strategy {s} is not supported: a game search gives work away only when asked ({}), \
              not by pushing, through a hub, or statically before any eldest brother has returned",
             names.join(", ")
         ));
     }
     if cfg.spec.init != Init::Root {
         return Err(err!(
-            "connect4: --init {} is not supported: the root is atomic until its eldest brother returns",
+            "{what}: --init {} is not supported: the root is atomic until its eldest brother returns",
             cfg.spec.init
         ));
     }
     if cfg.trace.is_some() || cfg.max_nodes.is_some() || cfg.time_limit.is_some() {
         return Err(err!(
-            "connect4: --trace, --max-nodes and --time-limit are not supported (a stopped game search has no value)"
+            "{what}: --trace, --max-nodes and --time-limit are not supported (a stopped game search has no value)"
         ));
     }
-    cfg.refuse_deterministic("connect4")?;
-    crate::checkpoint::refuse(cfg, "connect4")?;
+    cfg.refuse_deterministic(what)?;
+    crate::checkpoint::refuse(cfg, what)?;
     Ok(())
 }
 
@@ -240,19 +361,195 @@ fn sequential(game: &Connect4, pos: &Position, alpha: i32, beta: i32) -> GameOut
     GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
 }
 
-/// One window search of `pos` on the threads runtime.
-fn parallel(
-    game: &Connect4,
-    pos: &Position,
-    alpha: i32,
-    beta: i32,
-    ybw: bool,
-    cfg: &RunConfig,
-) -> GameOutput {
-    let root = YbwWork::new(game, *pos, alpha, beta, ybw);
-    match treelb_threads::run(root, &cfg.threads_config()) {
-        Ok(outcome) => outcome.output,
-        Err(e) => panic!("a checked configuration failed: {e}"),
+/// Where the window searches run: the threads runtime, or the MPI ranks.
+enum Engine {
+    Threads,
+    #[cfg(feature = "mpi")]
+    Mpi(Box<on_mpi::OnMpi>),
+}
+
+impl Engine {
+    /// The engine of `cfg` (MPI initialized, for `--runtime mpi`).
+    fn start(cfg: &RunConfig) -> Result<Engine, Error> {
+        match cfg.kind {
+            Runtime::Threads => Ok(Engine::Threads),
+            #[cfg(feature = "mpi")]
+            Runtime::Mpi => Ok(Engine::Mpi(Box::new(on_mpi::OnMpi::start(cfg)?))),
+            #[cfg(not(feature = "mpi"))]
+            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        }
+    }
+
+    /// This process's rank (0 on threads).
+    fn rank(&self) -> usize {
+        match self {
+            Engine::Threads => 0,
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(m) => m.rank(),
+        }
+    }
+
+    fn on_mpi(&self) -> bool {
+        !matches!(self, Engine::Threads)
+    }
+
+    /// The PEs, in words.
+    fn pes(&self, cfg: &RunConfig) -> String {
+        match self {
+            Engine::Threads => format!("{} PEs", cfg.threads),
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(m) => format!("{} ranks × {} threads", m.size(), cfg.threads),
+        }
+    }
+
+    /// One window search of `pos`; every rank gets the value, rank 0 the
+    /// nodes of all ranks (the other ranks 0).
+    fn search<G>(
+        &self,
+        game: &G,
+        pos: G::Position,
+        alpha: i32,
+        beta: i32,
+        ybw: bool,
+        cfg: &RunConfig,
+    ) -> GameOutput
+    where
+        G: Game,
+        G::Position: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        match self {
+            Engine::Threads => {
+                let root = YbwWork::new(game, pos, alpha, beta, ybw);
+                match treelb_threads::run(root, &cfg.threads_config()) {
+                    Ok(outcome) => outcome.output,
+                    Err(e) => panic!("a checked configuration failed: {e}"),
+                }
+            }
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(m) => m.search(game, pos, alpha, beta, ybw),
+        }
+    }
+
+    /// Ends the engine: across ranks, rank 0 reports the messages of the
+    /// game search on stderr, and MPI is finalized.
+    fn finish(self) {
+        match self {
+            Engine::Threads => {}
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(m) => m.finish(),
+        }
+    }
+}
+
+/// Window searches across MPI ranks.
+#[cfg(feature = "mpi")]
+mod on_mpi {
+    use std::cell::Cell;
+
+    use treelb::game::{Game, GameOutput, Net, NetStats, YbwWork};
+    use treelb_mpi::Mpi;
+    use treelb_mpi::wire::GameCodec;
+
+    use crate::config::{Error, RunConfig};
+
+    /// MPI, the runtime's configuration, and what the searches sent.
+    pub(super) struct OnMpi {
+        mpi: Mpi,
+        config: treelb_mpi::Config,
+        runs: Cell<u64>,
+        waves: Cell<u64>,
+        stats: Cell<NetStats>,
+    }
+
+    impl OnMpi {
+        pub(super) fn start(cfg: &RunConfig) -> Result<OnMpi, Error> {
+            let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
+            config.validate()?;
+            let mpi = Mpi::init(config.threads)?;
+            Ok(OnMpi {
+                mpi,
+                config,
+                runs: Cell::new(0),
+                waves: Cell::new(0),
+                stats: Cell::new(NetStats::default()),
+            })
+        }
+
+        pub(super) fn rank(&self) -> usize {
+            self.mpi.rank()
+        }
+
+        pub(super) fn size(&self) -> usize {
+            self.mpi.size()
+        }
+
+        /// One run of the MPI runtime: every rank holds its own rank state
+        /// (`Net`) for it; the root piece starts on rank 0, whose output has
+        /// the value, which then goes to every rank (the next window
+        /// depends on it).
+        pub(super) fn search<G>(
+            &self,
+            game: &G,
+            pos: G::Position,
+            alpha: i32,
+            beta: i32,
+            ybw: bool,
+        ) -> GameOutput
+        where
+            G: Game,
+            G::Position: serde::Serialize + serde::de::DeserializeOwned,
+        {
+            let net = Net::new(self.rank(), self.size(), ybw);
+            let codec = GameCodec::new(game, &net);
+            let root = YbwWork::new(game, pos, alpha, beta, ybw).with_net(&net);
+            let outcome = treelb_mpi::run(&self.mpi, &codec, root, &self.config)
+                .unwrap_or_else(|e| panic!("a checked configuration failed: {e}"));
+            let mine = outcome.as_ref().map_or(i64::MIN, |o| o.output.value.map_or(i64::MIN, i64::from));
+            let value = self.mpi.max(mine);
+            assert!(value != i64::MIN, "the search across ranks ended without the root's value");
+            let s = net.stats();
+            let mut t = self.stats.get();
+            t.results += s.results;
+            t.aborts += s.aborts;
+            t.discarded += s.discarded;
+            self.stats.set(t);
+            self.runs.set(self.runs.get() + 1);
+            let value = Some(i32::try_from(value).expect("a game value"));
+            match outcome {
+                Some(o) => {
+                    self.waves.set(self.waves.get() + o.waves);
+                    GameOutput { value, ..o.output }
+                }
+                None => GameOutput { value, nodes: 0, aborted_nodes: 0 },
+            }
+        }
+
+        /// Rank 0 reports the messages of all ranks on stderr; MPI ends.
+        pub(super) fn finish(self) {
+            let all = self.mpi.gather(&treelb_mpi::wire::to_bytes(&self.stats.get()));
+            if let Some(all) = all {
+                let mut t = NetStats::default();
+                for bytes in all {
+                    let s: NetStats = treelb_mpi::wire::from_bytes(&bytes).expect("statistics of a rank");
+                    t.results += s.results;
+                    t.aborts += s.aborts;
+                    t.discarded += s.discarded;
+                }
+                eprintln!(
+                    "treelb: mpi: {} ranks × {} threads ({}); {} window searches, {} termination waves; \
+                     {} results and {} aborts sent between ranks, {} results for frames already finished",
+                    self.size(),
+                    self.config.threads,
+                    self.mpi.thread_support(),
+                    self.runs.get(),
+                    self.waves.get(),
+                    t.results,
+                    t.aborts,
+                    t.discarded
+                );
+            }
+            super::super::mpi::finalize(self.mpi);
+        }
     }
 }
 

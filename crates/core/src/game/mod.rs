@@ -24,8 +24,10 @@
 //! it, and because every answer is a correct bound, every driver gives the
 //! same exact value (the numbers of nodes differ).
 
+pub mod remote;
 pub mod ybw;
 
+pub use remote::{GameMessage, Net, NetStats, Outgoing, RemoteLink, StolenPiece};
 pub use ybw::{GameOutput, YbwWork};
 
 /// What [`Game::expand`] found out about a position.

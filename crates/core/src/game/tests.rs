@@ -143,3 +143,141 @@ fn a_piece_under_a_cut_off_frame_ends_at_its_next_slice() {
     }
     assert!(seen > 0);
 }
+
+/// A message between simulated ranks: a stolen piece in its wire form, or
+/// a result or an abort.
+enum Wire {
+    Piece(String),
+    Game(GameMessage),
+}
+
+/// What [`distributed`] saw: the merged output, the messages of every
+/// rank, and the frames still registered at the end (none should be).
+struct Distributed {
+    out: GameOutput,
+    stats: Vec<NetStats>,
+    registered: usize,
+}
+
+/// Runs the search across `ranks` simulated ranks, each with its own
+/// [`Net`] and pool, as a runtime across address spaces would: a random
+/// rank works a random piece for a slice, or splits one and sends the part
+/// to another rank through its wire form (serialized), or one message is
+/// delivered — first in, first out between each pair of ranks, in any order
+/// across pairs. The run ends when no piece and no message is left.
+fn distributed(
+    g: &Random,
+    root: (u64, u32),
+    (alpha, beta): (i32, i32),
+    ybw: bool,
+    seed: u64,
+    slice: u64,
+    ranks: usize,
+) -> Distributed {
+    use std::collections::VecDeque;
+    let nets: Vec<Net<(u64, u32)>> = (0..ranks).map(|r| Net::new(r, ranks, ybw)).collect();
+    let mut rng = SplitMix64::new(seed);
+    let mut pools: Vec<Vec<YbwWork<'_, Random>>> = (0..ranks).map(|_| Vec::new()).collect();
+    pools[0].push(YbwWork::new(g, root, alpha, beta, ybw).with_net(&nets[0]));
+    let mut chans: Vec<VecDeque<Wire>> = (0..ranks * ranks).map(|_| VecDeque::new()).collect();
+    let mut out = GameOutput::default();
+    let mut outgoing = Vec::new();
+    loop {
+        for (r, net) in nets.iter().enumerate() {
+            net.take_outgoing(&mut outgoing);
+            for o in outgoing.drain(..) {
+                assert_ne!(o.to, r, "a message to itself");
+                chans[r * ranks + o.to].push_back(Wire::Game(o.message));
+            }
+        }
+        let busy: Vec<usize> = (0..ranks).filter(|&r| !pools[r].is_empty()).collect();
+        let full: Vec<usize> = (0..chans.len()).filter(|&c| !chans[c].is_empty()).collect();
+        if busy.is_empty() && full.is_empty() {
+            break;
+        }
+        let action = rng.below(4);
+        if (action == 0 || busy.is_empty()) && !full.is_empty() {
+            let c = full[rng.below(full.len() as u64) as usize];
+            let to = c % ranks;
+            let piece = match chans[c].pop_front().expect("full") {
+                Wire::Piece(json) => Some(nets[to].import(g, serde_json::from_str(&json).unwrap())),
+                Wire::Game(m) => nets[to].receive(g, m, &mut out),
+            };
+            pools[to].extend(piece);
+            continue;
+        }
+        if busy.is_empty() {
+            continue;
+        }
+        let r = busy[rng.below(busy.len() as u64) as usize];
+        let i = rng.below(pools[r].len() as u64) as usize;
+        if action == 1 && ranks > 1 {
+            if let Some(part) = pools[r].split_at_mut(i).1[0].split() {
+                let to = (r + 1 + rng.below(ranks as u64 - 1) as usize) % ranks;
+                let wire = nets[r].export(part, Some(to)).expect("a split-off piece travels");
+                chans[r * ranks + to].push_back(Wire::Piece(serde_json::to_string(&wire).unwrap()));
+            }
+            continue;
+        }
+        if pools[r][i].work(slice, &mut out).is_exhausted() {
+            pools[r].swap_remove(i);
+        }
+    }
+    Distributed {
+        out,
+        stats: nets.iter().map(Net::stats).collect(),
+        registered: nets.iter().map(Net::registered).sum(),
+    }
+}
+
+proptest! {
+    /// Across simulated ranks — pieces and values travelling as messages,
+    /// cutoffs as aborts — the search finds the sequential value, exact
+    /// values by null-window searches too, and leaves no frame registered.
+    #[test]
+    fn across_ranks_every_schedule_gives_the_sequential_value(
+        seed in any::<u64>(),
+        branching in 1u64..6,
+        depth in 0u32..7,
+        ybw in any::<bool>(),
+        slice in 1u64..5,
+        ranks in 1usize..5,
+    ) {
+        let g = Random { branching, depth };
+        let root = (seed, 0);
+        let truth = minimax(&g, &root);
+        let d = distributed(&g, root, (-10, 10), ybw, seed ^ 3, slice, ranks);
+        prop_assert_eq!(d.out.value, Some(truth));
+        prop_assert!(d.out.aborted_nodes <= d.out.nodes);
+        prop_assert_eq!(d.registered, 0);
+        let v = solve(-9, 9, |a, b| {
+            let d = distributed(&g, root, (a, b), ybw, seed, slice, ranks);
+            assert_eq!(d.registered, 0);
+            d.out.value.unwrap()
+        });
+        prop_assert_eq!(v, truth);
+    }
+}
+
+/// Across ranks, cutoffs send aborts and values travel back as results;
+/// the aborted nodes are counted.
+#[test]
+fn across_ranks_cutoffs_abort_remote_pieces() {
+    let (mut results, mut aborts, mut aborted) = (0, 0, 0);
+    for seed in 0..200 {
+        let g = Random { branching: 4, depth: 6 };
+        for ybw in [true, false] {
+            let d = distributed(&g, (seed, 0), (-1, 0), ybw, seed, 2, 3);
+            assert_eq!(d.out.value.map(|v| v <= -1), Some(minimax(&g, &(seed, 0)) <= -1));
+            assert!(d.out.aborted_nodes <= d.out.nodes);
+            assert_eq!(d.registered, 0);
+            results += d.stats.iter().map(|s| s.results).sum::<u64>();
+            aborts += d.stats.iter().map(|s| s.aborts).sum::<u64>();
+            aborted += d.out.aborted_nodes;
+        }
+    }
+    assert!(
+        results > 0 && aborts > 0 && aborted > 0,
+        "{results} results, {aborts} aborts, {aborted} aborted nodes"
+    );
+}

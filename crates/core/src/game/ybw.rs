@@ -84,13 +84,13 @@
 //! atomic: no eldest brother has returned yet), the hub strategies keep
 //! pieces in a central pool or heap by load, and selective initialization
 //! splits copies of the root on every PE (copies of shared frames would
-//! report twice): the `connect4` command refuses them in one line. On MPI
-//! a value must flow back to a shared frame in another address space,
-//! which this shared-memory design does not do; the command refuses
-//! `--runtime mpi` as well. `docs/ybwc-mpi.md` designs the messages that
-//! would carry values and aborts between ranks (a piece carries its
-//! frame's owner and id; results and aborts are messages handled at
-//! polls, results counted by the termination detector like work).
+//! report twice): the `connect4` command refuses them in one line. Across
+//! MPI ranks a value must flow back to a shared frame in another address
+//! space: [`super::remote`] does it with messages (a stolen piece carries
+//! its frame's owner rank and id; results and aborts are messages handled
+//! at polls, results counted by the termination detector like work; a
+//! proxy frame on the thief's side lets this protocol run unchanged below
+//! it), designed and argued in `docs/ybwc-mpi.md`.
 //!
 //! **Termination.** Every piece ends (its work is finite, or it is
 //! aborted); the root frame is finished by exactly one piece, which puts
@@ -98,9 +98,10 @@
 //! the run end when every piece has ended, by which time the root value is
 //! in one PE's output.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::remote::{Net, RemoteLink};
 use super::{Bound, Expansion, Game};
 use crate::{Progress, Reduce, Work};
 
@@ -149,16 +150,24 @@ impl<P: Clone> Clone for Frame<P> {
 }
 
 /// A frame whose children are searched by several pieces (see the module
-/// documentation).
-struct Shared<P> {
+/// documentation), or the *proxy* of a frame on another rank
+/// ([`super::remote`]).
+pub(super) struct Shared<P> {
     /// The shared frame the piece that shared this one reported to.
-    up: Option<Arc<Shared<P>>>,
+    pub(super) up: Option<Arc<Shared<P>>>,
     /// Set when the frame is cut off: its children in progress are refuted.
-    aborted: AtomicBool,
+    pub(super) aborted: AtomicBool,
+    /// A proxy: the frame this one stands for, on another rank. A proxy has
+    /// no children and is never finished here; a piece whose stack empties
+    /// under it sends its value to the owner.
+    pub(super) remote: Option<RemoteLink>,
+    /// The id under which the frame is registered on its rank because a
+    /// child of it went to another rank (0: not registered).
+    pub(super) id: AtomicU64,
     state: Mutex<SharedState<P>>,
 }
 
-struct SharedState<P> {
+pub(super) struct SharedState<P> {
     frame: Frame<P>,
     /// Children started and not yet reported.
     in_progress: usize,
@@ -169,6 +178,23 @@ struct SharedState<P> {
 }
 
 impl<P> Shared<P> {
+    /// The proxy of the remote frame `link`, holding `pos` as a placeholder
+    /// frame without children.
+    pub(super) fn proxy(link: RemoteLink, pos: P, aborted: bool) -> Self {
+        Shared {
+            up: None,
+            aborted: AtomicBool::new(aborted),
+            remote: Some(link),
+            id: AtomicU64::new(0),
+            state: Mutex::new(SharedState {
+                frame: Frame { pos, alpha: 0, beta: 1, children: Vec::new(), next: 0 },
+                in_progress: 0,
+                finished: false,
+                continuation: Vec::new(),
+            }),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, SharedState<P>> {
         // A panic elsewhere stops the whole run; the state is not read again.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -176,7 +202,7 @@ impl<P> Shared<P> {
 }
 
 /// Whether `link` or a shared frame up its chain was cut off.
-fn refuted<P>(mut link: Option<&Arc<Shared<P>>>) -> bool {
+pub(super) fn refuted<P>(mut link: Option<&Arc<Shared<P>>>) -> bool {
     while let Some(s) = link {
         if s.aborted.load(Ordering::Acquire) {
             return true;
@@ -226,6 +252,9 @@ pub struct YbwWork<'g, G: Game> {
     unreported: u64,
     /// Spare child lists, so that an expansion allocates nothing.
     spare: Vec<Vec<G::Position>>,
+    /// The rank's state when the search runs across ranks
+    /// ([`super::remote`]); `None` in one address space.
+    net: Option<&'g Net<G::Position>>,
 }
 
 impl<'g, G: Game> YbwWork<'g, G> {
@@ -242,7 +271,60 @@ impl<'g, G: Game> YbwWork<'g, G> {
             generation: 0,
             unreported: 0,
             spare: Vec::new(),
+            net: None,
         }
+    }
+
+    /// The same search as [`YbwWork::new`], as the root piece of a search
+    /// across ranks whose rank state is `net` (see [`super::remote`]).
+    pub fn with_net(mut self, net: &'g Net<G::Position>) -> Self {
+        self.net = Some(net);
+        self
+    }
+
+    /// A piece that searches `todo` (if any) under the shared frame `link`
+    /// with `unreported` nodes to account for: a piece that arrived from
+    /// another rank, or one that applies a remote child's value.
+    pub(super) fn linked(
+        game: &'g G,
+        net: &'g Net<G::Position>,
+        todo: Option<(G::Position, i32, i32)>,
+        link: Arc<Shared<G::Position>>,
+        ybw: bool,
+        generation: u32,
+        unreported: u64,
+    ) -> Self {
+        YbwWork {
+            game,
+            todo,
+            stack: Vec::new(),
+            link: Some(link),
+            ybw,
+            generation,
+            unreported,
+            spare: Vec::new(),
+            net: Some(net),
+        }
+    }
+
+    /// Takes apart a piece split off for another rank: its position and
+    /// window, its link, whether young brothers wait, its generation.
+    /// `None` unless the piece is a fresh split-off one (one position to
+    /// search, no frames, linked to a shared frame).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn into_stolen(
+        self,
+    ) -> Option<((G::Position, i32, i32), Arc<Shared<G::Position>>, bool, u32)> {
+        if !self.stack.is_empty() {
+            return None;
+        }
+        Some((self.todo?, self.link?, self.ybw, self.generation))
+    }
+
+    /// Whether the piece holds something to search (for tests and the
+    /// rank state).
+    pub(super) fn has_todo(&self) -> bool {
+        self.todo.is_some()
     }
 
     /// Expands the position `todo` holds.
@@ -272,7 +354,7 @@ impl<'g, G: Game> YbwWork<'g, G> {
     /// of the link, when the stack is empty), as a sequential search returns
     /// from a call, until there is a next position to expand or the piece
     /// has ended.
-    fn deliver(&mut self, mut v: i32, out: &mut GameOutput) {
+    pub(super) fn deliver(&mut self, mut v: i32, out: &mut GameOutput) {
         loop {
             if let Some(top) = self.stack.last_mut() {
                 let score = -v;
@@ -299,7 +381,25 @@ impl<'g, G: Game> YbwWork<'g, G> {
                 self.unreported = 0;
                 return;
             };
-            match self.report(&link, v) {
+            if let Some(remote) = link.remote {
+                // The frame is on another rank: the value goes there, unless
+                // the frame is known to be cut off already.
+                match self.net {
+                    Some(net) if !link.aborted.load(Ordering::Acquire) => {
+                        net.send_result(remote, v, self.unreported);
+                    }
+                    _ => out.aborted_nodes += self.unreported,
+                }
+                self.unreported = 0;
+                return;
+            }
+            let reply = self.report(&link, v);
+            if let (Some(net), Reply::Continue { .. }) = (self.net, &reply) {
+                // The frame is finished: by a cutoff, whose refuted subtrees
+                // on other ranks must hear of it, or by its last child.
+                net.finished(&link);
+            }
+            match reply {
                 Reply::Next(child, alpha, beta) => {
                     self.unreported = 0;
                     self.todo = Some((child, alpha, beta));
@@ -370,6 +470,8 @@ impl<'g, G: Game> YbwWork<'g, G> {
         let shared = Arc::new(Shared {
             up: self.link.take(),
             aborted: AtomicBool::new(false),
+            remote: None,
+            id: AtomicU64::new(0),
             state: Mutex::new(SharedState { frame, in_progress: 1, finished: false, continuation }),
         });
         self.link = Some(Arc::clone(&shared));
@@ -387,6 +489,7 @@ impl<'g, G: Game> YbwWork<'g, G> {
             generation: self.generation,
             unreported: 0,
             spare: Vec::new(),
+            net: self.net,
         }
     }
 }
@@ -406,6 +509,7 @@ impl<G: Game> Clone for YbwWork<'_, G> {
             generation: self.generation,
             unreported: self.unreported,
             spare: Vec::new(),
+            net: self.net,
         }
     }
 }
