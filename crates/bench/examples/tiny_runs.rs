@@ -121,6 +121,7 @@ fn main() {
         std::process::exit(2);
     }
     let load_before = load_average();
+    let others = treelb_bench::machine::OthersMeter::start();
     let started = Instant::now();
     let searches = tiny_searches();
     let ps = [1usize, 2];
@@ -154,21 +155,21 @@ fn main() {
         eprintln!("tiny_runs: round {} of {rounds} done", round + 1);
     }
     let load_after = load_average();
+    let others_share = others.and_then(|m| m.share());
+    let loaded = others_share.map_or(load_before > 1.5, |share| share >= 0.05);
     let mut md = String::new();
     let _ = writeln!(md, "# Tiny searches in a loop: the persistent pool against spawn-per-run and rayon\n");
     let _ = writeln!(
         md,
         "Measured with `cargo run --release -p treelb-bench --example tiny_runs -- --rounds {rounds} --seconds {seconds} --out DIR` \
-         on a machine with {} cores; load average {:.1} before and {:.1} after ({:.0} s){}.\n",
+         on a machine with {} cores; load average {:.1} before and {:.1} after ({:.0} s){}{}.\n",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         load_before,
         load_after,
         started.elapsed().as_secs_f64(),
-        if load_before > 1.5 {
-            ": the machine was loaded by other work, so the rates are lower bounds"
-        } else {
-            ""
-        }
+        others_share
+            .map_or(String::new(), |o| format!("; other processes took {:.1} % of the cores", 100.0 * o)),
+        if loaded { ": the machine was loaded by other work, so the rates are lower bounds" } else { "" }
     );
     let _ = writeln!(
         md,

@@ -335,6 +335,9 @@ pub struct Report {
     pub load_before: Option<[f64; 3]>,
     /// Load average after the last run.
     pub load_after: Option<[f64; 3]>,
+    /// The share of the cores that other processes took during the runs
+    /// (see [`crate::machine::OthersMeter`]), where it could be measured.
+    pub others_share: Option<f64>,
     /// Runs per runner.
     pub repeat: usize,
     /// The time limit of one run, seconds.
@@ -442,6 +445,7 @@ impl Plan {
             return Err("no program to run the engines with".to_owned());
         }
         let load_before = load_average();
+        let others = crate::machine::OthersMeter::start();
         let total: usize = self.workloads.iter().map(|w| self.runners(w).len() * self.repeat).sum();
         let mut done = 0;
         let mut failures = Vec::new();
@@ -528,6 +532,7 @@ impl Plan {
             nice,
             load_before,
             load_after: load_average(),
+            others_share: others.and_then(|m| m.share()),
             repeat: self.repeat,
             timeout_secs: self.timeout.as_secs_f64(),
             peers: self.peers.clone(),
@@ -692,10 +697,14 @@ impl Report {
         self.failures.is_empty()
     }
 
-    /// Whether other work kept the machine busy around the run (load
-    /// average of at least half a core before or after).
+    /// Whether other work kept the machine busy during the runs: other
+    /// processes took 5 % of the cores or more (or, where that cannot be
+    /// measured, a load average of at least half a core before or after).
     pub fn loaded(&self) -> bool {
-        [self.load_before, self.load_after].iter().flatten().any(|l| l[0] >= 0.5)
+        match self.others_share {
+            Some(share) => share >= 0.05,
+            None => [self.load_before, self.load_after].iter().flatten().any(|l| l[0] >= 0.5),
+        }
     }
 
     fn row(w: &WorkloadReport, pred: impl Fn(&Row) -> bool) -> Option<&Row> {
@@ -716,7 +725,7 @@ impl Report {
         let _ = writeln!(
             s,
             "Machine: {}, {} cores; {}; nice {}. Fastest of {} rounds, the runners alternating within each \
-             round, every run in its own process with a limit of {:.0} s. Load average before {}, after {}{}.\n",
+             round, every run in its own process with a limit of {:.0} s. Load average before {}, after {}{}{}.\n",
             m.cpu_model,
             c,
             m.rustc,
@@ -725,6 +734,10 @@ impl Report {
             self.timeout_secs,
             load(self.load_before),
             load(self.load_after),
+            self.others_share.map_or(String::new(), |o| format!(
+                "; other processes took {:.1} % of the cores during the runs",
+                100.0 * o
+            )),
             if self.loaded() {
                 " — **the machine was loaded** by other work: compare ratios within this run only"
             } else {

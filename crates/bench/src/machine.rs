@@ -116,3 +116,66 @@ mod tests {
         assert_eq!(m("", 1).slug(), "machine-1core");
     }
 }
+
+/// How much of the machine other processes took while a measurement ran:
+/// the processors' busy time (`/proc/stat`) less this process's own and its
+/// waited-for children's (`/proc/self/stat`), over the cores and the time
+/// between [`OthersMeter::start`] and [`OthersMeter::share`].
+///
+/// The load average cannot tell this: it remembers the minutes before the
+/// measurement and counts the measurement's own threads.
+///
+/// ```
+/// let meter = treelb_bench::machine::OthersMeter::start();
+/// if let Some(share) = meter.and_then(|m| m.share()) {
+///     assert!((0.0..=1.0).contains(&share));
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct OthersMeter {
+    busy: u64,
+    ours: u64,
+    at: std::time::Instant,
+}
+
+impl OthersMeter {
+    /// Starts measuring; `None` where `/proc` is not there (not Linux).
+    pub fn start() -> Option<Self> {
+        Some(OthersMeter { busy: busy_ticks()?, ours: own_ticks()?, at: std::time::Instant::now() })
+    }
+
+    /// The share of all cores (0 to 1) that other processes kept busy since
+    /// the start.
+    pub fn share(&self) -> Option<f64> {
+        let (busy, ours) = (busy_ticks()?, own_ticks()?);
+        let ticks = CLOCK_TICKS;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let others =
+            busy.saturating_sub(self.busy).saturating_sub(ours.saturating_sub(self.ours)) as f64 / ticks;
+        let span = self.at.elapsed().as_secs_f64();
+        (span > 0.0).then(|| (others / (span * cores)).clamp(0.0, 1.0))
+    }
+}
+
+/// The clock ticks per second of `/proc`'s times (`getconf CLK_TCK`: 100,
+/// fixed by the kernel's user-space interface on every architecture).
+const CLOCK_TICKS: f64 = 100.0;
+
+/// The processors' busy time so far, in clock ticks.
+fn busy_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> =
+        stat.lines().next()?.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
+    let total: u64 = fields.iter().take(8).sum();
+    Some(total - fields.get(3)? - fields.get(4).copied().unwrap_or(0))
+}
+
+/// This process's CPU time and its waited-for children's, in clock ticks.
+fn own_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's closing parenthesis: state is field 3,
+    // utime, stime, cutime, cstime are fields 14 to 17.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f.get(11..15)?.iter().map(|v| v.parse::<u64>().ok()).sum()
+}
