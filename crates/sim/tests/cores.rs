@@ -35,8 +35,12 @@ fn bound_eight_pes_on_two_cores_at_most_a_quarter() {
     };
     for cores in [RUN_TO_IDLE, TIME_SHARING] {
         for strategy in COMPARED {
-            let mut cfg =
-                SimConfig::model(Machine::new(8, Network::Crossbar, Costs::default()), strategy, Init::Root, 1);
+            let mut cfg = SimConfig::model(
+                Machine::new(8, Network::Crossbar, Costs::default()),
+                strategy,
+                Init::Root,
+                1,
+            );
             let (free, _) = simulate(m.root(), &cfg).unwrap();
             cfg.cores = Some(cores);
             let (shared, done) = simulate(m.root(), &cfg).unwrap();
@@ -81,8 +85,13 @@ fn bound_holds_on_a_real_tree() {
 /// As many cores as PEs: the model is off, the run is the same as without.
 #[test]
 fn as_many_cores_as_pes_changes_nothing() {
-    let m =
-        AlphaModel { total: 1_000_000, dist: AlphaDist::Fixed { alpha: 0.3 }, atomic: 50, max_generation: 40, seed: 1 };
+    let m = AlphaModel {
+        total: 1_000_000,
+        dist: AlphaDist::Fixed { alpha: 0.3 },
+        atomic: 50,
+        max_generation: 40,
+        seed: 1,
+    };
     let mut cfg = SimConfig::model(
         Machine::new(4, Network::Crossbar, Costs::default()),
         Strategy::RandomPolling,
@@ -146,8 +155,12 @@ fn time_sharing_conserves_work() {
     };
     for strategy in Strategy::ALL {
         for cores in [RUN_TO_IDLE, TIME_SHARING] {
-            let mut cfg =
-                SimConfig::model(Machine::new(7, Network::Crossbar, Costs::default()), strategy, Init::Root, 4);
+            let mut cfg = SimConfig::model(
+                Machine::new(7, Network::Crossbar, Costs::default()),
+                strategy,
+                Init::Root,
+                4,
+            );
             cfg.cores = Some(cores);
             let (r, done) = simulate(m.root(), &cfg).unwrap();
             assert_eq!(done, 3_000_000, "{strategy} {cores:?}");

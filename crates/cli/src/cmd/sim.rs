@@ -49,6 +49,9 @@ enum SimCommand {
     /// Predict real runs with the calibrated model and set them beside
     /// measured ones (Markdown).
     Predict(crate::cmd::calibrate::PredictArgs),
+    /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
+    #[command(hide = true)]
+    PingPong(crate::cmd::calibrate::PingPongArgs),
 }
 
 /// `treelb sim run`
@@ -184,6 +187,7 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
         SimCommand::Ybwc(a) => super::sim_ybwc::run(a, out),
         SimCommand::Calibrate(a) => crate::cmd::calibrate::calibrate(a, out),
         SimCommand::Predict(a) => crate::cmd::calibrate::predict(a, out),
+        SimCommand::PingPong(a) => crate::cmd::calibrate::ping_pong(a, out),
     }
 }
 
