@@ -2,24 +2,32 @@
 //! model measured on this machine, and its predictions set beside real runs.
 //!
 //! * `calibrate` measures, in nanoseconds, what the model needs: the cost of
-//!   one node of each application (a one-PE run of the threads runtime,
-//!   wall time / nodes, fastest of three), `T_split` (splitting an open
-//!   depth-first search, fastest of three batches), `T_poll` (the probe of a
-//!   PE's mailbox: one acquire load of an atomic word) and `T_rout` for the
-//!   threads runtime (half the round trip of a cache line between two
-//!   threads, fastest of five batches). It writes them as JSON.
+//!   one node of each application (the CPU time of a one-PE run of the
+//!   threads runtime, which runs on the calling thread, over its units of
+//!   work; the fastest of `--repeat`), `T_split` (splitting an open
+//!   depth-first search), `T_poll` (the probe of a PE's mailbox: one acquire
+//!   load of an atomic word), two message costs between threads — the trip
+//!   of a cache line between two spinning threads (a steal between running
+//!   PEs) and a park/unpark wake-up (a message to a PE that gave its thread
+//!   away, and about a context switch) — the cores C and the scheduler's
+//!   quantum, and with `--mpi` `T_rout` and the probe cost between two MPI
+//!   ranks (`mpirun -np 2 treelb sim ping-pong`, the runtime's own calls).
+//!   It writes them as JSON.
 //! * `predict` reads that file and runs the simulator with one tick = 1 ns
 //!   on the *real* trees — the same `Search` expanded node by node, so the
 //!   simulated PEs split exactly the pieces the runtime would — for the real
-//!   P, next to runs of the threads runtime on the same trees, and writes a
-//!   Markdown table (predicted and measured efficiency, requests,
-//!   transfers), the reasons of every miss beyond ±10 % computed from the
-//!   runs, and the calibrated model's predictions for 1,024 and 16,384 PEs
-//!   on a crossbar and a 3-D torus.
+//!   P, next to runs of the threads runtime (and of the MPI runtime under
+//!   `mpirun --oversubscribe`) on the same trees, and writes a Markdown
+//!   table (predicted and measured efficiency, requests, transfers), the
+//!   parts of the model each miss beyond ±10 % contradicts (computed from
+//!   the runs' numbers), and the calibrated model's predictions for 1,024
+//!   and 16,384 PEs on a crossbar and a 3-D torus.
 //!
-//! Measured efficiency is T_seq / (P · T_par) with T_seq = nodes × the
-//! calibrated cost of a node: the sequential baseline, not the PEs' busy
-//! fraction.
+//! With more PEs than cores the simulated PEs share C cores
+//! (`treelb_sim::Cores`): the threads runtime's PEs run to idle on the
+//! pool's threads, MPI ranks are time-shared with a quantum. Measured
+//! efficiency is T_seq / (P · T_par) with T_seq = units × the calibrated
+//! cost of a unit: the sequential baseline, not the PEs' busy fraction.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
