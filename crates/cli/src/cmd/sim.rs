@@ -536,6 +536,20 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
         let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
         writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
     }
+    let total_cpu: f64 = all.seconds.iter().filter_map(|t| t.cpu).sum();
+    writeln!(out, "{total_cpu:>7.1} s CPU in all")?;
+    for r in &all.speed.runs {
+        writeln!(
+            out,
+            "simulator speed, P = {}: {} {}: {:.1} M events per {} second (median of {})",
+            all.speed.p,
+            r.strategy.name(),
+            r.init.name(),
+            r.median(),
+            if r.cpu { "CPU" } else { "wall-clock" },
+            r.rates.len()
+        )?;
+    }
     writeln!(out, "wrote {} ({:.1} s)", a.out.join("README.md").display(), start.elapsed().as_secs_f64())?;
     Ok(true)
 }

@@ -262,7 +262,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
          `T_poll` = 1 every Δt = 100 ticks of work, and termination detection two waves \
          up a binomial reduction tree and the verdict down, `3⌈log₂ P⌉·T_rout` on a \
          crossbar. Section 8 sets it beside the optimistic model (messages cost their \
-         ends nothing).\n",
+         ends nothing). The simulator's predictions of real runs on this machine, threads \
+         and MPI, beside the runs: [calibration.md](calibration.md) (`treelb sim calibrate \
+         --mpi`, then `treelb sim predict`).\n",
         all.scale
     );
     let f = &all.fig2;
