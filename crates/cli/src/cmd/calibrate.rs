@@ -661,15 +661,28 @@ impl Row {
         (self.predicted.efficiency - self.measured_efficiency) / self.measured_efficiency
     }
 
+    /// How much slower a node was during the run than calibrated: busy
+    /// time per node over the calibrated cost, over the P / C a PE's busy
+    /// time holds when P PEs share C cores (at least 1).
+    fn slowdown(&self, cal: &AppCost, cores: usize) -> f64 {
+        let expected = (self.p as f64 / cores.max(1) as f64).max(1.0);
+        (self.ns_in_run / cal.ns_per_node / expected).max(1.0)
+    }
+
+    /// The prediction at the node cost the run saw (the machine's other
+    /// load slows every node alike): the efficiency over the slowdown.
+    fn at_run_cost(&self, cal: &AppCost, cores: usize) -> f64 {
+        self.predicted.efficiency / self.slowdown(cal, cores)
+    }
+
     /// Which parts of the model the numbers of this run contradict: each
     /// test names the part, the measured and the predicted figure.
     fn reasons(&self, cal: &AppCost, cores: usize) -> Vec<String> {
         let mut r = Vec::new();
-        let busy_cores = self.ns_in_run / cal.ns_per_node;
         // Busy time per node: on P > C cores a PE that waits for a core
         // while it holds work counts as busy, so compare with P / C.
         let expected = (self.p as f64 / cores.max(1) as f64).max(1.0);
-        let slow = busy_cores / expected;
+        let slow = self.slowdown(cal, cores);
         if slow > 1.1 {
             r.push(format!(
                 "node cost: a node took {slow:.2}× its calibrated cost while the PEs ran{} (other \
@@ -955,15 +968,20 @@ fn report(
     );
     let _ = writeln!(
         w,
-        "| application | runtime | P | strategy | bound | efficiency measured | predicted | miss | requests measured | predicted | transfers measured | predicted |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "| application | runtime | P | strategy | bound | efficiency measured | predicted | miss | predicted at the run's node cost | miss | requests measured | predicted | transfers measured | predicted |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut within = 0;
+    let mut within_at_cost = 0;
     for r in rows {
         let miss = r.miss();
         within += usize::from(miss.abs() <= 0.1);
+        let Some(app) = cal.apps.iter().find(|x| x.app == r.app) else { continue };
+        let at_cost = r.at_run_cost(app, c);
+        let miss_at_cost = (at_cost - r.measured_efficiency) / r.measured_efficiency;
+        within_at_cost += usize::from(miss_at_cost.abs() <= 0.1);
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {:.2} | {:.3} | {:.3} | {:+.0} % | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.2} | {:.3} | {:.3} | {:+.0} % | {at_cost:.3} | {:+.0} % | {} | {} | {} | {} |",
             short_app(&r.app),
             r.runtime.name(),
             r.p,
@@ -972,6 +990,7 @@ fn report(
             r.measured_efficiency,
             r.predicted.efficiency,
             100.0 * miss,
+            100.0 * miss_at_cost,
             r.measured.requests,
             r.predicted.requests,
             r.measured.transfers,
@@ -1000,14 +1019,21 @@ fn report(
     }
     let _ = writeln!(
         w,
-        "**Goal: predicted efficiency within ±10 % of measured.** Met in {within} of {} runs. \
-         Where it is not, which parts of the model the run's own numbers contradict (tests: a \
-         node's cost during the run beyond 1.1× the calibrated one, requests or transfers off by \
-         more than 2×, wall time beyond the predicted T_par by more than 10 %):\n",
-        rows.len()
+        "**Goal: predicted efficiency within ±10 % of measured.** Met in {within} of {n} runs \
+         at the calibrated node cost; in {within_at_cost} of {n} at the node cost each run saw \
+         (its busy time per node — over P / C when P PEs share C cores — against the calibrated \
+         cost: the machine's other load slows every node alike, which the calibrated model \
+         cannot know). Where a miss remains, which parts of the model the run's own numbers \
+         contradict (tests: a node's cost during the run beyond 1.1× the calibrated one, \
+         requests or transfers off by more than 2×, wall time beyond the predicted T_par by \
+         more than 10 %; runs within ±10 % at their own node cost are left out):\n",
+        n = rows.len()
     );
     for r in rows.iter().filter(|r| r.miss().abs() > 0.1) {
         let Some(app) = cal.apps.iter().find(|x| x.app == r.app) else { continue };
+        if ((r.at_run_cost(app, c) - r.measured_efficiency) / r.measured_efficiency).abs() <= 0.1 {
+            continue;
+        }
         let _ = writeln!(
             w,
             "* {} {} P = {} {} ({:+.0} %): {}.",
