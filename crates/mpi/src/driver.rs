@@ -111,6 +111,9 @@ const REPORT: i32 = 100;
 /// Tag of [`Mpi::gather`]'s messages (on the world communicator).
 const GATHER: i32 = 101;
 
+/// Tag of [`Mpi::ping_pong`]'s messages (on the world communicator).
+const PING: i32 = 102;
+
 /// Probes timed at start-up to measure the cost of one probe.
 const PROBE_SAMPLES: u32 = 4000;
 
@@ -230,6 +233,68 @@ impl Mpi {
             }
             thread::sleep(std::time::Duration::from_millis(1));
         }
+    }
+
+    /// Half the round trip of a one-word message between ranks 0 and 1,
+    /// in nanoseconds, sent and received as the runtime's messages are
+    /// (`MPI_Isend`, `MPI_Improbe` polled until it matches, `MPI_Mrecv`):
+    /// the fastest of `batches` batches of `trips` round trips. Every rank
+    /// calls it (when no other message is in flight); rank 0 gets the
+    /// time, the others `None`. With one rank, `None`.
+    pub fn ping_pong(&self, trips: u32, batches: u32) -> Option<f64> {
+        let world = self.universe.world();
+        let rank = world.rank();
+        if world.size() < 2 || rank > 1 {
+            self.barrier();
+            return None;
+        }
+        let other = world.process_at_rank(1 - rank);
+        let word = [0u64];
+        let send = || {
+            mpi::request::scope(|scope| {
+                other.immediate_send_with_tag(scope, &word[..], PING).wait_without_status();
+            })
+        };
+        let receive = || loop {
+            if let Some(found) = other.immediate_matched_probe_with_tag(PING) {
+                let _ = found.matched_receive_vec::<u64>();
+                return;
+            }
+        };
+        let mut best = f64::INFINITY;
+        for _ in 0..batches {
+            let start = Instant::now();
+            for _ in 0..trips {
+                if rank == 0 {
+                    send();
+                    receive();
+                } else {
+                    receive();
+                    send();
+                }
+            }
+            best = best.min(start.elapsed().as_secs_f64() * 1e9 / (2.0 * f64::from(trips.max(1))));
+        }
+        self.barrier();
+        (rank == 0).then_some(best)
+    }
+
+    /// The mean time of one `MPI_Improbe` that finds nothing, over `n`
+    /// probes, in nanoseconds, on rank 0 (`None` elsewhere). Every rank
+    /// calls it, when no message is in flight.
+    pub fn probe_ns(&self, n: u32) -> Option<f64> {
+        let world = self.universe.world();
+        let mut result = None;
+        if world.rank() == 0 {
+            let start = Instant::now();
+            for _ in 0..n {
+                let found = world.any_process().immediate_matched_probe_with_tag(PING);
+                debug_assert!(found.is_none());
+            }
+            result = Some(start.elapsed().as_secs_f64() * 1e9 / f64::from(n.max(1)));
+        }
+        self.barrier();
+        result
     }
 }
 

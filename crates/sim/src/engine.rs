@@ -41,7 +41,7 @@ use treelb::spec::SpecError;
 use treelb::strategy::{Action, Balance, Event, Hub, HubAction, HubEvent, Pool, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
-use crate::machine::Machine;
+use crate::machine::{Cores, Machine};
 use crate::queue::{EventQueue, HUB, Kind, Msg, NONE, Tag, Time, decode_load, encode_load};
 use crate::utilization::{Recorder, Utilization};
 use crate::workload::SimWork;
@@ -68,6 +68,11 @@ pub struct SimConfig {
     /// answered "no work" on arrival (`None`: off, the default).
     #[serde(default)]
     pub trim: Option<usize>,
+    /// PEs that share fewer cores than there are PEs ([`Cores`]: run to
+    /// idle, or time sharing with a quantum); `None` (the default), or as
+    /// many cores as PEs: every PE has a core of its own.
+    #[serde(default)]
+    pub cores: Option<Cores>,
 }
 
 /// The Δt of the machine model's reference runs (the reproductions, the
@@ -78,7 +83,15 @@ pub const REFERENCE_BUDGET: u64 = 100;
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
     pub fn new(machine: Machine, spec: RunSpec) -> Self {
-        SimConfig { machine, spec, unit_ticks: 1, max_events: u64::MAX, record_decisions: false, trim: None }
+        SimConfig {
+            machine,
+            spec,
+            unit_ticks: 1,
+            max_events: u64::MAX,
+            record_decisions: false,
+            trim: None,
+            cores: None,
+        }
     }
 
     /// A reference run: `strategy` from `init` with the run seed `seed`,
@@ -137,6 +150,10 @@ pub struct SimReport {
     pub max_queue: u64,
     /// Whether the run finished (false if it hit the event limit).
     pub complete: bool,
+    /// Hand-overs of a core from one PE to another, when PEs share fewer
+    /// cores ([`SimConfig::cores`]); 0 otherwise.
+    #[serde(default)]
+    pub core_switches: u64,
     /// Wall-clock seconds the simulation took.
     pub wall_seconds: f64,
     /// PE utilization over time.
@@ -186,6 +203,9 @@ struct Hot {
     slices: bool,
     /// When the current run started (if `running`).
     run_start: Time,
+    /// Holds one of the shared cores (always false when every PE has a
+    /// core of its own).
+    on_core: bool,
 }
 
 /// A PE's piece, pool and counters (its machine and its messages waiting
@@ -200,6 +220,8 @@ struct Pe<W> {
     pieces_received: u32,
     busy_since: Time,
     busy: Time,
+    /// When it last got a core (with shared cores).
+    core_since: Time,
 }
 
 struct Sim<W: SimWork> {
@@ -234,6 +256,17 @@ struct Sim<W: SimWork> {
     /// Δt in units of work, and one unit in ticks.
     budget: u64,
     unit: Time,
+    /// The shared cores, if fewer than the PEs.
+    cores: Option<Cores>,
+    /// Cores nobody holds (with shared cores); positive only while no
+    /// busy PE waits in `ready`.
+    free_cores: u32,
+    /// Busy PEs waiting for a core, first in first out.
+    ready: VecDeque<u32>,
+    /// Whether a busy PE gives up its core after a quantum (then it is
+    /// stepped Δt by Δt, so that it probes).
+    preempts: bool,
+    core_switches: u64,
 }
 
 /// Simulates `root` under `cfg`: every strategy of `treelb::strategy`.
@@ -274,6 +307,7 @@ pub fn simulate_with<W: SimWork>(
                 pieces_received: 0,
                 busy_since: 0,
                 busy: 0,
+                core_since: 0,
             })
             .collect(),
         machines: (0..p).map(|me| spec.machine(me, p)).collect(),
@@ -293,7 +327,16 @@ pub fn simulate_with<W: SimWork>(
         output: W::Output::default(),
         budget: spec.budget,
         unit,
+        cores: cfg.cores.filter(|c| c.cores < m.p),
+        free_cores: 0,
+        ready: VecDeque::new(),
+        preempts: false,
+        core_switches: 0,
     };
+    if let Some(c) = sim.cores {
+        sim.free_cores = c.cores.max(1);
+        sim.preempts = c.quantum.is_some();
+    }
     for (i, hot) in sim.hot.iter_mut().enumerate() {
         hot.slices = sim.machines[i].wants_slices();
     }
@@ -422,6 +465,7 @@ pub fn simulate_with<W: SimWork>(
         events,
         max_queue: u64::from(sim.max_queue),
         complete,
+        core_switches: sim.core_switches,
         wall_seconds: wall.elapsed().as_secs_f64(),
         utilization: sim.util.finish(t_par, m.p),
         per_pe: per,
@@ -772,7 +816,43 @@ impl<W: SimWork> Sim<W> {
         self.hot[i].busy = true;
         self.busy += 1;
         self.util.set(t, self.busy);
+        if self.cores.is_some() && !self.hot[i].on_core {
+            // Shared cores: it works only once it holds one.
+            if self.free_cores == 0 {
+                self.ready.push_back(pe);
+                return;
+            }
+            self.free_cores -= 1;
+            self.grant(pe, t);
+            return;
+        }
         self.start_run(t, pe);
+    }
+
+    /// PE `pe` (busy, waiting) gets a core at `t`: after the hand-over it
+    /// works on.
+    fn grant(&mut self, pe: u32, t: Time) {
+        let i = pe as usize;
+        let switch = self.cores.map_or(0, |c| c.switch);
+        self.hot[i].on_core = true;
+        self.core_switches += 1;
+        let t = t + switch;
+        self.pes[i].core_since = t;
+        self.start_run(t, pe);
+    }
+
+    /// PE `pe` gives up its core at `t`: to the first PE that waits for
+    /// one, if any.
+    fn release(&mut self, pe: u32, t: Time) {
+        let i = pe as usize;
+        if !self.hot[i].on_core {
+            return;
+        }
+        self.hot[i].on_core = false;
+        match self.ready.pop_front() {
+            Some(next) => self.grant(next, t),
+            None => self.free_cores += 1,
+        }
     }
 
     /// PE `pe` (busy) starts (or resumes) working at time `t`.
@@ -786,6 +866,7 @@ impl<W: SimWork> Sim<W> {
         let pe = &mut self.pes[i];
         let piece = pe.piece.as_mut().expect("a running PE has a piece");
         if !h.slices
+            && !self.preempts
             && self.inbox[i].is_empty()
             && let Some(left) = piece.remaining()
         {
@@ -831,6 +912,19 @@ impl<W: SimWork> Sim<W> {
             self.waiting[i] -= u32::from(msg.tag() == Tag::Request);
             self.receive(id, msg, &mut t);
         }
+        if self.preempts
+            && !self.ready.is_empty()
+            && let Some(q) = self.cores.and_then(|c| c.quantum)
+            && t.saturating_sub(self.pes[i].core_since) >= q
+        {
+            // Time sharing: its quantum is over and another PE waits; it
+            // goes to the back of the queue, the core to the front.
+            self.hot[i].on_core = false;
+            self.ready.push_back(id);
+            let next = self.ready.pop_front().expect("a PE waits");
+            self.grant(next, t);
+            return;
+        }
         self.start_run(t, id);
     }
 
@@ -865,6 +959,7 @@ impl<W: SimWork> Sim<W> {
             self.begin(id, piece, t);
             return;
         }
+        self.release(id, t);
         // Idle now: what waited is answered as an idle PE answers.
         self.waiting[i] = 0;
         while let Some(msg) = self.inbox[i].pop_front() {

@@ -99,5 +99,5 @@ pub mod workload;
 pub mod ybwc;
 
 pub use engine::{SimConfig, SimReport, simulate};
-pub use machine::{Costs, Machine, Network};
+pub use machine::{Cores, Costs, Machine, Network};
 pub use workload::{AlphaDist, AlphaModel, AlphaPiece, SimWork};

@@ -258,6 +258,55 @@ impl Default for Costs {
     }
 }
 
+/// P PEs that share C < P cores: which PEs run, and for how long.
+///
+/// Work advances only on a core, so `T_par ≥ T_seq / C` and the efficiency
+/// `T_seq / (P · T_par)` can never exceed `C / P`, whatever the balancing.
+/// A PE that holds a piece needs a core to work it (and to probe for
+/// messages, which it does between slices of work); when all C are taken
+/// it waits in a first-in first-out queue, and messages for it wait in its
+/// inbox until it runs and probes. Idle PEs answer and send messages
+/// without a core: their turns are short (a request, a refusal), and in the
+/// threads runtime they run on the pool's thread beyond the cores (the
+/// calling thread), in the MPI runtime between the back-offs of an idle
+/// rank.
+///
+/// * `quantum: None` — **run to idle**, the turns of the threads runtime's
+///   pool (`crates/threads/src/sched.rs`): a busy PE keeps its thread until
+///   its piece and its pool run out; then the core goes to the PE at the
+///   head of the queue.
+/// * `quantum: Some(q)` — **time sharing**, processes under the operating
+///   system's scheduler (MPI ranks): a busy PE that has held its core for
+///   `q` ticks gives it up at its next probe if another PE waits, and goes
+///   to the back of the queue (round robin).
+///
+/// Each hand-over of a core costs the incoming PE `switch` ticks before it
+/// works (a context switch; the pool's hand-over of a turn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cores {
+    /// C, the cores (at least 1).
+    pub cores: u32,
+    /// The longest a busy PE keeps its core while another waits (`None`:
+    /// until it is idle).
+    pub quantum: Option<Time>,
+    /// Ticks a hand-over of a core costs the PE that gets it.
+    pub switch: Time,
+}
+
+impl Cores {
+    /// The bound the cores set on efficiency, `min(1, C / P)`.
+    ///
+    /// ```
+    /// use treelb_sim::machine::Cores;
+    /// let c = Cores { cores: 2, quantum: None, switch: 0 };
+    /// assert_eq!(c.bound(8), 0.25);
+    /// assert_eq!(c.bound(2), 1.0);
+    /// ```
+    pub fn bound(&self, p: u32) -> f64 {
+        (f64::from(self.cores.max(1)) / f64::from(p.max(1))).min(1.0)
+    }
+}
+
 /// A machine: P PEs, a network and the costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Machine {

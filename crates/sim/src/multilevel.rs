@@ -355,6 +355,7 @@ impl Multilevel {
             events: transfers + last,
             max_queue: 0,
             complete: true,
+            core_switches: 0,
             wall_seconds: wall.elapsed().as_secs_f64(),
             utilization: rec.util.finish(run.t_par, p),
             per_pe,

@@ -18,6 +18,9 @@ pub trait Observer {
     fn phase(&mut self, _label: &str, _total: u64) {}
     /// One step of the current phase is done.
     fn step(&mut self) {}
+    /// A section of the reproductions ended after `wall` seconds (and
+    /// `cpu` seconds of this thread's CPU time, if known).
+    fn section(&mut self, _name: &str, _wall: f64, _cpu: Option<f64>) {}
 }
 
 /// An observer that ignores everything.

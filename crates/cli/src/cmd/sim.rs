@@ -49,6 +49,9 @@ enum SimCommand {
     /// Predict real runs with the calibrated model and set them beside
     /// measured ones (Markdown).
     Predict(crate::cmd::calibrate::PredictArgs),
+    /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
+    #[command(hide = true)]
+    PingPong(crate::cmd::calibrate::PingPongArgs),
 }
 
 /// `treelb sim run`
@@ -184,6 +187,7 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
         SimCommand::Ybwc(a) => super::sim_ybwc::run(a, out),
         SimCommand::Calibrate(a) => crate::cmd::calibrate::calibrate(a, out),
         SimCommand::Predict(a) => crate::cmd::calibrate::predict(a, out),
+        SimCommand::PingPong(a) => crate::cmd::calibrate::ping_pong(a, out),
     }
 }
 
@@ -487,6 +491,15 @@ impl Observer for Bar {
             b.inc(1);
         }
     }
+
+    fn section(&mut self, name: &str, wall: f64, cpu: Option<f64>) {
+        let cpu = cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
+        let line = format!("{wall:>7.1} s{cpu}  {name}");
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
 }
 
 fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> {
@@ -522,6 +535,20 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
     for t in &all.seconds {
         let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
         writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
+    }
+    let total_cpu: f64 = all.seconds.iter().filter_map(|t| t.cpu).sum();
+    writeln!(out, "{total_cpu:>7.1} s CPU in all")?;
+    for r in &all.speed.runs {
+        writeln!(
+            out,
+            "simulator speed, P = {}: {} {}: {:.1} M events per {} second (median of {})",
+            all.speed.p,
+            r.strategy.name(),
+            r.init.name(),
+            r.median(),
+            if r.cpu { "CPU" } else { "wall-clock" },
+            r.rates.len()
+        )?;
     }
     writeln!(out, "wrote {} ({:.1} s)", a.out.join("README.md").display(), start.elapsed().as_secs_f64())?;
     Ok(true)
@@ -662,13 +689,27 @@ mod tests {
     fn calibrate_then_predict_writes_the_table() {
         let dir = std::env::temp_dir().join(format!("treelb-calibrate-{}", std::process::id()));
         let (cal, md) = (dir.join("c.json"), dir.join("c.md"));
-        let out =
-            sim(&["calibrate", "--apps", "uts:default,nqueens:6", "--out", cal.to_str().unwrap()]).unwrap();
-        assert!(out.contains("uts:default: 1732 nodes"), "{out}");
+        let out = sim(&[
+            "calibrate",
+            "--apps",
+            "uts:default,nqueens:6",
+            "--cores",
+            "2",
+            "--repeat",
+            "2",
+            "--out",
+            cal.to_str().unwrap(),
+        ])
+        .unwrap();
+        assert!(out.contains("uts:default: 1732 units"), "{out}");
         let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&cal).unwrap()).unwrap();
-        for key in ["t_split", "t_poll", "t_rout_threads"] {
+        for key in ["t_split", "t_poll", "t_rout_threads", "t_wake", "quantum"] {
             assert!(c[key].as_f64().is_some_and(|x| x > 0.0 && x.is_finite()), "{key}: {c}");
         }
+        // Linux's base slice on 2 cores.
+        assert_eq!(c["quantum"].as_f64(), Some(1.5e6), "{c}");
+        assert_eq!(c["cores"].as_u64(), Some(2), "{c}");
+        assert!(c["t_rout_mpi"].is_null(), "{c}");
         sim(&[
             "predict",
             "--calibration",
@@ -676,19 +717,41 @@ mod tests {
             "--out",
             md.to_str().unwrap(),
             "--pes",
-            "2",
+            "2,8",
+            "--repeat",
+            "1",
         ])
         .unwrap();
         let text = std::fs::read_to_string(&md).unwrap();
-        // Two applications × five strategies at P = 2, and the four
+        // Two applications × five strategies at P = 2 and 8, and the four
         // predictions beyond one machine.
-        assert_eq!(text.lines().filter(|l| l.starts_with("| uts:default | 2 |")).count(), 5, "{text}");
-        assert_eq!(text.lines().filter(|l| l.starts_with("| nqueens:6 | 2 |")).count(), 5, "{text}");
+        for app in ["uts:default", "nqueens:6"] {
+            for p in [2, 8] {
+                let rows: Vec<&str> =
+                    text.lines().filter(|l| l.starts_with(&format!("| {app} | threads | {p} |"))).collect();
+                assert_eq!(rows.len(), 5, "{text}");
+                for row in rows {
+                    // | app | runtime | P | strategy | bound | measured | predicted | …
+                    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+                    let bound: f64 = cells[5].parse().unwrap();
+                    let predicted: f64 = cells[7].parse().unwrap();
+                    assert_eq!(bound, if p == 2 { 1.0 } else { 0.25 }, "{row}");
+                    // 8 PEs on the 2 modelled cores: never above C / P.
+                    assert!(predicted <= bound + 1e-3, "{row}");
+                }
+            }
+        }
         assert_eq!(text.lines().filter(|l| l.starts_with("| torus-3d |")).count(), 2, "{text}");
-        assert!(text.contains("The machine was loaded") || text.contains("**The machine was loaded**"));
+        assert!(text.contains("threads: run to idle on C cores"), "{text}");
+        assert!(text.contains("**MPI.** Not run"), "{text}");
+        assert!(text.contains("treelb sim calibrate --out"), "{text}");
         let e =
             sim(&["calibrate", "--apps", "chess:1", "--out", cal.to_str().unwrap()]).unwrap_err().to_string();
         assert!(e.contains("chess") && e.contains("--apps"), "{e}");
+        let e = sim(&["predict", "--calibration", cal.to_str().unwrap(), "--ranks", "2,x"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--ranks") && e.contains("`x`"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

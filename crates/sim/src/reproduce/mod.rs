@@ -159,52 +159,54 @@ impl All {
 /// Runs every reproduction.
 pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let mut seconds = Vec::new();
-    let mut timed = |name: &str, (wall, cpu): (Instant, Option<f64>)| {
+    let mut timed = |name: &str, (wall, cpu): (Instant, Option<f64>), obs: &mut dyn Observer| {
         let cpu = cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
-        seconds.push(Timing { name: name.to_owned(), wall: wall.elapsed().as_secs_f64(), cpu });
+        let wall = wall.elapsed().as_secs_f64();
+        obs.section(name, wall, cpu);
+        seconds.push(Timing { name: name.to_owned(), wall, cpu });
     };
     let now = || (Instant::now(), thread_cpu_seconds());
     let t = now();
     obs.phase("Figure 2", 1);
     let fig2 = fig2(scale);
     obs.step();
-    timed("1. utilization (000_… Figure 2)", t);
+    timed("1. utilization (000_… Figure 2)", t, obs);
     let t = now();
     let iso = iso(scale, obs);
-    timed("2. isoefficiency", t);
+    timed("2. isoefficiency", t, obs);
     let t = now();
     let bound = bound(scale, obs);
-    timed("3. T_par bound (003_…)", t);
+    timed("3. T_par bound (003_…)", t, obs);
     let t = now();
     let kimura = kimura(scale, obs);
-    timed("4a. single-level producer/consumer (001_…)", t);
+    timed("4a. single-level producer/consumer (001_…)", t, obs);
     let t = now();
     let multilevel = multilevel(scale, obs);
-    timed("4b. multi-level producer/consumer (001_…)", t);
+    timed("4b. multi-level producer/consumer (001_…)", t, obs);
     let t = now();
     let allocation = allocation(scale, obs);
-    timed("5. allocation (002_…)", t);
+    timed("5. allocation (002_…)", t, obs);
     let t = now();
     let maxload = maxload(scale, obs);
-    timed("6. max-load visiting (004_…)", t);
+    timed("6. max-load visiting (004_…)", t, obs);
     let t = now();
     let sharing = sharing(scale, obs);
-    timed("7. stealing vs sharing (002_…)", t);
+    timed("7. stealing vs sharing (002_…)", t, obs);
     let t = now();
     let cost_models = cost_models(scale, obs);
-    timed("8. the cost models", t);
+    timed("8. the cost models", t, obs);
     let t = now();
     let trim = Some(trim(scale, obs));
-    timed("9. queue trimming (003_… Theorem 2)", t);
+    timed("9. queue trimming (003_… Theorem 2)", t, obs);
     let t = now();
     let backtracking = Some(backtracking(scale, obs));
-    timed("10. backtracking (002_…)", t);
+    timed("10. backtracking (002_…)", t, obs);
     let t = now();
     let multi_exponential = Some(multi_exponential(scale, obs));
-    timed("11. multi-level, exponential subtasks (001_…)", t);
+    timed("11. multi-level, exponential subtasks (001_…)", t, obs);
     let t = now();
     let speed = speed(scale, obs);
-    timed("simulator speed", t);
+    timed("simulator speed", t, obs);
     All {
         scale,
         fig2,
@@ -260,7 +262,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
          `T_poll` = 1 every Δt = 100 ticks of work, and termination detection two waves \
          up a binomial reduction tree and the verdict down, `3⌈log₂ P⌉·T_rout` on a \
          crossbar. Section 8 sets it beside the optimistic model (messages cost their \
-         ends nothing).\n",
+         ends nothing). The simulator's predictions of real runs on this machine, threads \
+         and MPI, beside the runs: [calibration.md](calibration.md) (`treelb sim calibrate \
+         --mpi`, then `treelb sim predict`).\n",
         all.scale
     );
     let f = &all.fig2;
