@@ -120,7 +120,7 @@ fn main() {
         eprintln!("tiny_runs: --rounds and --seconds must be positive");
         std::process::exit(2);
     }
-    let load_before = load_average();
+    let load_before = one_minute_load();
     let others = treelb_bench::machine::OthersMeter::start();
     let started = Instant::now();
     let searches = tiny_searches();
@@ -154,9 +154,9 @@ fn main() {
         }
         eprintln!("tiny_runs: round {} of {rounds} done", round + 1);
     }
-    let load_after = load_average();
+    let load_after = one_minute_load();
     let others_share = others.and_then(|m| m.share());
-    let loaded = others_share.map_or(load_before > 1.5, |share| share >= 0.05);
+    let loaded = others_share.map_or(load_before > 1.5, |share| share >= treelb_bench::machine::LOADED_SHARE);
     let mut md = String::new();
     let _ = writeln!(md, "# Tiny searches in a loop: the persistent pool against spawn-per-run and rayon\n");
     let _ = writeln!(
@@ -236,10 +236,7 @@ fn main() {
     }
 }
 
-/// The 1-minute load average (Linux), or 0 where unknown.
-fn load_average() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(0.0)
+/// The 1-minute load average, or 0 where unknown.
+fn one_minute_load() -> f64 {
+    treelb_bench::machine::load_average().map_or(0.0, |l| l[0])
 }

@@ -45,7 +45,7 @@ use treelb::{Init, Strategy};
 
 use crate::child::{self, ChildReport, Failure, Usage};
 use crate::forkjoin::STACK_BYTES;
-use crate::machine::Machine;
+use crate::machine::{LOADED_SHARE, Machine, load_average};
 use crate::peers::Peer;
 use crate::workload::{Answer, Balance, Engine, RunOpts, Workload};
 
@@ -348,13 +348,6 @@ pub struct Report {
     pub workloads: Vec<WorkloadReport>,
     /// Every failure, one line each.
     pub failures: Vec<String>,
-}
-
-/// The load average of `/proc/loadavg`.
-fn load_average() -> Option<[f64; 3]> {
-    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    let v: Vec<f64> = text.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
-    v.try_into().ok()
 }
 
 /// One runner's runs so far.
@@ -698,11 +691,12 @@ impl Report {
     }
 
     /// Whether other work kept the machine busy during the runs: other
-    /// processes took 5 % of the cores or more (or, where that cannot be
-    /// measured, a load average of at least half a core before or after).
+    /// processes took [`LOADED_SHARE`] of the
+    /// cores or more (or, where that cannot be measured, a load average of at
+    /// least half a core before or after).
     pub fn loaded(&self) -> bool {
         match self.others_share {
-            Some(share) => share >= 0.05,
+            Some(share) => share >= LOADED_SHARE,
             None => [self.load_before, self.load_after].iter().flatten().any(|l| l[0] >= 0.5),
         }
     }

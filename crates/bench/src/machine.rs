@@ -117,6 +117,18 @@ mod tests {
     }
 }
 
+/// The load average of `/proc/loadavg` (1, 5 and 15 minutes), where there
+/// is one.
+pub fn load_average() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let v: Vec<f64> = text.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+    v.try_into().ok()
+}
+
+/// A measurement counts as taken on a loaded machine when other processes
+/// took at least this share of the cores while it ran.
+pub const LOADED_SHARE: f64 = 0.05;
+
 /// How much of the machine other processes took while a measurement ran:
 /// the processors' busy time (`/proc/stat`) less this process's own and its
 /// waited-for children's (`/proc/self/stat`), over the cores and the time
