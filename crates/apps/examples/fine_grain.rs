@@ -13,7 +13,8 @@
 //! `kernel` (N-Queens only: `NQueens::count_sequential`, the bitboard
 //! kernel alone), or `seq-node`, `treelb-node-1`, `treelb-node-2` (N-Queens
 //! only: every node its own expansion, `with_bulk_rows(0)`). WORKLOAD is
-//! `nqueens:N`, a UTS sample tree (`T1L`), `clique:NAME` (a DIMACS file of
+//! `nqueens:N` (`nqueens:N:mirror`: half of the mirror symmetry, see
+//! `NQueens::with_mirror`), a UTS sample tree (`T1L`), `clique:NAME` (a DIMACS file of
 //! `../shared/instances/clique/`) or `knapsack:CLASS:N:R:SEED`.
 //!
 //! Prints one line: `ENGINE WORKLOAD WALL_SECONDS NODES ANSWER`, where the
@@ -61,8 +62,9 @@ where
 /// it matches the published one (where there is one).
 fn measure(engine: &str, workload: &str) -> Result<(f64, u64, String, bool), String> {
     if let Some(n) = workload.strip_prefix("nqueens:") {
+        let (n, mirror) = n.strip_suffix(":mirror").map_or((n, false), |n| (n, true));
         let n = n.parse().map_err(|_| format!("{workload}: the board size is not a number"))?;
-        let mut problem = NQueens::new(n).map_err(|e| e.to_string())?;
+        let mut problem = NQueens::new(n).map_err(|e| e.to_string())?.with_mirror(mirror);
         if engine.contains("node") {
             problem = problem.with_bulk_rows(0);
         }

@@ -110,3 +110,30 @@ fn bulk_counting_gives_the_node_by_node_counts() {
     assert_eq!(twelve.count_sequential(), NQueensResult { solutions: 14_200, nodes: 856_189 });
     assert_eq!(seq::run_search(&twelve).0, NQueensResult { solutions: 14_200, nodes: 856_189 });
 }
+
+#[test]
+fn the_mirror_gives_the_whole_trees_counts_with_about_half_the_expansions() {
+    for n in 1..=11 {
+        let whole = NQueens::new(n).unwrap().with_bulk_rows(0);
+        let (expected, whole_expanded) = seq::run_search(&whole);
+        let half = whole.with_mirror(true);
+        assert!(half.mirror() && !whole.mirror());
+        assert_eq!(half.count_sequential(), expected, "n = {n}");
+        for rows in 0..=n + 1 {
+            let (got, _) = seq::run_search(&half.with_bulk_rows(rows));
+            assert_eq!(got, expected, "n = {n}, {rows} bulk rows");
+        }
+        let (_, half_expanded) = seq::run_search(&half);
+        // The halved tree: the root, the middle column's chain on odd
+        // boards, and half of the rest.
+        assert!(
+            half_expanded <= whole_expanded / 2 + u64::from(n) + 1,
+            "n = {n}: {half_expanded} of {whole_expanded}"
+        );
+    }
+    let twelve = NQueens::new(12).unwrap().with_mirror(true);
+    assert_eq!(twelve.count_sequential(), NQueensResult { solutions: 14_200, nodes: 856_189 });
+    assert_eq!(seq::run_search(&twelve).0, NQueensResult { solutions: 14_200, nodes: 856_189 });
+    let thirteen = NQueens::new(13).unwrap();
+    assert_eq!(thirteen.with_mirror(true).count_sequential(), thirteen.count_sequential());
+}

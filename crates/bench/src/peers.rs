@@ -93,7 +93,7 @@ impl Peer {
         match self.kind {
             PeerKind::UtsSeq | PeerKind::UtsC => workload.uts_sample().is_some(),
             PeerKind::Glasgow | PeerKind::Cliquer => matches!(workload, Workload::Clique(_)),
-            PeerKind::NQueens => matches!(workload, Workload::NQueens(_)),
+            PeerKind::NQueens => matches!(workload, Workload::NQueens { .. }),
             PeerKind::C4solver => matches!(workload, Workload::Connect4 { .. }),
         }
     }
@@ -128,7 +128,7 @@ impl Peer {
             (PeerKind::Cliquer, Workload::Clique(name)) => {
                 command.args(["-su", "-q", "-q"]).arg(clean_graph(name, scratch)?);
             }
-            (PeerKind::NQueens, Workload::NQueens(n)) => {
+            (PeerKind::NQueens, Workload::NQueens { n, .. }) => {
                 command.arg(n.to_string());
             }
             (PeerKind::C4solver, Workload::Connect4 { .. }) => {}

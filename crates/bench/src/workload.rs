@@ -28,8 +28,15 @@ use crate::forkjoin::{self, Cutoff, STACK_BYTES};
 pub enum Workload {
     /// A UTS sample tree with its published statistics.
     Uts(&'static SampleTree),
-    /// N-Queens on an `n × n` board, the whole tree (no symmetry).
-    NQueens(u32),
+    /// N-Queens on an `n × n` board: the whole tree (no symmetry), or with
+    /// `mirror` half of it counted twice (`nqueens:N:mirror`, see
+    /// `NQueens::with_mirror`).
+    NQueens {
+        /// The board size.
+        n: u32,
+        /// Whether half of the mirror symmetry is searched.
+        mirror: bool,
+    },
     /// Maximum clique of a DIMACS graph of `../shared/instances/clique/`,
     /// by its name (`brock200_1`), started from the greedy clique.
     Clique(String),
@@ -200,9 +207,10 @@ impl FromStr for Workload {
             return Ok(Workload::Tsp { instance: instance.to_owned(), seeded });
         }
         if let Some(n) = spec.strip_prefix("nqueens:") {
+            let (n, mirror) = n.strip_suffix(":mirror").map_or((n, false), |n| (n, true));
             let n: u32 = n.parse().map_err(|_| format!("{spec}: the board size is not a number"))?;
             NQueens::new(n).map_err(|e| e.to_string())?;
-            return Ok(Workload::NQueens(n));
+            return Ok(Workload::NQueens { n, mirror });
         }
         SampleTree::find(spec).map(Workload::Uts).ok_or_else(|| {
             format!(
@@ -217,7 +225,9 @@ impl fmt::Display for Workload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Workload::Uts(tree) => f.write_str(tree.name),
-            Workload::NQueens(n) => write!(f, "nqueens:{n}"),
+            Workload::NQueens { n, mirror } => {
+                write!(f, "nqueens:{n}{}", if *mirror { ":mirror" } else { "" })
+            }
             Workload::Clique(name) => write!(f, "clique:{name}"),
             Workload::Knapsack(k) => write!(f, "knapsack:{}:{}:{}:{}", k.class, k.n, k.range, k.seed),
             Workload::Tsp { instance, seeded } => {
@@ -236,7 +246,9 @@ impl Workload {
     pub fn title(&self) -> String {
         match self {
             Workload::Uts(tree) => format!("UTS {} — {} (`{}`)", tree.name, tree.description, tree.flags),
-            Workload::NQueens(n) => format!("N-Queens {n}"),
+            Workload::NQueens { n, mirror } => {
+                format!("N-Queens {n}{}", if *mirror { " (half of the mirror symmetry)" } else { "" })
+            }
             Workload::Clique(name) => format!("Maximum clique, {name}"),
             Workload::Knapsack(k) => {
                 format!(
@@ -262,7 +274,7 @@ impl Workload {
     /// the optimum is compared across engines, and each run's rate counts
     /// its own expanded nodes.
     pub fn fixed_tree(&self) -> bool {
-        matches!(self, Workload::Uts(_) | Workload::NQueens(_))
+        matches!(self, Workload::Uts(_) | Workload::NQueens { .. })
     }
 
     /// The UTS sample tree, if this is one.
@@ -300,7 +312,7 @@ impl Workload {
     pub fn expected(&self) -> Option<String> {
         match self {
             Workload::Uts(tree) => Some(uts_summary(tree.nodes, tree.leaves?, tree.max_depth?)),
-            Workload::NQueens(n) => NQueens::known_solutions(*n).map(nqueens_summary),
+            Workload::NQueens { n, .. } => NQueens::known_solutions(*n).map(nqueens_summary),
             Workload::Clique(name) => published_optimum(&format!("{name}.clq")).map(optimum_summary),
             Workload::Tsp { instance, .. } => {
                 published_optimum(&format!("{instance}.tsp")).map(optimum_summary)
@@ -381,8 +393,8 @@ impl Workload {
                 let (time, result, balance) = run_engine(&uts, engine, &config, cutoff)?;
                 Ok(measured((time, Answer::from(result), balance)))
             }
-            Workload::NQueens(n) => {
-                let problem = NQueens::new(*n).map_err(|e| e.to_string())?;
+            Workload::NQueens { n, mirror } => {
+                let problem = NQueens::new(*n).map_err(|e| e.to_string())?.with_mirror(*mirror);
                 let (time, result, balance) = run_engine(&problem, engine, &config, cutoff)?;
                 Ok(measured((time, Answer::from(result), balance)))
             }

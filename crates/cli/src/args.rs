@@ -236,6 +236,10 @@ pub(crate) struct NqueensArgs {
     /// Board size N (1 to 32)
     #[arg(value_name = "N", value_parser = clap::value_parser!(u32))]
     pub(crate) n: u32,
+    /// Search half of the board's mirror symmetry and count it twice (the
+    /// counts are the whole tree's; about half the work)
+    #[arg(long)]
+    pub(crate) mirror: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

@@ -92,6 +92,21 @@ fn nqueens_with_every_option() {
 }
 
 #[test]
+fn nqueens_with_the_mirror_counts_the_whole_tree() {
+    let json = |args: &[&str]| {
+        let o = treelb(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("valid JSON")
+    };
+    let whole = json(&["nqueens", "11", "-p", "2", "--json"]);
+    let half = json(&["nqueens", "11", "-p", "2", "--mirror", "--json"]);
+    assert_eq!(half["answer"]["solutions"], 2_680);
+    assert_eq!(half["answer"]["nodes"], whole["answer"]["nodes"]);
+    assert_eq!(half["instance"]["mirror"], true);
+    assert_eq!(whole["instance"]["mirror"], false);
+}
+
+#[test]
 fn list_shows_the_sample_trees() {
     let o = treelb(&["uts", "--list"]);
     assert!(o.status.success());

@@ -223,8 +223,8 @@ fn compare_mpi(
         Workload::Uts(tree) => {
             compare_search_mpi(&Uts::new(tree.params())?, per_rank, &spec, strategies, args.repeat)?
         }
-        Workload::NQueens(n) => compare_search_mpi(
-            &NQueens::new(*n)?.with_bulk_rows(0),
+        Workload::NQueens { n, mirror } => compare_search_mpi(
+            &NQueens::new(*n)?.with_bulk_rows(0).with_mirror(*mirror),
             per_rank,
             &spec,
             strategies,

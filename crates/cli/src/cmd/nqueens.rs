@@ -13,6 +13,7 @@ use crate::report::{Line, Report};
 #[derive(Serialize)]
 struct Instance {
     n: u32,
+    mirror: bool,
 }
 
 #[derive(Serialize)]
@@ -26,7 +27,7 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("nqueens")?;
     let n = args.n;
-    let problem = NQueens::new(n)?;
+    let problem = NQueens::new(n)?.with_mirror(args.mirror);
     let Some(outcome) = super::run_portable(&problem, &cfg, None, "nodes")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
@@ -47,8 +48,18 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
     let lines = vec![solutions, Line::new("nodes", result.nodes)];
     let answer = Answer { result, published_solutions: published };
     let title = format!("N-Queens, n = {n}");
-    Report::new("nqueens", title, Instance { n }, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
-        .write(cfg.json, out)?;
+    Report::new(
+        "nqueens",
+        title,
+        Instance { n, mirror: args.mirror },
+        answer,
+        lines,
+        "nodes",
+        &cfg,
+        outcome.stats,
+        interrupted,
+    )
+    .write(cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, units, "nodes"));
     }
