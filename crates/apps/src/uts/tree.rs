@@ -244,6 +244,13 @@ impl Uts {
             Some(&cached) => cached,
             None => geo_log_1mp(&self.params, node.height),
         };
+        if log_1mp == f64::NEG_INFINITY {
+            // p = 1 (branching 0: the depth limit of a fixed or cyclic
+            // shape). The reference's quotient ln(1 - u) / ln(0) is then
+            // -0.0 or +0.0 for every u in [0, 1): no children, without the
+            // logarithm that would cost most of the nodes of such a tree.
+            return 0;
+        }
         let u = to_prob(rng_rand(&node.state));
         if let Some(Some(thresholds)) = self.geo_thresholds.get(node.height as usize)
             && let Some(n) = thresholds.children(1.0 - u)
