@@ -16,6 +16,9 @@ results.md and results.json next to this script, or into DIR (created if
 missing) with --out."""
 import json, os, resource, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from others import LOADED_SHARE, OthersMeter  # noqa: E402  (docs/benchmarks/others.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 STRATEGIES = ["random-polling", "global-round-robin", "async-round-robin", "work-sharing",
@@ -45,9 +48,8 @@ def main():
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
         binary = os.path.join(target, "release", "treelb")
     load_before = os.getloadavg()
-    stat_before, ours_before = busy_seconds(), children_cpu()
+    meter = OthersMeter()
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    t_all = time.perf_counter()
     res = {s: {p: {"process": [], "run": [], "cpu": []} for p in PS} for s in STRATEGIES}
     for r in range(rounds):
         order = PS[r % len(PS):] + PS[:r % len(PS)]
@@ -73,32 +75,13 @@ def main():
                 cell["cpu"].append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
     load_after = os.getloadavg()
-    # The share of the machine that other processes took during the runs:
-    # the processors' busy time (from /proc/stat) less the runs' own.
-    span = time.perf_counter() - t_all
-    others = max(0.0, (busy_seconds() - stat_before) - (children_cpu() - ours_before))
-    others_share = others / (span * (os.cpu_count() or 1)) if stat_before is not None else None
+    # The share of the machine that other processes took during the runs.
+    others_share = meter.share()
     write(res, rounds, binary, started, load_before, load_after, others_share, out_dir)
 
 
-def busy_seconds():
-    """The machine's processors' busy time so far, in seconds (None off Linux)."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-    except OSError:
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def write(res, rounds, binary, started, load_before, load_after, others_share, out_dir):
-    quiet = others_share < 0.05 if others_share is not None else load_before[0] <= 0.5 * (os.cpu_count() or 1)
+    quiet = others_share < LOADED_SHARE if others_share is not None else load_before[0] <= 0.5 * (os.cpu_count() or 1)
     lines = [
         "# No collapse at extreme P: UTS T3 on 2, 1024 and 4096 threads",
         "",

@@ -28,6 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from others import LOADED_SHARE, OthersMeter  # noqa: E402  (docs/benchmarks/others.py)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 
@@ -54,21 +57,6 @@ QUICK = {
 }
 P1_WORKLOADS = ["nqueens:15", "nqueens:16", "nqueens:16:mirror", "T1L", "T3L", "clique:brock200_1", KNAPSACK]
 P2_WORKLOADS = ["nqueens:16", "nqueens:16:mirror", "clique:brock200_1", KNAPSACK]
-
-
-def busy_seconds():
-    """The processors' busy time so far, in seconds (None off Linux)."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-    except OSError:
-        return None
-    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def timed(cmd):
@@ -114,7 +102,7 @@ def main():
         peer_nodes[(name, n)] = int(nodes)
 
     load_before = os.getloadavg()
-    busy_before, ours_before, t_all = busy_seconds(), children_cpu(), time.monotonic()
+    meter = OthersMeter()
     # rows[(workload, engine)] = list of (wall, cpu, nodes, answer)
     rows = {}
     for workload, engines in plan.items():
@@ -143,15 +131,9 @@ def main():
                 print(f"{workload:40} {engine:16} round {r + 1}: wall {wall:8.3f} s  cpu {cpu:8.3f} s",
                       flush=True)
     load_after = os.getloadavg()
-    # The share of the cores other processes took while the runs ran: the
-    # processors' busy time (/proc/stat) less the runs' own CPU time. The
-    # load average cannot tell: it remembers the minutes before the run.
-    others = None
-    if busy_before is not None:
-        span = time.monotonic() - t_all
-        other_cpu = max(0.0, busy_seconds() - busy_before - (children_cpu() - ours_before))
-        others = other_cpu / (span * (os.cpu_count() or 1))
-    quiet = others < 0.05 if others is not None else load_before[0] <= 1.5 and load_after[0] <= 1.5
+    # The share of the cores other processes took while the runs ran.
+    others = meter.share()
+    quiet = others < LOADED_SHARE if others is not None else load_before[0] <= 1.5 and load_after[0] <= 1.5
 
     def best(w, e, i):
         runs = rows.get((w, e))
