@@ -3,7 +3,7 @@
 
     python3 docs/benchmarks/2026-11-24-fine-grain/run.py [--repeat 3] [--quick]
         [--uts-seq PATH] [--nqueens-peer NAME=PATH ...] [--peer-nodes NAME:N:NODES ...]
-        [--out DIR]
+        [--workloads W,...] [--out DIR]
 
 Builds `crates/apps/examples/fine_grain.rs` (release), then runs every
 measurement in its own process, the engines of one workload alternating
@@ -82,6 +82,7 @@ def main():
     ap.add_argument("--peer-nodes", action="append", default=[],
                     help="NAME:N:NODES, the nodes a peer visits at N where it counts other nodes than "
                          "treelb (default: treelb's count)")
+    ap.add_argument("--workloads", help="only these workloads of the plan, separated by commas")
     ap.add_argument("--out", default=str(HERE))
     args = ap.parse_args()
 
@@ -92,6 +93,12 @@ def main():
     exe = os.path.join(tempfile.mkdtemp(prefix="fine-grain-"), "fine_grain")
     shutil.copy2(target / "release" / "examples" / "fine_grain", exe)
     plan = QUICK if args.quick else FULL
+    if args.workloads:
+        wanted = args.workloads.split(",")
+        unknown = [w for w in wanted if w not in plan]
+        if unknown:
+            sys.exit(f"run.py: --workloads: {', '.join(unknown)} not in the plan ({', '.join(plan)})")
+        plan = {w: e for w, e in plan.items() if w in wanted}
     peers = []
     for spec in args.nqueens_peer:
         name, _, path = spec.partition("=")
