@@ -8,7 +8,7 @@ use crate::multilevel::{self as ml, IsoTree, Search};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::producer::Sizes;
 use crate::queue::Time;
-use crate::sweep::Observer;
+use crate::sweep::{Observer, Quiet};
 
 /// Reproduction 4, continued (`001_…` §5): the multi-level scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -309,30 +309,37 @@ pub fn multilevel(scale: Scale, obs: &mut dyn Observer) -> Multi {
     let total = plan.iter().map(|(_, _, s)| s.len() as u64).sum::<u64>()
         + fan_plan.iter().map(|(_, r)| r.len() as u64).sum::<u64>();
     obs.phase("multi-level", total);
-    let mut curves: Vec<MultiCurve> = (1..=3)
-        .map(|levels| MultiCurve { levels, sizes: Sizes::Deterministic, points: Vec::new() })
-        .collect();
-    for (l, k, shapes) in plan {
-        let curve = &mut curves[l - 1];
-        // Start from twice the last W (more consumers need more work).
-        let guess = curve.points.last().and_then(|pt| pt.best.work).map_or(1 << 16, |w| w * 2);
-        let best = ml::least_work(&shapes, obs, |f| ml::isoefficiency(f, &det, guess));
-        curve.points.push(MultiPoint { p: 1 << k, best, shapes: shapes.len() });
-    }
     let exp = Search { sizes: Sizes::Exponential, trials, ..det };
+    let fan_runs: Vec<(u32, u32)> =
+        fan_plan.iter().flat_map(|(p, roots)| roots.iter().map(move |&r| (*p, r))).collect();
+    // The curves of each ℓ and every root fan-out run independently, on
+    // all cores; within a curve each p starts from twice the last W.
+    let (curves, fan_trees) = rayon::join(
+        || {
+            crate::sweep::par_map(&[1usize, 2, 3], |&levels| {
+                let mut points: Vec<MultiPoint> = Vec::new();
+                for (_, k, shapes) in plan.iter().filter(|(l, _, _)| *l == levels) {
+                    // Start from twice the last W (more consumers need more work).
+                    let guess = points.last().and_then(|pt| pt.best.work).map_or(1 << 16, |w| w * 2);
+                    let best = ml::least_work(shapes, &mut Quiet, |f| ml::isoefficiency(f, &det, guess));
+                    points.push(MultiPoint { p: 1 << k, best, shapes: shapes.len() });
+                }
+                MultiCurve { levels, sizes: Sizes::Deterministic, points }
+            })
+        },
+        || {
+            crate::sweep::par_map(&fan_runs, |&(p, root)| {
+                ml::isoefficiency(&[root, p / root], &exp, fanout_work(p, t_produce))
+            })
+        },
+    );
+    for _ in 0..total {
+        obs.step();
+    }
+    let mut trees = fan_trees.into_iter();
     let fanout = fan_plan
         .into_iter()
-        .map(|(p, roots)| {
-            let shapes = roots
-                .into_iter()
-                .map(|root| {
-                    let t = ml::isoefficiency(&[root, p / root], &exp, fanout_work(p, t_produce));
-                    obs.step();
-                    t
-                })
-                .collect();
-            FanoutRow { p, shapes }
-        })
+        .map(|(p, roots)| FanoutRow { p, shapes: trees.by_ref().take(roots.len()).collect() })
         .collect();
     Multi { target, t_produce, curves, fanout, trials, steps: det.steps }
 }
