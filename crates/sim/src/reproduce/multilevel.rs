@@ -132,6 +132,44 @@ impl FanoutRow {
         }
         Some(2f64.powf(x1 - (x2 - x1) * (y2 - y0) / (2.0 * curvature)))
     }
+
+    /// The work at root fan-out `root` (between grid points) on the
+    /// parabola through (log₂ p₁, ln W) at the best root fan-out and its two
+    /// neighbours, over the least work on the grid (`None` where the best
+    /// is at the edge of the grid or `root` lies outside the three points).
+    ///
+    /// ```
+    /// use treelb_sim::multilevel::IsoTree;
+    /// use treelb_sim::reproduce::FanoutRow;
+    /// // ln W = (log₂ p₁ − 2)² + 20: at p₁ = 2^2.5, W is e^0.25 times the least.
+    /// let tree = |j: i32| IsoTree {
+    ///     fanout: vec![1 << j, 64 >> j],
+    ///     work: Some((((f64::from(j) - 2.0).powi(2) + 20.0).exp()) as u64),
+    ///     efficiency: 0.8,
+    ///     rho: vec![1.0, 1.0],
+    /// };
+    /// let row = FanoutRow { p: 64, shapes: (1..5).map(tree).collect() };
+    /// assert!((row.relative_work_at(2f64.powf(2.5)).unwrap() - 0.25f64.exp()).abs() < 1e-6);
+    /// ```
+    pub fn relative_work_at(&self, root: f64) -> Option<f64> {
+        let mut pts: Vec<(f64, f64)> = self
+            .shapes
+            .iter()
+            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
+        let ((x0, y0), (x1, y1), (x2, y2)) = (pts[i - 1], pts[i], pts[i + 1]);
+        let x = root.log2();
+        if !(x0..=x2).contains(&x) {
+            return None;
+        }
+        // Lagrange's form of the parabola through the three points.
+        let y = y0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2))
+            + y1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2))
+            + y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
+        Some((y - y1.min(y0).min(y2)).exp())
+    }
 }
 
 impl Multi {
@@ -234,6 +272,13 @@ impl Multi {
         }
         v
     }
+}
+
+/// The root fan-out of the runtime's default two-level tree for `p`
+/// consumers, exactly as `treelb::strategy::multilevel::default_fanout`
+/// computes it (its groups need not be equal).
+pub fn exact_default_root(p: u32) -> usize {
+    treelb::strategy::multilevel::default_fanout(p as usize, 2)[0]
 }
 
 /// The root fan-out of the runtime's default two-level tree for `p`
@@ -596,7 +641,9 @@ pub(super) fn section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
          group.\n\n**Theorem 4's constant.** Fitted to the optima between the grid points \
          (their geometric mean): p₁* ≈ {} · √(p ln p). The runtime's default tree \
          (`treelb::strategy::multilevel::default_fanout`, constant {}) has root fan-out {} \
-         on this grid; the checks above compare the work it needs with the least.\n",
+         on this grid; the checks above compare the work it needs with the least. Its exact \
+         root, between the grid points ({}), needs {} the least work on the grid, read off the \
+         parabola through the best root and its neighbours.\n",
         m.fanout_verdict().markdown(),
         shape,
         gains.join(", "),
@@ -606,6 +653,18 @@ pub(super) fn section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
         m.fanout
             .iter()
             .map(|row| format!("{} at p = 2^{}", default_root(row.p), row.p.trailing_zeros()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        m.fanout
+            .iter()
+            .map(|row| format!("{} at p = 2^{}", exact_default_root(row.p), row.p.trailing_zeros()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        m.fanout
+            .iter()
+            .map(|row| row
+                .relative_work_at(exact_default_root(row.p) as f64)
+                .map_or("– (outside the fitted points)".to_owned(), |r| format!("{r:.2}×")))
             .collect::<Vec<_>>()
             .join(", "),
     );
