@@ -188,6 +188,22 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
+/// The CPU time all threads of this process have used, in seconds, if the
+/// system tells (Linux: `utime + stime` of `/proc/self/stat`, in the
+/// kernel's fixed user-visible clock of 100 ticks per second). The
+/// reproductions run independent simulations on every core, so a section's
+/// cost is this, not one thread's.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces:
+    // count the fields after its closing parenthesis; utime and stime are
+    // fields 14 and 15, the 12th and 13th after it.
+    let mut rest = s.get(s.rfind(')')? + 1..)?.split_whitespace().skip(11);
+    let utime: u64 = rest.next()?.parse().ok()?;
+    let stime: u64 = rest.next()?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
+}
+
 /// The state of a PE that almost every event reads, kept apart from the
 /// rest so that the states of 16384 PEs fit in a core's L2 cache.
 #[derive(Clone, Copy, Debug, Default)]

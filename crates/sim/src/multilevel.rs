@@ -758,11 +758,15 @@ pub fn near_even_shapes(k: u32, levels: usize) -> Vec<Vec<u32>> {
     out
 }
 
-/// Runs `f` on each shape and keeps the one needing the least work.
-pub fn least_work(shapes: &[Vec<u32>], obs: &mut dyn Observer, f: impl Fn(&[u32]) -> IsoTree) -> IsoTree {
+/// Runs `f` on each shape (on all cores) and keeps the one needing the
+/// least work, the first of the shapes in their order on a tie.
+pub fn least_work(
+    shapes: &[Vec<u32>],
+    obs: &mut dyn Observer,
+    f: impl Fn(&[u32]) -> IsoTree + Sync + Send,
+) -> IsoTree {
     let mut best: Option<IsoTree> = None;
-    for s in shapes {
-        let r = f(s);
+    for r in crate::sweep::par_map(shapes, |s| f(s)) {
         obs.step();
         let better = match (&best, r.work) {
             (None, _) => true,

@@ -5,6 +5,7 @@
 //! [`isoefficiency`] finds it by simulation: it brackets W by doubling, then
 //! bisects on log W, averaging E over a few seeds at each step.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use treelb::{Init, Strategy};
 
@@ -19,8 +20,22 @@ pub trait Observer {
     /// One step of the current phase is done.
     fn step(&mut self) {}
     /// A section of the reproductions ended after `wall` seconds (and
-    /// `cpu` seconds of this thread's CPU time, if known).
+    /// `cpu` seconds of the process's CPU time, all its threads, if known).
     fn section(&mut self, _name: &str, _wall: f64, _cpu: Option<f64>) {}
+}
+
+/// `f` of every item, computed on all cores, in the items' order.
+///
+/// Every simulation is a pure function of its configuration and seeds, so
+/// the results are the same as a sequential loop's whatever the number of
+/// cores or the order in which the runs finish; only the wall time changes.
+///
+/// ```
+/// use treelb_sim::sweep::par_map;
+/// assert_eq!(par_map(&[1, 2, 3], |x| x * 10), [10, 20, 30]);
+/// ```
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    items.par_iter().map(f).collect()
 }
 
 /// An observer that ignores everything.

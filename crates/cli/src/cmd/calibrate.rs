@@ -44,6 +44,7 @@ use treelb::{RunSpec, Strategy, Work};
 use treelb_apps::clique::CliqueSearch;
 use treelb_apps::nqueens::NQueens;
 use treelb_apps::uts::{Params, SampleTree, Uts};
+use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::simulate;
 use treelb_sim::{Cores, Costs, Machine, Network, SimConfig};
 
@@ -146,8 +147,14 @@ pub(crate) struct AppCost {
 pub(crate) struct Calibration {
     /// C, the cores of the modelled machine.
     pub cores: usize,
-    /// The load average (1 minute) when it measured, if known.
+    /// The load average (1 minute) when it measured, if known (it counts
+    /// the measurement's own threads and ranks: [`Calibration::others_share`]
+    /// judges the machine).
     pub load: Option<f64>,
+    /// The share of the cores (0 to 1) other processes took while it
+    /// measured ([`OthersMeter`]), if known.
+    #[serde(default)]
+    pub others_share: Option<f64>,
     /// Per application.
     pub apps: Vec<AppCost>,
     /// Splitting an open depth-first search (UTS T1 after 1,000 nodes).
@@ -434,6 +441,7 @@ fn thread_cpu_seconds() -> Option<f64> {
 /// Runs `treelb sim calibrate`.
 pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
     let c = a.cores.map_or_else(cores, |c| c as usize);
+    let others = OthersMeter::start();
     let mut apps = Vec::new();
     let mut t_split = f64::NAN;
     for app in a.apps.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -463,14 +471,16 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
         apps.push(AppCost { app: app.to_owned(), nodes, ns_per_node, wall_ns_per_node: wall * 1e9 / n });
     }
     let (t_rout_mpi, t_poll_mpi) = if a.mpi { mpi_ping_pong()? } else { (None, None) };
+    let (t_poll, t_rout_threads, t_wake) = (poll_ns(), rout_threads_ns(), wake_ns());
     let cal = Calibration {
         cores: c,
         load: load_average(),
+        others_share: others.and_then(|m| m.share()),
         apps,
         t_split,
-        t_poll: poll_ns(),
-        t_rout_threads: rout_threads_ns(),
-        t_wake: wake_ns(),
+        t_poll,
+        t_rout_threads,
+        t_wake,
         quantum: a.quantum_us.map_or_else(|| linux_slice(c), |q| q * 1e3),
         t_rout_mpi,
         t_poll_mpi,
@@ -478,7 +488,7 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
     writeln!(
         out,
         "T_split {:.1} ns · T_poll {:.2} ns · T_rout (threads, spinning) {:.1} ns · wake-up {:.0} ns · \
-         T_rout (MPI) {} · quantum {:.0} µs · {} cores, load {}",
+         T_rout (MPI) {} · quantum {:.0} µs · {} cores, {}",
         cal.t_split,
         cal.t_poll,
         cal.t_rout_threads,
@@ -486,7 +496,7 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
         cal.t_rout_mpi.map_or("not measured".into(), |t| format!("{t:.0} ns")),
         cal.quantum / 1e3,
         cal.cores,
-        cal.load.map_or("unknown".into(), |l| format!("{l:.1}"))
+        judge(cal.others_share)
     )?;
     let json = serde_json::to_vec_pretty(&cal)?;
     write(&a.out, &json)?;
@@ -808,6 +818,7 @@ pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<b
     let pes = counts("--pes", &a.pes)?;
     let ranks = ranks(a, &cal)?;
     let load_before = load_average();
+    let others = OthersMeter::start();
     let mut rows = Vec::new();
     let mut scaling = Vec::new();
     for app in &cal.apps {
@@ -871,10 +882,49 @@ pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<b
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
     };
-    let md = report(&cal, &rows, &scaling, load, a, &ranks);
+    let machine = MachineLoad { calibrate: cal.others_share, predict: others.and_then(|m| m.share()), load };
+    writeln!(out, "predict: {}", judge(machine.predict))?;
+    let md = report(&cal, &rows, &scaling, &machine, a, &ranks);
     write(&a.out, md.as_bytes())?;
     writeln!(out, "wrote {}", a.out.display())?;
     Ok(true)
+}
+
+/// How loaded the machine was while `treelb sim calibrate` and `treelb sim
+/// predict` measured.
+struct MachineLoad {
+    /// Other processes' share of the cores during the calibration.
+    calibrate: Option<f64>,
+    /// … during the measured runs of the prediction.
+    predict: Option<f64>,
+    /// The highest load average seen by the prediction (counts its own runs).
+    load: Option<f64>,
+}
+
+impl MachineLoad {
+    /// Loaded if other processes took [`LOADED_SHARE`] of the cores during
+    /// either measurement; where neither share is known, by the load
+    /// average against half the cores.
+    fn loaded(&self) -> bool {
+        match (self.calibrate, self.predict) {
+            (None, None) => self.load.is_some_and(|l| l > 0.5 * cores() as f64),
+            (a, b) => a.into_iter().chain(b).any(|s| s >= LOADED_SHARE),
+        }
+    }
+}
+
+/// A share of the cores as a percentage, or "an unknown share".
+fn share(s: Option<f64>) -> String {
+    s.map_or("an unknown share".to_owned(), |s| format!("{:.1} %", 100.0 * s))
+}
+
+/// The verdict on a measurement's machine from other processes' share.
+fn judge(s: Option<f64>) -> String {
+    match s {
+        Some(x) if x >= LOADED_SHARE => format!("other processes took {} of the cores: loaded", share(s)),
+        Some(_) => format!("other processes took {} of the cores: quiet", share(s)),
+        None => "other processes' share of the cores unknown".to_owned(),
+    }
 }
 
 fn short_app(app: &str) -> &str {
@@ -888,7 +938,7 @@ fn report(
     cal: &Calibration,
     rows: &[Row],
     scaling: &[(String, Network, u32, Predicted)],
-    load: Option<f64>,
+    machine: &MachineLoad,
     a: &PredictArgs,
     ranks: &[usize],
 ) -> String {
@@ -902,11 +952,17 @@ fn report(
          `cargo build --release -p treelb-cli --features mpi`; as root Open MPI also wants \
          `OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1`):\n\n\
          ```\ntreelb sim calibrate{mpi_flag} --out {cal_file} && treelb sim predict --calibration {cal_file} --out {out}\n```\n\n\
-         **The machine was {}** while it ran: {c} cores, load average up to {} — the measured \
-         efficiencies (wall time) are then pessimistic and noisy; the costs per node are CPU \
-         times, which load disturbs less. Each measured run is the fastest of {} repetitions.\n",
-        if load.is_some_and(|l| l > 0.5 * c as f64) { "loaded" } else { "quiet" },
-        load.map_or("unknown".into(), |l| format!("{l:.1}")),
+         **The machine was {}** while it ran: {c} cores; other processes took {} of the cores \
+         during the calibration and {} during the runs below (a machine counts as loaded from \
+         {:.0} %; the load average, up to {}, also counts the runs' own PEs and ranks). On a \
+         loaded machine the measured efficiencies (wall time) are pessimistic and noisy; the \
+         costs per node are CPU times, which load disturbs less. Each measured run is the \
+         fastest of {} repetitions.\n",
+        if machine.loaded() { "loaded" } else { "quiet" },
+        share(machine.calibrate),
+        share(machine.predict),
+        100.0 * LOADED_SHARE,
+        machine.load.map_or("unknown".into(), |l| format!("{l:.1}")),
         a.repeat,
         cal_file = a.calibration.display(),
         out = a.out.display(),
@@ -1060,4 +1116,25 @@ fn report(
             writeln!(w, "| {network} | {p} | {:.3} | {} | {} |", pr.efficiency, pr.requests, pr.transfers);
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_machine_is_judged_by_other_processes_share() {
+        let m = |calibrate, predict, load| MachineLoad { calibrate, predict, load };
+        // The runs' own eight ranks push the load average to 8 on two
+        // cores: quiet all the same when nobody else ran.
+        assert!(!m(Some(0.01), Some(0.02), Some(8.0)).loaded());
+        assert!(m(Some(0.01), Some(0.30), Some(8.0)).loaded());
+        assert!(m(Some(LOADED_SHARE), None, None).loaded());
+        assert!(!m(None, Some(0.049), None).loaded());
+        // Neither share known: the load average against half the cores.
+        assert!(m(None, None, Some(1e6)).loaded());
+        assert!(!m(None, None, Some(0.0)).loaded());
+        assert_eq!(judge(Some(0.25)), "other processes took 25.0 % of the cores: loaded");
+        assert_eq!(judge(Some(0.01)), "other processes took 1.0 % of the cores: quiet");
+    }
 }

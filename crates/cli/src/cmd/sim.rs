@@ -18,6 +18,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::spec::Rho;
 use treelb::{Init, RunSpec, Strategy};
 use treelb_apps::uts::{Params, SampleTree, Uts};
+use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::{SimReport, simulate_with};
 use treelb_sim::multilevel::{Multilevel, Search, best_rho, theorem4_fanout};
 use treelb_sim::plot::{Chart, Legend, Series, Style};
@@ -514,7 +515,11 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
         }
         None => {
             let mut bar = Bar { bar: None, enabled: !a.no_progress && std::io::stderr().is_terminal() };
-            let all = reproduce::all(scale, &mut bar);
+            let others = OthersMeter::start();
+            let mut all = reproduce::all(scale, &mut bar);
+            all.load = others
+                .and_then(|m| m.share())
+                .map(|others_share| reproduce::Load { others_share, loaded: others_share >= LOADED_SHARE });
             if let Some(b) = bar.bar.take() {
                 b.finish_and_clear();
             }
@@ -536,8 +541,17 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
         let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
         writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
     }
+    let total_wall: f64 = all.seconds.iter().map(|t| t.wall).sum();
     let total_cpu: f64 = all.seconds.iter().filter_map(|t| t.cpu).sum();
-    writeln!(out, "{total_cpu:>7.1} s CPU in all")?;
+    writeln!(out, "{total_wall:>7.1} s, {total_cpu:.1} s CPU  in all")?;
+    if let Some(l) = all.load {
+        writeln!(
+            out,
+            "other processes took {:.0} % of the cores during the run ({})",
+            100.0 * l.others_share,
+            if l.loaded { "loaded: the wall times are longer than on a quiet machine" } else { "quiet" }
+        )?;
+    }
     for r in &all.speed.runs {
         writeln!(
             out,

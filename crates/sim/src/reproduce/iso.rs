@@ -329,8 +329,9 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
         }))
         .collect();
     obs.phase("isoefficiency", total);
-    let mut curves = Vec::new();
-    for (strategy, network, top, costs, dist) in plan {
+    // The curves are independent: one per core at a time. Within a curve
+    // each P starts from twice the last W, so its points run in order.
+    let curves = crate::sweep::par_map(&plan, |&(strategy, network, top, costs, dist)| {
         let base = iso_setup(strategy, network, scale);
         // The exponent fits of the h(w) = w^a curves need W to 2^(1/32)
         // at every scale (a doubling of P multiplies W by 2.8 or 4 only).
@@ -346,9 +347,11 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
                 guess = w * 2;
             }
             points.push(pt);
-            obs.step();
         }
-        curves.push(IsoCurve { setup, points });
+        IsoCurve { setup, points }
+    });
+    for _ in 0..total {
+        obs.step();
     }
     Iso { target: 0.8, from: if scale == Scale::Tiny { 32 } else { 1 << 8 }, curves }
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{SimReport, thread_cpu_seconds};
+use crate::engine::{SimReport, process_cpu_seconds};
 use crate::plot::{PlotError, short};
 use crate::queue::Time;
 use crate::sweep::Observer;
@@ -75,7 +75,7 @@ pub struct Timing {
     pub name: String,
     /// Wall-clock seconds.
     pub wall: f64,
-    /// CPU seconds of this thread, if known.
+    /// CPU seconds of the process (all its threads), if known.
     pub cpu: Option<f64>,
 }
 
@@ -115,6 +115,24 @@ pub struct All {
     pub speed: Speed,
     /// The time each reproduction took.
     pub seconds: Vec<Timing>,
+    /// Cores available to the run (absent from reports written before it
+    /// was recorded).
+    #[serde(default)]
+    pub cores: Option<usize>,
+    /// How much other processes loaded the machine while the reproductions
+    /// ran, where the caller measured it (the simulated numbers do not
+    /// depend on it; the wall times do).
+    #[serde(default)]
+    pub load: Option<Load>,
+}
+
+/// The load other processes put on the machine during a run.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Load {
+    /// The share of all cores (0 to 1) that other processes kept busy.
+    pub others_share: f64,
+    /// Whether that counts as a loaded machine (the caller's threshold).
+    pub loaded: bool,
 }
 
 impl All {
@@ -160,12 +178,12 @@ impl All {
 pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let mut seconds = Vec::new();
     let mut timed = |name: &str, (wall, cpu): (Instant, Option<f64>), obs: &mut dyn Observer| {
-        let cpu = cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a);
+        let cpu = cpu.zip(process_cpu_seconds()).map(|(a, b)| b - a);
         let wall = wall.elapsed().as_secs_f64();
         obs.section(name, wall, cpu);
         seconds.push(Timing { name: name.to_owned(), wall, cpu });
     };
-    let now = || (Instant::now(), thread_cpu_seconds());
+    let now = || (Instant::now(), process_cpu_seconds());
     let t = now();
     obs.phase("Figure 2", 1);
     let fig2 = fig2(scale);
@@ -223,6 +241,8 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         multi_exponential,
         speed,
         seconds,
+        cores: std::thread::available_parallelism().ok().map(|n| n.get()),
+        load: None,
     }
 }
 
@@ -299,11 +319,35 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
         "\nFigure 2's two runs below (P = {}) took {:.2} s and {:.2} s of wall-clock time.\n",
         f.p, f.root.wall_seconds, f.selective.wall_seconds
     );
+    let _ = writeln!(
+        w,
+        "Each reproduction's time: wall clock, and the CPU time of all the process's threads \
+         (the independent simulations of a sweep run on all {} cores). {}\n",
+        all.cores.map_or("the".to_owned(), |c| c.to_string()),
+        match all.load {
+            Some(l) => format!(
+                "Other processes took {:.0} % of the machine's cores during the run{}.",
+                100.0 * l.others_share,
+                if l.loaded {
+                    ": the machine was loaded, so the wall times are longer than on a quiet one"
+                } else {
+                    ""
+                }
+            ),
+            None => "The load of the machine by other processes was not measured.".to_owned(),
+        }
+    );
     let _ = writeln!(w, "| reproduction | wall time | CPU time |\n|---|---|---|");
     for t in &all.seconds {
         let cpu = t.cpu.map_or("–".to_owned(), |c| format!("{c:.1} s"));
         let _ = writeln!(w, "| {} | {:.1} s | {cpu} |", t.name, t.wall);
     }
+    let total_cpu: f64 = all.seconds.iter().filter_map(|t| t.cpu).sum();
+    let _ = writeln!(
+        w,
+        "| **in all** | {:.1} s | {total_cpu:.1} s |",
+        all.seconds.iter().map(|t| t.wall).sum::<f64>()
+    );
     let _ = writeln!(w);
     let _ = writeln!(
         w,

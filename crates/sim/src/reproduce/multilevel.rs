@@ -8,7 +8,7 @@ use crate::multilevel::{self as ml, IsoTree, Search};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::producer::Sizes;
 use crate::queue::Time;
-use crate::sweep::Observer;
+use crate::sweep::{Observer, Quiet};
 
 /// Reproduction 4, continued (`001_…` §5): the multi-level scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -132,6 +132,44 @@ impl FanoutRow {
         }
         Some(2f64.powf(x1 - (x2 - x1) * (y2 - y0) / (2.0 * curvature)))
     }
+
+    /// The work at root fan-out `root` (between grid points) on the
+    /// parabola through (log₂ p₁, ln W) at the best root fan-out and its two
+    /// neighbours, over the least work on the grid (`None` where the best
+    /// is at the edge of the grid or `root` lies outside the three points).
+    ///
+    /// ```
+    /// use treelb_sim::multilevel::IsoTree;
+    /// use treelb_sim::reproduce::FanoutRow;
+    /// // ln W = (log₂ p₁ − 2)² + 20: at p₁ = 2^2.5, W is e^0.25 times the least.
+    /// let tree = |j: i32| IsoTree {
+    ///     fanout: vec![1 << j, 64 >> j],
+    ///     work: Some((((f64::from(j) - 2.0).powi(2) + 20.0).exp()) as u64),
+    ///     efficiency: 0.8,
+    ///     rho: vec![1.0, 1.0],
+    /// };
+    /// let row = FanoutRow { p: 64, shapes: (1..5).map(tree).collect() };
+    /// assert!((row.relative_work_at(2f64.powf(2.5)).unwrap() - 0.25f64.exp()).abs() < 1e-6);
+    /// ```
+    pub fn relative_work_at(&self, root: f64) -> Option<f64> {
+        let mut pts: Vec<(f64, f64)> = self
+            .shapes
+            .iter()
+            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
+        let ((x0, y0), (x1, y1), (x2, y2)) = (pts[i - 1], pts[i], pts[i + 1]);
+        let x = root.log2();
+        if !(x0..=x2).contains(&x) {
+            return None;
+        }
+        // Lagrange's form of the parabola through the three points.
+        let y = y0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2))
+            + y1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2))
+            + y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1));
+        Some((y - y1.min(y0).min(y2)).exp())
+    }
 }
 
 impl Multi {
@@ -237,6 +275,13 @@ impl Multi {
 }
 
 /// The root fan-out of the runtime's default two-level tree for `p`
+/// consumers, exactly as `treelb::strategy::multilevel::default_fanout`
+/// computes it (its groups need not be equal).
+pub fn exact_default_root(p: u32) -> usize {
+    treelb::strategy::multilevel::default_fanout(p as usize, 2)[0]
+}
+
+/// The root fan-out of the runtime's default two-level tree for `p`
 /// consumers (`treelb::strategy::multilevel::default_fanout`, with its
 /// fitted constant), on the model's grid: the divisor of `p` nearest to it
 /// in log scale (groups must be equal), as `theorem4_fanout` builds it.
@@ -309,30 +354,37 @@ pub fn multilevel(scale: Scale, obs: &mut dyn Observer) -> Multi {
     let total = plan.iter().map(|(_, _, s)| s.len() as u64).sum::<u64>()
         + fan_plan.iter().map(|(_, r)| r.len() as u64).sum::<u64>();
     obs.phase("multi-level", total);
-    let mut curves: Vec<MultiCurve> = (1..=3)
-        .map(|levels| MultiCurve { levels, sizes: Sizes::Deterministic, points: Vec::new() })
-        .collect();
-    for (l, k, shapes) in plan {
-        let curve = &mut curves[l - 1];
-        // Start from twice the last W (more consumers need more work).
-        let guess = curve.points.last().and_then(|pt| pt.best.work).map_or(1 << 16, |w| w * 2);
-        let best = ml::least_work(&shapes, obs, |f| ml::isoefficiency(f, &det, guess));
-        curve.points.push(MultiPoint { p: 1 << k, best, shapes: shapes.len() });
-    }
     let exp = Search { sizes: Sizes::Exponential, trials, ..det };
+    let fan_runs: Vec<(u32, u32)> =
+        fan_plan.iter().flat_map(|(p, roots)| roots.iter().map(move |&r| (*p, r))).collect();
+    // The curves of each ℓ and every root fan-out run independently, on
+    // all cores; within a curve each p starts from twice the last W.
+    let (curves, fan_trees) = rayon::join(
+        || {
+            crate::sweep::par_map(&[1usize, 2, 3], |&levels| {
+                let mut points: Vec<MultiPoint> = Vec::new();
+                for (_, k, shapes) in plan.iter().filter(|(l, _, _)| *l == levels) {
+                    // Start from twice the last W (more consumers need more work).
+                    let guess = points.last().and_then(|pt| pt.best.work).map_or(1 << 16, |w| w * 2);
+                    let best = ml::least_work(shapes, &mut Quiet, |f| ml::isoefficiency(f, &det, guess));
+                    points.push(MultiPoint { p: 1 << k, best, shapes: shapes.len() });
+                }
+                MultiCurve { levels, sizes: Sizes::Deterministic, points }
+            })
+        },
+        || {
+            crate::sweep::par_map(&fan_runs, |&(p, root)| {
+                ml::isoefficiency(&[root, p / root], &exp, fanout_work(p, t_produce))
+            })
+        },
+    );
+    for _ in 0..total {
+        obs.step();
+    }
+    let mut trees = fan_trees.into_iter();
     let fanout = fan_plan
         .into_iter()
-        .map(|(p, roots)| {
-            let shapes = roots
-                .into_iter()
-                .map(|root| {
-                    let t = ml::isoefficiency(&[root, p / root], &exp, fanout_work(p, t_produce));
-                    obs.step();
-                    t
-                })
-                .collect();
-            FanoutRow { p, shapes }
-        })
+        .map(|(p, roots)| FanoutRow { p, shapes: trees.by_ref().take(roots.len()).collect() })
         .collect();
     Multi { target, t_produce, curves, fanout, trials, steps: det.steps }
 }
@@ -589,7 +641,9 @@ pub(super) fn section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
          group.\n\n**Theorem 4's constant.** Fitted to the optima between the grid points \
          (their geometric mean): p₁* ≈ {} · √(p ln p). The runtime's default tree \
          (`treelb::strategy::multilevel::default_fanout`, constant {}) has root fan-out {} \
-         on this grid; the checks above compare the work it needs with the least.\n",
+         on this grid; the checks above compare the work it needs with the least. Its exact \
+         root, between the grid points ({}), needs {} the least work on the grid, read off the \
+         parabola through the best root and its neighbours.\n",
         m.fanout_verdict().markdown(),
         shape,
         gains.join(", "),
@@ -599,6 +653,18 @@ pub(super) fn section(w: &mut String, m: &Multi, dir: &Path) -> Result<(), PlotE
         m.fanout
             .iter()
             .map(|row| format!("{} at p = 2^{}", default_root(row.p), row.p.trailing_zeros()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        m.fanout
+            .iter()
+            .map(|row| format!("{} at p = 2^{}", exact_default_root(row.p), row.p.trailing_zeros()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        m.fanout
+            .iter()
+            .map(|row| row
+                .relative_work_at(exact_default_root(row.p) as f64)
+                .map_or("– (outside the fitted points)".to_owned(), |r| format!("{r:.2}×")))
             .collect::<Vec<_>>()
             .join(", "),
     );
