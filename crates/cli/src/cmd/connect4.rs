@@ -410,7 +410,7 @@ impl<'m> Engine<'m> {
 
     /// The engine of `cfg` on `library` (across ranks a collective: every
     /// rank starts its session).
-    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps))]
+    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps, unused_variables))]
     fn start(cfg: &RunConfig, library: &'m Library) -> Result<Engine<'m>, Error> {
         match library {
             None => Ok(Engine::Threads),
