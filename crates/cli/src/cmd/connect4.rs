@@ -49,13 +49,6 @@ pub(crate) struct Connect4Args {
     /// as it ends
     #[arg(long)]
     pub(crate) verbose: bool,
-    /// Give younger brothers away before their eldest brother has returned
-    /// (plain parallel alpha-beta, to measure what waiting buys)
-    #[arg(long)]
-    pub(crate) no_ybw: bool,
-    /// Solve by the sequential alpha-beta baseline instead of the runtime
-    #[arg(long)]
-    pub(crate) sequential: bool,
     /// Print N random positions of --moves moves instead of solving
     #[arg(long, value_name = "N")]
     pub(crate) generate: Option<String>,
@@ -63,6 +56,21 @@ pub(crate) struct Connect4Args {
     /// leaves the side to move no win at once)
     #[arg(long, value_name = "M", default_value = "20")]
     pub(crate) moves: String,
+    #[command(flatten)]
+    pub(crate) search: SearchArgs,
+}
+
+/// How the searches of `connect4` and `gametree` run: on a runtime (its
+/// flags), with or without young brothers waiting, or sequentially.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// Give younger brothers away before their eldest brother has returned
+    /// (plain parallel alpha-beta, to measure what waiting buys)
+    #[arg(long)]
+    pub(crate) no_ybw: bool,
+    /// Search by the sequential alpha-beta baseline instead of the runtime
+    #[arg(long)]
+    pub(crate) sequential: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }
@@ -92,22 +100,21 @@ pub(crate) struct GameTreeArgs {
     /// Also search sequentially; exit code 1 unless the values agree
     #[arg(long)]
     pub(crate) check: bool,
-    /// Search by the sequential alpha-beta baseline instead of the runtime
-    #[arg(long, conflicts_with = "check")]
-    pub(crate) sequential: bool,
-    /// Give younger brothers away before their eldest brother has returned
-    #[arg(long)]
-    pub(crate) no_ybw: bool,
     #[command(flatten)]
-    pub(crate) run: RunArgs,
+    pub(crate) search: SearchArgs,
 }
 
 /// Runs `treelb gametree`.
 pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<Status, Error> {
+    if args.check && args.search.sequential {
+        return Err(err!(
+            "gametree: --check compares the runtime with the sequential search; not with --sequential"
+        ));
+    }
     if !(0.0..=1.0).contains(&args.ordering) {
         return Err(err!("--ordering must be between 0 and 1, got {}", args.ordering));
     }
-    let cfg = RunConfig::from_args(&args.run)?;
+    let cfg = RunConfig::from_args(&args.search.run)?;
     check_supported(&cfg, "gametree")?;
     let tree = GameTree {
         branching: args.branching,
@@ -118,7 +125,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     };
     let library = Engine::library(&cfg)?;
     let engine = Engine::start(&cfg, &library)?;
-    let ybw = !args.no_ybw;
+    let ybw = !args.search.no_ybw;
     if engine.rank() != 0 {
         let ok = engine.serve(&tree, ybw);
         engine.finish(ok);
@@ -129,7 +136,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     let start = Instant::now();
     let (mut nodes, mut aborted) = (0, 0);
     let mut search = |a: i32, bb: i32| {
-        let o = if args.sequential {
+        let o = if args.search.sequential {
             let mut stats = SeqStats::default();
             let value = alpha_beta(&tree, &tree.root(), a, bb, &mut stats);
             GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
@@ -142,7 +149,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     };
     let value = if args.null_windows { solve(-b, b, &mut search) } else { search(-b - 1, b + 1) };
     let seconds = start.elapsed().as_secs_f64();
-    let how = if args.sequential {
+    let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
@@ -195,7 +202,7 @@ struct Row {
 }
 
 pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, Error> {
-    let cfg = RunConfig::from_args(&args.run)?;
+    let cfg = RunConfig::from_args(&args.search.run)?;
     if let Some(n) = &args.generate {
         let moves: u32 = number("--moves", &args.moves)?;
         if moves > 40 {
@@ -231,7 +238,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     };
     if engine.rank() != 0 {
         // Rank 0 runs the command; this rank takes part in its searches.
-        let ok = engine.serve(&game, !args.no_ybw);
+        let ok = engine.serve(&game, !args.search.no_ybw);
         engine.finish(ok);
         Engine::finalize(library);
         return Ok(ok.into());
@@ -254,10 +261,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         let start = Instant::now();
         let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
             let t = Instant::now();
-            let o = if args.sequential {
+            let o = if args.search.sequential {
                 sequential(&game, p, a, b)
             } else {
-                engine.search(&game, *p, a, b, !args.no_ybw, &cfg)
+                engine.search(&game, *p, a, b, !args.search.no_ybw, &cfg)
             };
             log(p, a, b, &o, t);
             o
@@ -271,14 +278,14 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     }
     let mismatches: Vec<&Row> =
         rows.iter().filter(|r| r.expected.is_some_and(|e| e != r.solved.score)).collect();
-    let how = if args.sequential {
+    let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
             "{}, {}, {}, {}",
             engine.pes(&cfg),
             cfg.spec.strategy,
-            if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
+            if args.search.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
             if engine.on_mpi() {
                 "a table per rank"
             } else if args.tt_per_pe {
