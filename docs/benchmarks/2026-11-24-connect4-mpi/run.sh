@@ -26,7 +26,9 @@
 # within one run of this script. SETS overrides the sets and how many
 # positions of each (default "moves30:1000 moves20:1000 moves12:40"; empty:
 # none), TREES the synthetic trees (BRANCHING:DEPTH:ORDERING:SEED each;
-# empty: none), OUT the results file (default results.txt here).
+# empty: none), OUT the results file (default results.txt here). With
+# valgrind installed, callgrind then counts the instructions of the
+# sequential baseline and of P = 1 on each tree (independent of the load).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../../.."
@@ -129,4 +131,17 @@ for tree in $trees; do
     done
     unset best
 done
+if [ -n "$trees" ] && command -v valgrind > /dev/null; then
+    echo
+    echo "## Synthetic trees: instructions of the sequential baseline and of the threads runtime at P = 1 (valgrind --tool=callgrind; independent of the load)"
+    printf '%-22s %16s %16s %8s\n' tree sequential "P = 1" ratio
+    instr() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+    for tree in $trees; do
+        IFS=: read -r b d q seed <<<"$tree"
+        args=(gametree --branching "$b" --depth "$d" --ordering "$q" --tree "$seed" --null-windows --no-progress)
+        s="$(instr "$treelb" "${args[@]}" --sequential)"
+        p="$(instr "$treelb" "${args[@]}" -p 1)"
+        awk -v t="b$b d$d q$q" -v s="$s" -v p="$p" 'BEGIN { printf "%-22s %16d %16d %8.3f\n", t, s, p, s / p }'
+    done
+fi
 } | tee "$out"
