@@ -451,6 +451,34 @@ fn connect4_on_mpi_gives_pons_scores_at_every_rank_count() {
     std::fs::remove_file(file).ok();
 }
 
+/// One mpirun solves a file of several positions, each by several
+/// null-window searches plus the searches for its best move, all runs of
+/// one session of the MPI runtime driven by rank 0: every score is
+/// Pons's, on 2 and 3 ranks, with and without a best move, and also
+/// win/draw/loss only.
+#[test]
+fn a_file_of_positions_is_one_session_of_window_searches_on_mpi() {
+    require_mpirun();
+    let file = connect4_checked_set(4, "session");
+    let f = file.to_str().unwrap();
+    for np in [2, 3] {
+        for extra in [&[][..], &["--score-only"][..], &["--weak"][..]] {
+            let args = [&["connect4", "--file", f, "--tt-log2", "18", "--each"][..], extra].concat();
+            let (o, e) = mpirun_with_stderr(np, &args, &[]);
+            assert!(o.contains("checked: 8, mismatches: 0"), "np {np} {extra:?}:\n{o}\n{e}");
+            let each = o.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count();
+            assert_eq!(each, 8, "np {np} {extra:?}: one line per position:\n{o}");
+            let windows = e
+                .split_once(" window searches")
+                .and_then(|(before, _)| before.rsplit(' ').next())
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("no window searches in:\n{e}"));
+            assert!(windows > 8, "np {np} {extra:?}: {windows} window searches for 8 positions\n{e}");
+        }
+    }
+    std::fs::remove_file(file).ok();
+}
+
 /// A score that differs from the expected one is a mismatch on MPI too:
 /// exit code 1, reported once (by rank 0).
 #[test]

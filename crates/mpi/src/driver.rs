@@ -53,6 +53,9 @@ use serde::de::DeserializeOwned;
 use treelb::spec::unpack;
 use treelb::{PeStats, Reduce, RunStats, Work};
 
+use treelb::backoff::Patience;
+
+use crate::backoff::Backoff;
 use crate::counter::SharedCounter;
 use crate::shared::{Shared, rank_shares};
 use crate::wire::{self, Codec, RankReport};
@@ -219,6 +222,42 @@ impl Mpi {
         Some(all)
     }
 
+    /// Sends rank 0's `bytes` to every rank (every rank calls it; a
+    /// collective, between runs): on return every rank holds rank 0's
+    /// bytes. A rank that waits for rank 0 backs off as an idle PE does
+    /// (spin, yield, then short sleeps), so that it answers within
+    /// microseconds when rank 0 is quick and leaves the cores to it when
+    /// it is not.
+    pub fn broadcast(&self, bytes: &mut Vec<u8>) {
+        let world = self.universe.world();
+        let root = world.process_at_rank(0);
+        let mut len = bytes.len() as u64;
+        let mut backoff = Backoff::new(Patience::RETRY);
+        mpi::request::scope(|scope| {
+            let mut request = root.immediate_broadcast_into(scope, &mut len);
+            loop {
+                match request.test() {
+                    Ok(_) => break,
+                    Err(pending) => request = pending,
+                }
+                backoff.wait();
+            }
+        });
+        bytes.resize(len as usize, 0);
+        if len > 0 {
+            mpi::request::scope(|scope| {
+                let mut request = root.immediate_broadcast_into(scope, &mut bytes[..]);
+                loop {
+                    match request.test() {
+                        Ok(_) => break,
+                        Err(pending) => request = pending,
+                    }
+                    backoff.wait();
+                }
+            });
+        }
+    }
+
     /// Waits until every rank has called it, sleeping meanwhile (a
     /// non-blocking barrier tested every millisecond): ranks that wait for
     /// rank 0 to finish a sequential run leave it the cores, where a plain
@@ -336,7 +375,7 @@ pub(crate) struct Ctx<'a, C> {
     pub(crate) threads: usize,
     comms: RawComms,
     /// Global round robin: the ticket counter at rank 0.
-    pub(crate) counter: Option<SharedCounter>,
+    pub(crate) counter: Option<&'a SharedCounter>,
     pub(crate) shared: RankShared,
 }
 
@@ -346,9 +385,10 @@ impl<C> Ctx<'_, C> {
         self.comms
             .0
             .iter()
-            // SAFETY: the handles are live communicators, duplicated by `run`
-            // before the PEs start and freed by it after they end;
-            // ManuallyDrop keeps these views from freeing them.
+            // SAFETY: the handles are live communicators, duplicated by the
+            // session before its runs and freed when it is dropped, after
+            // the PEs of every run ended; ManuallyDrop keeps these views
+            // from freeing them.
             .map(|&raw| ManuallyDrop::new(unsafe { SimpleCommunicator::from_raw(raw) }))
             .collect()
     }
@@ -372,7 +412,8 @@ pub(crate) struct PeResult<O> {
 pub(crate) type Out<C> = <<C as Codec>::Work as Work>::Output;
 
 /// Runs the computation on all ranks of `mpi` (every rank calls it) and
-/// returns the outcome on rank 0, `None` elsewhere.
+/// returns the outcome on rank 0, `None` elsewhere: one run of a
+/// [`Session`] of its own.
 ///
 /// Every rank passes a `root`; only rank 0's is used (it is sent to the
 /// others by broadcast for selective initialization and static
@@ -383,151 +424,207 @@ where
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
-    config.validate()?;
-    if config.threads > 1 && mpi.threading != Threading::Multiple {
-        return Err(Error::ThreadSupport { required: "MPI_THREAD_MULTIPLE", provided: mpi.thread_support() });
-    }
-    let world = mpi.universe.world();
-    let rank = world.rank() as usize;
-    let ranks = world.size() as usize;
-    let threads = config.threads;
-    let spec = &config.spec;
+    Session::new(mpi, config)?.run(codec, root)
+}
 
-    // The root reaches the PEs: at PE 0, or by broadcast for selective
-    // initialization and static assignment (every rank then cuts its own
-    // copy the same way).
-    let shared = codec.shared().filter(|_| ranks > 1);
-    let (first_piece, broadcast) = if spec.cuts_root() {
-        let mut bytes = Vec::new();
-        if rank == 0 {
-            codec.encode(root, &mut bytes);
+/// Several runs of the runtime one after another on the same ranks, with
+/// what does not depend on the computation set up once: the per-thread
+/// communicators, global round robin's counter window, the measurement of
+/// the probe cost. A sequence of short runs — the null-window searches of
+/// one game position, one after the other — then pays for each run only
+/// its own start (a broadcast from rank 0), its termination detection, its
+/// drain and its reports to rank 0.
+///
+/// Every rank makes the session and calls [`Session::run`] the same number
+/// of times, in the same order; each run is separated from the previous
+/// one by a broadcast from rank 0, which rank 0 enters only after its
+/// previous run returned: by then it has every other rank's report, and a
+/// rank reports only after its drain, so no message of one run can reach a
+/// rank still in the previous one. The session ends (its counter window
+/// and communicators freed, collectively) when it is dropped on every rank.
+pub struct Session<'m> {
+    mpi: &'m Mpi,
+    config: Config,
+    comms: Vec<SimpleCommunicator>,
+    counter: Option<SharedCounter>,
+    probe_nanos: f64,
+}
+
+impl<'m> Session<'m> {
+    /// Sets up the runs of `config` on the ranks of `mpi` (every rank calls
+    /// it; a collective).
+    pub fn new(mpi: &'m Mpi, config: &Config) -> Result<Session<'m>, Error> {
+        config.validate()?;
+        if config.threads > 1 && mpi.threading != Threading::Multiple {
+            return Err(Error::ThreadSupport {
+                required: "MPI_THREAD_MULTIPLE",
+                provided: mpi.thread_support(),
+            });
         }
-        let mut len = bytes.len() as u64;
-        world.process_at_rank(0).broadcast_into(&mut len);
-        bytes.resize(len as usize, 0);
-        world.process_at_rank(0).broadcast_into(&mut bytes[..]);
-        let root = codec.decode(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
-        // Cut here, before any PE works and before any message is
-        // received, so that every rank cuts the same tree (see
-        // `crate::shared`).
-        crate::pe::set_current_pe(Some(rank * threads));
-        let shares = rank_shares(codec, spec, &root, rank, threads, ranks);
-        crate::pe::set_current_pe(None);
-        (None, Some(shares))
-    } else {
-        ((rank == 0).then_some(root), None)
-    };
-    // What every rank has: the state the search was built with, changed by
-    // the cut in the same way on every rank.
-    let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
-
-    let comms: Vec<SimpleCommunicator> = (0..threads).map(|_| world.duplicate()).collect();
-    let counter = (spec.strategy.takes_tickets() && ranks > 1).then(|| SharedCounter::new(&world));
-    let ctx = Ctx {
-        codec,
-        state: shared,
-        config,
-        rank,
-        ranks,
-        threads,
-        comms: RawComms(comms.iter().map(AsRaw::as_raw).collect()),
-        counter,
-        shared: RankShared {
-            busy: AtomicUsize::new(0),
-            replied: AtomicUsize::new(0),
-            drained: AtomicBool::new(false),
-            known: AtomicI64::new(initial_key),
-            one_way_sent: (0..ranks).map(|_| AtomicU64::new(0)).collect(),
-        },
-    };
-    let probe_nanos = measure_probe(&comms[0]);
-
-    world.barrier();
-    let start = Instant::now();
-    // Each thread's start: its pieces, and the output and units of the work
-    // done to cut them.
-    let mut starts: Vec<Start<C::Work>> = match broadcast {
-        Some(shares) => shares.into_iter().map(unpack).collect(),
-        None => (0..threads).map(|_| (Vec::new(), Out::<C>::default(), 0)).collect(),
-    };
-    if let Some(piece) = first_piece {
-        starts[0].0.push(piece);
-    }
-    let mut starts = starts.into_iter();
-    let first = starts.next().expect("at least one thread");
-    let results: Vec<PeResult<Out<C>>> = thread::scope(|scope| {
-        let ctx = &ctx;
-        let handles: Vec<_> = (1..threads)
-            .zip(starts)
-            .map(|(t, start)| {
-                thread::Builder::new()
-                    .name(format!("treelb-rank{rank}-t{t}"))
-                    .spawn_scoped(scope, move || crate::pe::pe_main(ctx, t, start, None))
-                    .expect("failed to spawn a PE thread")
-            })
-            .collect();
-        let mut all = vec![crate::pe::pe_main(ctx, 0, first, Some(&world))];
-        all.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        all
-    });
-    let wall = start.elapsed();
-    let mut output = Out::<C>::default();
-    let mut pes = Vec::with_capacity(threads);
-    let mut probes = 0;
-    let mut waves = 0;
-    let mut improvements = 0;
-    for r in results {
-        output.merge(r.output);
-        pes.push(r.stats);
-        probes += r.probes;
-        waves = waves.max(r.waves);
-        improvements += r.improvements;
+        let world = mpi.universe.world();
+        let ranks = world.size() as usize;
+        let comms: Vec<SimpleCommunicator> = (0..config.threads).map(|_| world.duplicate()).collect();
+        let counter = (config.spec.strategy.takes_tickets() && ranks > 1).then(|| SharedCounter::new(&world));
+        let probe_nanos = measure_probe(&comms[0]);
+        Ok(Session { mpi, config: config.clone(), comms, counter, probe_nanos })
     }
 
-    // Results to rank 0. The drain guarantees that nothing else is in
-    // flight, so plain blocking messages cannot meet stray ones. With
-    // shared state, each rank's best goes along and rank 0 offers them all:
-    // the answer does not rely on the broadcasts.
-    let best = codec.shared().and_then(|s| {
-        let mut bytes = Vec::new();
-        s.encode(&mut bytes).map(|_| bytes)
-    });
-    let report = RankReport { output, pes, waves, probes, improvements, best };
-    let outcome = if rank == 0 {
-        let RankReport { mut output, pes, waves, mut probes, mut improvements, .. } = report;
-        let mut by_rank: Vec<Option<Vec<PeStats>>> = vec![None; ranks];
-        by_rank[0] = Some(pes);
-        for _ in 1..ranks {
-            let (bytes, status) =
-                world.any_process().matched_probe_with_tag(REPORT).matched_receive_vec::<u8>();
-            let r: RankReport<Out<C>> = wire::from_bytes(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
-            output.merge(r.output);
-            probes += r.probes;
-            improvements += r.improvements;
-            if let (Some(shared), Some(best)) = (codec.shared(), r.best) {
-                shared.apply(&best).map_err(|e| Error::Decode(e.to_string()))?;
+    /// One run of the computation (every rank calls it): the outcome on
+    /// rank 0, `None` elsewhere. Only rank 0's `root` is used.
+    pub fn run<C>(&self, codec: &C, root: C::Work) -> Result<Option<Outcome<Out<C>>>, Error>
+    where
+        C: Codec,
+        C::Work: Clone,
+        Out<C>: Serialize + DeserializeOwned,
+    {
+        let world = self.mpi.universe.world();
+        let rank = world.rank() as usize;
+        let ranks = world.size() as usize;
+        let config = &self.config;
+        let threads = config.threads;
+        let spec = &config.spec;
+        // The root reaches the PEs: at PE 0, or by broadcast for selective
+        // initialization and static assignment (every rank then cuts its own
+        // copy the same way).
+        let shared = codec.shared().filter(|_| ranks > 1);
+        let (first_piece, broadcast) = if spec.cuts_root() {
+            let mut bytes = Vec::new();
+            if rank == 0 {
+                codec.encode(root, &mut bytes);
             }
-            by_rank[status.source_rank() as usize] = Some(r.pes);
-        }
-        let pes = by_rank.into_iter().flatten().flatten().collect();
-        Some(Outcome {
-            output,
-            stats: RunStats { wall, pes },
+            let mut len = bytes.len() as u64;
+            world.process_at_rank(0).broadcast_into(&mut len);
+            bytes.resize(len as usize, 0);
+            world.process_at_rank(0).broadcast_into(&mut bytes[..]);
+            let root = codec.decode(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
+            // Cut here, before any PE works and before any message is
+            // received, so that every rank cuts the same tree (see
+            // `crate::shared`).
+            crate::pe::set_current_pe(Some(rank * threads));
+            let shares = rank_shares(codec, spec, &root, rank, threads, ranks);
+            crate::pe::set_current_pe(None);
+            (None, Some(shares))
+        } else {
+            ((rank == 0).then_some(root), None)
+        };
+        // What every rank has: the state the search was built with, changed by
+        // the cut in the same way on every rank.
+        let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
+
+        let ctx = Ctx {
+            codec,
+            state: shared,
+            config,
+            rank,
             ranks,
             threads,
-            probe: ProbeCost { nanos: probe_nanos, probes },
-            waves,
-            improvements,
-        })
-    } else {
-        world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);
-        None
-    };
-    if let Some(counter) = ctx.counter {
-        counter.free();
+            comms: RawComms(self.comms.iter().map(AsRaw::as_raw).collect()),
+            counter: self.counter.as_ref(),
+            shared: RankShared {
+                busy: AtomicUsize::new(0),
+                replied: AtomicUsize::new(0),
+                drained: AtomicBool::new(false),
+                known: AtomicI64::new(initial_key),
+                one_way_sent: (0..ranks).map(|_| AtomicU64::new(0)).collect(),
+            },
+        };
+        // The start: rank 0 is past its previous run (see the type's
+        // documentation).
+        let mut go = 0u8;
+        world.process_at_rank(0).broadcast_into(&mut go);
+        let start = Instant::now();
+        // Each thread's start: its pieces, and the output and units of the work
+        // done to cut them.
+        let mut starts: Vec<Start<C::Work>> = match broadcast {
+            Some(shares) => shares.into_iter().map(unpack).collect(),
+            None => (0..threads).map(|_| (Vec::new(), Out::<C>::default(), 0)).collect(),
+        };
+        if let Some(piece) = first_piece {
+            starts[0].0.push(piece);
+        }
+        let mut starts = starts.into_iter();
+        let first = starts.next().expect("at least one thread");
+        let results: Vec<PeResult<Out<C>>> = thread::scope(|scope| {
+            let ctx = &ctx;
+            let handles: Vec<_> = (1..threads)
+                .zip(starts)
+                .map(|(t, start)| {
+                    thread::Builder::new()
+                        .name(format!("treelb-rank{rank}-t{t}"))
+                        .spawn_scoped(scope, move || crate::pe::pe_main(ctx, t, start, None))
+                        .expect("failed to spawn a PE thread")
+                })
+                .collect();
+            let mut all = vec![crate::pe::pe_main(ctx, 0, first, Some(&world))];
+            all.extend(
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+            );
+            all
+        });
+        let wall = start.elapsed();
+        let mut output = Out::<C>::default();
+        let mut pes = Vec::with_capacity(threads);
+        let mut probes = 0;
+        let mut waves = 0;
+        let mut improvements = 0;
+        for r in results {
+            output.merge(r.output);
+            pes.push(r.stats);
+            probes += r.probes;
+            waves = waves.max(r.waves);
+            improvements += r.improvements;
+        }
+
+        // Results to rank 0. The drain guarantees that nothing else is in
+        // flight, so plain blocking messages cannot meet stray ones. With
+        // shared state, each rank's best goes along and rank 0 offers them all:
+        // the answer does not rely on the broadcasts.
+        let best = codec.shared().and_then(|s| {
+            let mut bytes = Vec::new();
+            s.encode(&mut bytes).map(|_| bytes)
+        });
+        let report = RankReport { output, pes, waves, probes, improvements, best };
+        let outcome = if rank == 0 {
+            let RankReport { mut output, pes, waves, mut probes, mut improvements, .. } = report;
+            let mut by_rank: Vec<Option<Vec<PeStats>>> = vec![None; ranks];
+            by_rank[0] = Some(pes);
+            for _ in 1..ranks {
+                let (bytes, status) =
+                    world.any_process().matched_probe_with_tag(REPORT).matched_receive_vec::<u8>();
+                let r: RankReport<Out<C>> =
+                    wire::from_bytes(&bytes).map_err(|e| Error::Decode(e.to_string()))?;
+                output.merge(r.output);
+                probes += r.probes;
+                improvements += r.improvements;
+                if let (Some(shared), Some(best)) = (codec.shared(), r.best) {
+                    shared.apply(&best).map_err(|e| Error::Decode(e.to_string()))?;
+                }
+                by_rank[status.source_rank() as usize] = Some(r.pes);
+            }
+            let pes = by_rank.into_iter().flatten().flatten().collect();
+            Some(Outcome {
+                output,
+                stats: RunStats { wall, pes },
+                ranks,
+                threads,
+                probe: ProbeCost { nanos: self.probe_nanos, probes },
+                waves,
+                improvements,
+            })
+        } else {
+            world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);
+            None
+        };
+        Ok(outcome)
     }
-    drop(comms);
-    Ok(outcome)
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if let Some(counter) = self.counter.take() {
+            counter.free();
+        }
+    }
 }
 
 /// Mean time of a probe that finds nothing.

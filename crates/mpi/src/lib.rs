@@ -64,7 +64,7 @@ mod outbox;
 mod pe;
 
 #[cfg(feature = "mpi")]
-pub use driver::{Mpi, run};
+pub use driver::{Mpi, Session, run};
 #[cfg(feature = "mpi")]
 pub use pe::current_pe;
 

@@ -18,26 +18,32 @@
 # (--score-only), as c4solver does, with 2^24 table entries. The MPI runs
 # need a build with `--features mpi` and Open MPI's mpirun; their time per
 # position is measured inside rank 0 around each position's solve (MPI's
-# start-up is not in it, but every window search is one run of the MPI
-# runtime, with its start and its termination detection). REPEAT=N
+# start-up is not in it; every window search is one run of the MPI
+# runtime's session, with its start and its termination detection). REPEAT=N
 # (default 3) runs every configuration N times, the configurations of one
 # set in turn (round robin), so that a change of the machine's load hits all
 # of them alike; the fastest run of each counts, with its nodes. Ratios are
 # within one run of this script. SETS overrides the sets and how many
-# positions of each (default "moves30:1000 moves20:1000 moves12:40").
+# positions of each (default "moves30:1000 moves20:1000 moves12:40"; empty:
+# none), TREES the synthetic trees (BRANCHING:DEPTH:ORDERING:SEED each;
+# empty: none), OUT the results file (default results.txt here). With
+# valgrind installed, callgrind then counts the instructions of the
+# sequential baseline and of P = 1 on each tree (independent of the load).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../../.."
 pons="${1:-}"
 repeat="${REPEAT:-3}"
-sets="${SETS:-moves30:1000 moves20:1000 moves12:40}"
+sets="${SETS-moves30:1000 moves20:1000 moves12:40}"
+trees="${TREES-8:11:0.9:1 8:11:0.5:1 4:18:0.9:1}"
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release -q -p treelb-cli --features mpi
 treelb="$target/release/treelb"
-data=crates/apps/tests/data/connect4
 tmp="$(mktemp -d)"
+# shellcheck source=../2026-11-24-connect4/common.sh
+. "$here/../2026-11-24-connect4/common.sh"
 trap 'rm -rf "$tmp"' EXIT
-out="$here/results.txt"
+out="${OUT:-$here/results.txt}"
 mpirun=(mpirun --oversubscribe -np 2)
 if [ "$(id -u)" = 0 ]; then
     mpirun+=(--allow-run-as-root)
@@ -59,11 +65,8 @@ echo
 echo "## Connect Four: per position, fastest of $repeat runs (ms), its nodes and aborted nodes; TT 2^24 entries (threads: one shared table; MPI: one per rank)"
 printf '%-9s %-28s %10s %12s %10s %8s %8s %9s\n' set run "ms/pos" "nodes/pos" aborted speedup effic. overhead
 for set in $sets; do
-    name="${set%%:*}"; count="${set##*:}"
-    grep -v '^#' "$data/$name.txt" | head -n "$count" > "$tmp/$name.txt"
-    cut -d' ' -f1 "$tmp/$name.txt" > "$tmp/$name.pos"
-    count="$(wc -l < "$tmp/$name.txt")"
-    # best[label] = "ms nodes aborted" of the fastest run so far.
+    name="${set%%:*}"
+    c4_set "$name" "${set##*:}"
     declare -A best=()
     for _ in $(seq "$repeat"); do
         for run in "${runs[@]}"; do
@@ -76,44 +79,25 @@ for set in $sets; do
             else
                 report="$("$treelb" "${args[@]}")"
             fi
-            grep -q 'mismatches: 0$' <<<"$report" || { echo "mismatch in $name ($label)" >&2; exit 1; }
-            ms="$(sed -n 's/^mean time: \([0-9.]*\) ms/\1/p' <<<"$report")"
-            nodes="$(sed -n 's/^mean nodes: \([0-9.]*\)/\1/p' <<<"$report")"
-            aborted="$(sed -n 's/^aborted nodes: \([0-9]*\) .*/\1/p' <<<"$report")"
-            if [ -z "${best[$label]:-}" ] || awk -v a="$ms" -v b="${best[$label]%% *}" 'BEGIN { exit !(a < b) }'; then
-                best[$label]="$ms $nodes $aborted"
-            fi
+            c4_report "$name" "$label" "$report"
         done
         if [ -n "$pons" ]; then
-            start=$(date +%s.%N)
-            "$pons" < "$tmp/$name.pos" 2>/dev/null > "$tmp/$name.pons"
-            end=$(date +%s.%N)
-            ms="$(awk -v t0="$start" -v t1="$end" -v c="$count" 'BEGIN { printf "%.4f", (t1 - t0) * 1000 / c }')"
-            if [ -z "${best[pons]:-}" ] || awk -v a="$ms" -v b="${best[pons]}" 'BEGIN { exit !(a < b) }'; then
-                best[pons]="$ms"
-            fi
-            # Pons's scores are the committed ones.
-            diff <(cut -d' ' -f2 "$tmp/$name.txt") <(cut -d' ' -f2 "$tmp/$name.pons") > /dev/null \
-                || { echo "Pons disagrees on $name" >&2; exit 1; }
+            c4_pons "$pons" "$name"
         fi
     done
-    read -r seq_ms seq_nodes _ <<<"${best[sequential]}"
     for run in "${runs[@]}"; do
         IFS=: read -r label p _ _ <<<"$run"
-        read -r ms nodes aborted <<<"${best[$label]}"
-        awk -v s="$name" -v l="$label" -v ms="$ms" -v n="$nodes" -v a="$aborted" -v sm="$seq_ms" -v sn="$seq_nodes" -v p="$p" \
-            'BEGIN { printf "%-9s %-28s %10.3f %12.1f %10d %8.2f %8.2f %9.3f\n", s, l, ms, n, a, sm/ms, sm/ms/p, n/sn }'
+        c4_row 28 "$name" "$label" "$p"
     done
     if [ -n "$pons" ]; then
-        awk -v s="$name" -v ms="${best[pons]}" -v sm="$seq_ms" \
-            'BEGIN { printf "%-9s %-28s %10.3f %12s %10s %8.2f\n", s, "Pons c4solver (sequential)", ms, "-", "-", sm/ms }'
+        c4_pons_row 28 "$name"
     fi
     unset best
 done
 echo
 echo "## Synthetic game trees (treelb gametree --null-windows): per tree, fastest of $repeat runs (ms), its nodes and aborted nodes"
 printf '%-22s %-28s %10s %12s %10s %8s %8s %9s\n' tree run "ms" "nodes" aborted speedup effic. overhead
-for tree in "8:11:0.9:1" "8:11:0.5:1" "4:18:0.9:1"; do
+for tree in $trees; do
     IFS=: read -r b d q seed <<<"$tree"
     name="b$b d$d q$q"
     declare -A best=()
@@ -134,9 +118,7 @@ for tree in "8:11:0.9:1" "8:11:0.5:1" "4:18:0.9:1"; do
             ms="$(sed -n 's/^time: \([0-9.]*\) s/\1/p' <<<"$report" | awk '{ printf "%.3f", $1 * 1000 }')"
             nodes="$(sed -n 's/^nodes: \([0-9]*\)/\1/p' <<<"$report")"
             aborted="$(sed -n 's/^aborted nodes: \([0-9]*\)/\1/p' <<<"$report")"
-            if [ -z "${best[$label]:-}" ] || awk -v a="$ms" -v b="${best[$label]%% *}" 'BEGIN { exit !(a < b) }'; then
-                best[$label]="$ms $nodes $aborted"
-            fi
+            keep_fastest "$label" "$ms $nodes $aborted"
         done
     done
     unset want
@@ -149,4 +131,17 @@ for tree in "8:11:0.9:1" "8:11:0.5:1" "4:18:0.9:1"; do
     done
     unset best
 done
+if [ -n "$trees" ] && command -v valgrind > /dev/null; then
+    echo
+    echo "## Synthetic trees: instructions of the sequential baseline and of the threads runtime at P = 1 (valgrind --tool=callgrind; independent of the load)"
+    printf '%-22s %16s %16s %8s\n' tree sequential "P = 1" ratio
+    instr() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
+    for tree in $trees; do
+        IFS=: read -r b d q seed <<<"$tree"
+        args=(gametree --branching "$b" --depth "$d" --ordering "$q" --tree "$seed" --null-windows --no-progress)
+        s="$(instr "$treelb" "${args[@]}" --sequential)"
+        p="$(instr "$treelb" "${args[@]}" -p 1)"
+        awk -v t="b$b d$d q$q" -v s="$s" -v p="$p" 'BEGIN { printf "%-22s %16d %16d %8.3f\n", t, s, p, s / p }'
+    done
+fi
 } | tee "$out"

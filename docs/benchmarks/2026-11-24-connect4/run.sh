@@ -25,8 +25,9 @@ repeat="${REPEAT:-3}"
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release -q -p treelb-cli
 treelb="$target/release/treelb"
-data=crates/apps/tests/data/connect4
 tmp="$(mktemp -d)"
+# shellcheck source=common.sh
+. "$here/common.sh"
 trap 'rm -rf "$tmp"' EXIT
 out="$here/results.txt"
 
@@ -45,48 +46,26 @@ echo
 echo "## Connect Four: per position, fastest of $repeat runs (ms), its nodes and aborted nodes; TT 2^24 entries, as c4solver (per PE with a table per PE)"
 printf '%-9s %-34s %10s %12s %10s %8s %8s %9s\n' set run "ms/pos" "nodes/pos" aborted speedup effic. overhead
 for set in moves30:1000 moves20:1000 moves12:40; do
-    name="${set%%:*}"; count="${set##*:}"
-    grep -v '^#' "$data/$name.txt" | head -n "$count" > "$tmp/$name.txt"
-    cut -d' ' -f1 "$tmp/$name.txt" > "$tmp/$name.pos"
-    # best[label] = "ms nodes aborted" of the fastest run so far.
+    name="${set%%:*}"
+    c4_set "$name" "${set##*:}"
     declare -A best=()
     for _ in $(seq "$repeat"); do
         for run in "${runs[@]}"; do
             label="${run%%:*}"; flags="${run#*:}"
             # shellcheck disable=SC2086
-            report="$("$treelb" connect4 --file "$tmp/$name.txt" --tt-log2 24 --score-only $flags)"
-            grep -q 'mismatches: 0$' <<<"$report" || { echo "mismatch in $name ($label)" >&2; exit 1; }
-            ms="$(sed -n 's/^mean time: \([0-9.]*\) ms/\1/p' <<<"$report")"
-            nodes="$(sed -n 's/^mean nodes: \([0-9.]*\)/\1/p' <<<"$report")"
-            aborted="$(sed -n 's/^aborted nodes: \([0-9]*\) .*/\1/p' <<<"$report")"
-            if [ -z "${best[$label]:-}" ] || awk -v a="$ms" -v b="${best[$label]%% *}" 'BEGIN { exit !(a < b) }'; then
-                best[$label]="$ms $nodes $aborted"
-            fi
+            c4_report "$name" "$label" "$("$treelb" connect4 --file "$tmp/$name.txt" --tt-log2 24 --score-only $flags)"
         done
         if [ -n "$pons" ]; then
-            start=$(date +%s.%N)
-            "$pons" < "$tmp/$name.pos" 2>/dev/null > "$tmp/$name.pons"
-            end=$(date +%s.%N)
-            ms="$(awk -v t0="$start" -v t1="$end" -v c="$count" 'BEGIN { printf "%.4f", (t1 - t0) * 1000 / c }')"
-            if [ -z "${best[pons]:-}" ] || awk -v a="$ms" -v b="${best[pons]}" 'BEGIN { exit !(a < b) }'; then
-                best[pons]="$ms"
-            fi
-            # Pons's scores are the committed ones.
-            diff <(cut -d' ' -f2 "$tmp/$name.txt") <(cut -d' ' -f2 "$tmp/$name.pons") > /dev/null \
-                || { echo "Pons disagrees on $name" >&2; exit 1; }
+            c4_pons "$pons" "$name"
         fi
     done
-    read -r seq_ms seq_nodes _ <<<"${best[sequential]}"
     for run in "${runs[@]}"; do
         label="${run%%:*}"
-        read -r ms nodes aborted <<<"${best[$label]}"
         p=1; case "$label" in "P = 2"*) p=2;; esac
-        awk -v s="$name" -v l="$label" -v ms="$ms" -v n="$nodes" -v a="$aborted" -v sm="$seq_ms" -v sn="$seq_nodes" -v p="$p" \
-            'BEGIN { printf "%-9s %-34s %10.3f %12.1f %10d %8.2f %8.2f %9.3f\n", s, l, ms, n, a, sm/ms, sm/ms/p, n/sn }'
+        c4_row 34 "$name" "$label" "$p"
     done
     if [ -n "$pons" ]; then
-        awk -v s="$name" -v ms="${best[pons]}" -v sm="$seq_ms" \
-            'BEGIN { printf "%-9s %-34s %10.3f %12s %10s %8.2f\n", s, "Pons c4solver (sequential)", ms, "-", "-", sm/ms }'
+        c4_pons_row 34 "$name"
     fi
     unset best
 done

@@ -49,13 +49,6 @@ pub(crate) struct Connect4Args {
     /// as it ends
     #[arg(long)]
     pub(crate) verbose: bool,
-    /// Give younger brothers away before their eldest brother has returned
-    /// (plain parallel alpha-beta, to measure what waiting buys)
-    #[arg(long)]
-    pub(crate) no_ybw: bool,
-    /// Solve by the sequential alpha-beta baseline instead of the runtime
-    #[arg(long)]
-    pub(crate) sequential: bool,
     /// Print N random positions of --moves moves instead of solving
     #[arg(long, value_name = "N")]
     pub(crate) generate: Option<String>,
@@ -63,6 +56,21 @@ pub(crate) struct Connect4Args {
     /// leaves the side to move no win at once)
     #[arg(long, value_name = "M", default_value = "20")]
     pub(crate) moves: String,
+    #[command(flatten)]
+    pub(crate) search: SearchArgs,
+}
+
+/// How the searches of `connect4` and `gametree` run: on a runtime (its
+/// flags), with or without young brothers waiting, or sequentially.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// Give younger brothers away before their eldest brother has returned
+    /// (plain parallel alpha-beta, to measure what waiting buys)
+    #[arg(long)]
+    pub(crate) no_ybw: bool,
+    /// Search by the sequential alpha-beta baseline instead of the runtime
+    #[arg(long)]
+    pub(crate) sequential: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }
@@ -92,22 +100,21 @@ pub(crate) struct GameTreeArgs {
     /// Also search sequentially; exit code 1 unless the values agree
     #[arg(long)]
     pub(crate) check: bool,
-    /// Search by the sequential alpha-beta baseline instead of the runtime
-    #[arg(long, conflicts_with = "check")]
-    pub(crate) sequential: bool,
-    /// Give younger brothers away before their eldest brother has returned
-    #[arg(long)]
-    pub(crate) no_ybw: bool,
     #[command(flatten)]
-    pub(crate) run: RunArgs,
+    pub(crate) search: SearchArgs,
 }
 
 /// Runs `treelb gametree`.
 pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<Status, Error> {
+    if args.check && args.search.sequential {
+        return Err(err!(
+            "gametree: --check compares the runtime with the sequential search; not with --sequential"
+        ));
+    }
     if !(0.0..=1.0).contains(&args.ordering) {
         return Err(err!("--ordering must be between 0 and 1, got {}", args.ordering));
     }
-    let cfg = RunConfig::from_args(&args.run)?;
+    let cfg = RunConfig::from_args(&args.search.run)?;
     check_supported(&cfg, "gametree")?;
     let tree = GameTree {
         branching: args.branching,
@@ -116,16 +123,20 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         ordering: args.ordering,
         seed: args.tree,
     };
-    let engine = Engine::start(&cfg)?;
-    let speak = engine.rank() == 0;
-    let mut sink = std::io::sink();
-    let out: &mut dyn Write = if speak { out } else { &mut sink };
-    let ybw = !args.no_ybw;
+    let library = Engine::library(&cfg)?;
+    let engine = Engine::start(&cfg, &library)?;
+    let ybw = !args.search.no_ybw;
+    if engine.rank() != 0 {
+        let ok = engine.serve(&tree, ybw);
+        engine.finish(ok);
+        Engine::finalize(library);
+        return Ok(ok.into());
+    }
     let b = tree.bound();
     let start = Instant::now();
     let (mut nodes, mut aborted) = (0, 0);
     let mut search = |a: i32, bb: i32| {
-        let o = if args.sequential {
+        let o = if args.search.sequential {
             let mut stats = SeqStats::default();
             let value = alpha_beta(&tree, &tree.root(), a, bb, &mut stats);
             GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
@@ -138,7 +149,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     };
     let value = if args.null_windows { solve(-b, b, &mut search) } else { search(-b - 1, b + 1) };
     let seconds = start.elapsed().as_secs_f64();
-    let how = if args.sequential {
+    let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
@@ -167,11 +178,12 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         };
         writeln!(out, "sequential: value {seq}, {} nodes", stats.nodes)?;
         ok = seq == value;
-        if !ok && speak {
+        if !ok {
             eprintln!("treelb: mismatch: value {value}, sequential value {seq}");
         }
     }
-    engine.finish();
+    engine.finish(ok);
+    Engine::finalize(library);
     Ok(ok.into())
 }
 
@@ -190,7 +202,7 @@ struct Row {
 }
 
 pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, Error> {
-    let cfg = RunConfig::from_args(&args.run)?;
+    let cfg = RunConfig::from_args(&args.search.run)?;
     if let Some(n) = &args.generate {
         let moves: u32 = number("--moves", &args.moves)?;
         if moves > 40 {
@@ -216,20 +228,24 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         })?;
         parsed.push((text.clone(), pos, *expected));
     }
-    let engine = Engine::start(&cfg)?;
-    // Across ranks every rank runs this function; rank 0 speaks.
-    let speak = engine.rank() == 0;
-    let mut sink = std::io::sink();
-    let out: &mut dyn Write = if speak { out } else { &mut sink };
+    let library = Engine::library(&cfg)?;
+    let engine = Engine::start(&cfg, &library)?;
     let game = if args.tt_per_pe && !engine.on_mpi() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
         // Across ranks each rank has its own table anyway.
         Connect4::new(log2)
     };
+    if engine.rank() != 0 {
+        // Rank 0 runs the command; this rank takes part in its searches.
+        let ok = engine.serve(&game, !args.search.no_ybw);
+        engine.finish(ok);
+        Engine::finalize(library);
+        return Ok(ok.into());
+    }
     let started = Instant::now();
     let log = |p: &Position, a: i32, b: i32, o: &GameOutput, t: Instant| {
-        if args.verbose && speak {
+        if args.verbose {
             eprintln!(
                 "treelb: {} moves, window ({a}, {b}): value {}, {} nodes, {:.3} s (at {:.1} s)",
                 p.moves(),
@@ -245,10 +261,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         let start = Instant::now();
         let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
             let t = Instant::now();
-            let o = if args.sequential {
+            let o = if args.search.sequential {
                 sequential(&game, p, a, b)
             } else {
-                engine.search(&game, *p, a, b, !args.no_ybw, &cfg)
+                engine.search(&game, *p, a, b, !args.search.no_ybw, &cfg)
             };
             log(p, a, b, &o, t);
             o
@@ -262,14 +278,14 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     }
     let mismatches: Vec<&Row> =
         rows.iter().filter(|r| r.expected.is_some_and(|e| e != r.solved.score)).collect();
-    let how = if args.sequential {
+    let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
             "{}, {}, {}, {}",
             engine.pes(&cfg),
             cfg.spec.strategy,
-            if args.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
+            if args.search.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
             if engine.on_mpi() {
                 "a table per rank"
             } else if args.tt_per_pe {
@@ -313,7 +329,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "total time: {:.3} s", total)?;
         writeln!(out, "checked: {checked}, mismatches: {}", mismatches.len())?;
     }
-    for r in mismatches.iter().filter(|_| speak) {
+    for r in &mismatches {
         eprintln!(
             "treelb: mismatch: position {}: score {}, expected {}",
             r.position,
@@ -321,10 +337,11 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             r.expected.unwrap_or_default()
         );
     }
-    // Every rank computed the same scores (the values are broadcast), so
-    // every rank ends with the same status.
-    engine.finish();
-    Ok(mismatches.is_empty().into())
+    // Rank 0's verdict goes to every rank, so every rank ends with it.
+    let ok = mismatches.is_empty();
+    engine.finish(ok);
+    Engine::finalize(library);
+    Ok(ok.into())
 }
 
 /// Refuses, in one line, what a game search does not support.
@@ -361,22 +378,53 @@ fn sequential(game: &Connect4, pos: &Position, alpha: i32, beta: i32) -> GameOut
     GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
 }
 
+/// The MPI library of `--runtime mpi`, held outside the [`Engine`] that
+/// borrows it (`None` on threads).
+#[cfg(feature = "mpi")]
+type Library = Option<treelb_mpi::Mpi>;
+/// No MPI library without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+type Library = Option<std::convert::Infallible>;
+
 /// Where the window searches run: the threads runtime, or the MPI ranks.
-enum Engine {
+///
+/// Across ranks rank 0 drives: it runs the command (the positions, the
+/// sequence of windows of each) and, for each window search, broadcasts
+/// the position and window to the other ranks, which meanwhile only serve
+/// ([`Engine::serve`]) until rank 0 broadcasts the end. All window searches
+/// are runs of one [`treelb_mpi::Session`], so the ranks set up once and
+/// keep their transposition tables from window to window.
+enum Engine<'m> {
     Threads,
     #[cfg(feature = "mpi")]
-    Mpi(Box<on_mpi::OnMpi>),
+    Mpi(Box<on_mpi::OnMpi<'m>>),
+    #[cfg(not(feature = "mpi"))]
+    #[allow(dead_code)]
+    Never(std::marker::PhantomData<&'m ()>),
 }
 
-impl Engine {
-    /// The engine of `cfg` (MPI initialized, for `--runtime mpi`).
-    fn start(cfg: &RunConfig) -> Result<Engine, Error> {
+impl<'m> Engine<'m> {
+    /// Initializes MPI for `--runtime mpi`.
+    fn library(cfg: &RunConfig) -> Result<Library, Error> {
         match cfg.kind {
-            Runtime::Threads => Ok(Engine::Threads),
+            Runtime::Threads => Ok(None),
             #[cfg(feature = "mpi")]
-            Runtime::Mpi => Ok(Engine::Mpi(Box::new(on_mpi::OnMpi::start(cfg)?))),
+            Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
             #[cfg(not(feature = "mpi"))]
             Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+        }
+    }
+
+    /// The engine of `cfg` on `library` (across ranks a collective: every
+    /// rank starts its session).
+    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps, unused_variables))]
+    fn start(cfg: &RunConfig, library: &'m Library) -> Result<Engine<'m>, Error> {
+        match library {
+            None => Ok(Engine::Threads),
+            #[cfg(feature = "mpi")]
+            Some(mpi) => Ok(Engine::Mpi(Box::new(on_mpi::OnMpi::start(mpi, cfg)?))),
+            #[cfg(not(feature = "mpi"))]
+            Some(never) => match *never {},
         }
     }
 
@@ -386,6 +434,8 @@ impl Engine {
             Engine::Threads => 0,
             #[cfg(feature = "mpi")]
             Engine::Mpi(m) => m.rank(),
+            #[cfg(not(feature = "mpi"))]
+            Engine::Never(_) => unreachable!(),
         }
     }
 
@@ -399,11 +449,13 @@ impl Engine {
             Engine::Threads => format!("{} PEs", cfg.threads),
             #[cfg(feature = "mpi")]
             Engine::Mpi(m) => format!("{} ranks × {} threads", m.size(), cfg.threads),
+            #[cfg(not(feature = "mpi"))]
+            Engine::Never(_) => unreachable!(),
         }
     }
 
-    /// One window search of `pos`; every rank gets the value, rank 0 the
-    /// nodes of all ranks (the other ranks 0).
+    /// One window search of `pos`, called on rank 0 only (across ranks the
+    /// others serve it): the value and the nodes of all ranks.
     fn search<G>(
         &self,
         game: &G,
@@ -427,16 +479,53 @@ impl Engine {
             }
             #[cfg(feature = "mpi")]
             Engine::Mpi(m) => m.search(game, pos, alpha, beta, ybw),
+            #[cfg(not(feature = "mpi"))]
+            Engine::Never(_) => unreachable!(),
         }
     }
 
-    /// Ends the engine: across ranks, rank 0 reports the messages of the
-    /// game search on stderr, and MPI is finalized.
-    fn finish(self) {
+    /// On a rank other than 0: takes part in every window search rank 0
+    /// starts, until it ends the command; whether the command succeeded
+    /// (rank 0's verdict). On threads (and rank 0) there is nothing to
+    /// serve.
+    #[cfg_attr(not(feature = "mpi"), allow(unused_variables))]
+    fn serve<G>(&self, game: &G, ybw: bool) -> bool
+    where
+        G: Game,
+        G::Position: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        match self {
+            Engine::Threads => true,
+            #[cfg(feature = "mpi")]
+            Engine::Mpi(m) => m.serve(game, ybw),
+            #[cfg(not(feature = "mpi"))]
+            Engine::Never(_) => unreachable!(),
+        }
+    }
+
+    /// Ends the engine: across ranks, rank 0 tells the serving ranks the
+    /// command is over (and whether it succeeded) and reports the messages
+    /// of the game search on stderr.
+    fn finish(self, ok: bool) {
         match self {
             Engine::Threads => {}
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => m.finish(),
+            Engine::Mpi(m) => m.finish(ok),
+            #[cfg(not(feature = "mpi"))]
+            Engine::Never(_) => {
+                let _ = ok;
+            }
+        }
+    }
+
+    /// Finalizes MPI, after [`Engine::finish`].
+    fn finalize(library: Library) {
+        match library {
+            None => {}
+            #[cfg(feature = "mpi")]
+            Some(mpi) => super::mpi::finalize(mpi),
+            #[cfg(not(feature = "mpi"))]
+            Some(never) => match never {},
         }
     }
 }
@@ -446,29 +535,40 @@ impl Engine {
 mod on_mpi {
     use std::cell::Cell;
 
+    use serde::{Deserialize, Serialize};
     use treelb::game::{Game, GameOutput, Net, NetStats, YbwWork};
-    use treelb_mpi::Mpi;
     use treelb_mpi::wire::GameCodec;
+    use treelb_mpi::{Mpi, Session};
 
     use crate::config::{Error, RunConfig};
 
-    /// MPI, the runtime's configuration, and what the searches sent.
-    pub(super) struct OnMpi {
-        mpi: Mpi,
-        config: treelb_mpi::Config,
+    /// What rank 0 broadcasts to the serving ranks.
+    #[derive(Serialize, Deserialize)]
+    enum Command<P> {
+        /// Take part in the search of `pos` with the window `(alpha, beta)`.
+        Search { pos: P, alpha: i32, beta: i32 },
+        /// The command is over; `ok`: it succeeded.
+        Done { ok: bool },
+    }
+
+    /// The session of runs, and what the searches sent.
+    pub(super) struct OnMpi<'m> {
+        mpi: &'m Mpi,
+        session: Session<'m>,
+        threads: usize,
         runs: Cell<u64>,
         waves: Cell<u64>,
         stats: Cell<NetStats>,
     }
 
-    impl OnMpi {
-        pub(super) fn start(cfg: &RunConfig) -> Result<OnMpi, Error> {
+    impl<'m> OnMpi<'m> {
+        pub(super) fn start(mpi: &'m Mpi, cfg: &RunConfig) -> Result<OnMpi<'m>, Error> {
             let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
-            config.validate()?;
-            let mpi = Mpi::init(config.threads)?;
+            let session = Session::new(mpi, &config)?;
             Ok(OnMpi {
                 mpi,
-                config,
+                session,
+                threads: cfg.threads,
                 runs: Cell::new(0),
                 waves: Cell::new(0),
                 stats: Cell::new(NetStats::default()),
@@ -483,10 +583,16 @@ mod on_mpi {
             self.mpi.size()
         }
 
-        /// One run of the MPI runtime: every rank holds its own rank state
-        /// (`Net`) for it; the root piece starts on rank 0, whose output has
-        /// the value, which then goes to every rank (the next window
-        /// depends on it).
+        fn broadcast<P: Serialize + for<'de> Deserialize<'de>>(
+            &self,
+            command: Option<Command<P>>,
+        ) -> Command<P> {
+            let mut bytes = command.map(|c| treelb_mpi::wire::to_bytes(&c)).unwrap_or_default();
+            self.mpi.broadcast(&mut bytes);
+            treelb_mpi::wire::from_bytes(&bytes).expect("a command from rank 0")
+        }
+
+        /// Rank 0: one window search, the other ranks serving it.
         pub(super) fn search<G>(
             &self,
             game: &G,
@@ -497,16 +603,50 @@ mod on_mpi {
         ) -> GameOutput
         where
             G: Game,
-            G::Position: serde::Serialize + serde::de::DeserializeOwned,
+            G::Position: Serialize + serde::de::DeserializeOwned,
+        {
+            debug_assert_eq!(self.rank(), 0);
+            let command = Command::Search { pos, alpha, beta };
+            let Command::Search { pos, alpha, beta } = self.broadcast(Some(command)) else {
+                unreachable!("rank 0 broadcast a search")
+            };
+            let output = self.window(game, pos, alpha, beta, ybw);
+            assert!(output.value.is_some(), "the search across ranks ended without the root's value");
+            output
+        }
+
+        /// A rank other than 0: serves rank 0's window searches until it
+        /// ends the command; its verdict.
+        pub(super) fn serve<G>(&self, game: &G, ybw: bool) -> bool
+        where
+            G: Game,
+            G::Position: Serialize + serde::de::DeserializeOwned,
+        {
+            loop {
+                match self.broadcast::<G::Position>(None) {
+                    Command::Search { pos, alpha, beta } => {
+                        self.window(game, pos, alpha, beta, ybw);
+                    }
+                    Command::Done { ok } => return ok,
+                }
+            }
+        }
+
+        /// One run of the session: every rank holds its own rank state
+        /// (`Net`) for it; the root piece starts on rank 0, whose output
+        /// (all ranks' merged) has the value.
+        fn window<G>(&self, game: &G, pos: G::Position, alpha: i32, beta: i32, ybw: bool) -> GameOutput
+        where
+            G: Game,
+            G::Position: Serialize + serde::de::DeserializeOwned,
         {
             let net = Net::new(self.rank(), self.size(), ybw);
             let codec = GameCodec::new(game, &net);
             let root = YbwWork::new(game, pos, alpha, beta, ybw).with_net(&net);
-            let outcome = treelb_mpi::run(&self.mpi, &codec, root, &self.config)
+            let outcome = self
+                .session
+                .run(&codec, root)
                 .unwrap_or_else(|e| panic!("a checked configuration failed: {e}"));
-            let mine = outcome.as_ref().map_or(i64::MIN, |o| o.output.value.map_or(i64::MIN, i64::from));
-            let value = self.mpi.max(mine);
-            assert!(value != i64::MIN, "the search across ranks ended without the root's value");
             let s = net.stats();
             let mut t = self.stats.get();
             t.results += s.results;
@@ -514,18 +654,21 @@ mod on_mpi {
             t.discarded += s.discarded;
             self.stats.set(t);
             self.runs.set(self.runs.get() + 1);
-            let value = Some(i32::try_from(value).expect("a game value"));
             match outcome {
                 Some(o) => {
                     self.waves.set(self.waves.get() + o.waves);
-                    GameOutput { value, ..o.output }
+                    o.output
                 }
-                None => GameOutput { value, nodes: 0, aborted_nodes: 0 },
+                None => GameOutput::default(),
             }
         }
 
-        /// Rank 0 reports the messages of all ranks on stderr; MPI ends.
-        pub(super) fn finish(self) {
+        /// Rank 0 ends the serving ranks' loop with its verdict and reports
+        /// the messages of all ranks on stderr; the session ends.
+        pub(super) fn finish(self, ok: bool) {
+            if self.rank() == 0 {
+                self.broadcast::<()>(Some(Command::Done { ok }));
+            }
             let all = self.mpi.gather(&treelb_mpi::wire::to_bytes(&self.stats.get()));
             if let Some(all) = all {
                 let mut t = NetStats::default();
@@ -539,7 +682,7 @@ mod on_mpi {
                     "treelb: mpi: {} ranks × {} threads ({}); {} window searches, {} termination waves; \
                      {} results and {} aborts sent between ranks, {} results for frames already finished",
                     self.size(),
-                    self.config.threads,
+                    self.threads,
                     self.mpi.thread_support(),
                     self.runs.get(),
                     self.waves.get(),
@@ -548,7 +691,6 @@ mod on_mpi {
                     t.discarded
                 );
             }
-            super::super::mpi::finalize(self.mpi);
         }
     }
 }

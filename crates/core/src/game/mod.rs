@@ -108,22 +108,44 @@ pub struct SeqStats {
 /// assert_eq!(alpha_beta(&Nim, &10, -1, 1, &mut stats), 1);
 /// ```
 pub fn alpha_beta<G: Game>(game: &G, pos: &G::Position, alpha: i32, beta: i32, stats: &mut SeqStats) -> i32 {
+    let mut spare = Vec::new();
+    search(game, pos, alpha, beta, stats, &mut spare)
+}
+
+/// [`alpha_beta`] with spare child lists: a list is taken from `spare` for
+/// each expansion and put back when the position returns, so that the
+/// search allocates only as many lists as the tree is deep — as the
+/// parallel search's pieces keep theirs — and not one per position.
+fn search<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    alpha: i32,
+    beta: i32,
+    stats: &mut SeqStats,
+    spare: &mut Vec<Vec<G::Position>>,
+) -> i32 {
     debug_assert!(alpha < beta);
     stats.nodes += 1;
-    let mut children = Vec::new();
+    let mut children = spare.pop().unwrap_or_default();
+    children.clear();
     let (mut alpha, beta) = match game.expand(pos, alpha, beta, &mut children) {
-        Expansion::Value(v) => return v,
+        Expansion::Value(v) => {
+            spare.push(children);
+            return v;
+        }
         Expansion::Search { alpha, beta } => (alpha, beta),
     };
     for child in &children {
-        let score = -alpha_beta(game, child, -beta, -alpha, stats);
+        let score = -search(game, child, -beta, -alpha, stats, spare);
         if score >= beta {
             game.record(pos, score, Bound::Lower);
+            spare.push(children);
             return score;
         }
         alpha = alpha.max(score);
     }
     game.record(pos, alpha, Bound::Upper);
+    spare.push(children);
     alpha
 }
 

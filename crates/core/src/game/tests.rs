@@ -54,11 +54,27 @@ fn scheduled(
             }
             continue;
         }
-        if pool[i].work(slice, &mut out).is_exhausted() {
+        if worked(&mut pool[i], slice, &mut out) {
             pool.swap_remove(i);
         }
     }
     out
+}
+
+/// Works `piece` for a slice; whether it is exhausted. Checks the bound on
+/// aborted work: a piece under a frame that was cut off (at any level up
+/// its chain of links, or a proxy aborted by a message) expands nothing
+/// more — its work after the cutoff is at most the slice it was in when
+/// the cutoff happened.
+fn worked<G: Game>(piece: &mut YbwWork<'_, G>, slice: u64, out: &mut GameOutput) -> bool {
+    let refuted = super::ybw::tests_refuted(piece);
+    let nodes = out.nodes;
+    let progress = piece.work(slice, out);
+    if refuted {
+        assert_eq!(progress, crate::Progress::Exhausted { used: 0 }, "a refuted piece worked on");
+        assert_eq!(out.nodes, nodes, "a refuted piece expanded positions");
+    }
+    progress.is_exhausted()
 }
 
 #[test]
@@ -219,7 +235,7 @@ fn distributed(
             }
             continue;
         }
-        if pools[r][i].work(slice, &mut out).is_exhausted() {
+        if worked(&mut pools[r][i], slice, &mut out) {
             pools[r].swap_remove(i);
         }
     }
