@@ -23,6 +23,7 @@
 //! assert_eq!(held_karp(&tsp).map(|(l, _)| l), Some(length));
 //! ```
 
+mod cuts;
 mod dp;
 pub mod heuristic;
 mod search;
@@ -31,7 +32,7 @@ pub mod tsplib;
 use serde::Serialize;
 
 pub use dp::{HELD_KARP_MAX_N, held_karp};
-pub use search::{AscentParams, TspNode, TspSearch};
+pub use search::{AscentParams, RootCuts, TspNode, TspSearch};
 pub use tsplib::{EdgeWeightFormat, EdgeWeightType, TsplibError};
 
 /// The largest distance, in absolute value, an instance may have (2⁴⁰):

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
-use super::{Tsp, heuristic};
+use super::{Tsp, cuts, heuristic};
 use crate::bnb::BnbStats;
 
 /// The subgradient ascent's schedule.
@@ -36,6 +36,9 @@ pub struct AscentParams {
     pub root_patience: u32,
     /// The ascent stops once `λ` is below this.
     pub min_lambda: f64,
+    /// Rounds of blossom separation at the root (relax-and-cut, see
+    /// [`RootCuts`]); 0 keeps the plain Held–Karp bound.
+    pub cut_rounds: u32,
 }
 
 impl AscentParams {
@@ -50,6 +53,7 @@ impl AscentParams {
             patience: (n / 4).clamp(5, 50),
             root_patience: n.clamp(5, 200),
             min_lambda: 1e-5,
+            cut_rounds: 20,
         }
     }
 }
@@ -106,6 +110,13 @@ pub struct TspSearch {
     /// `U` of the step size: the initial tour's length (or a crude bound).
     target: f64,
     params: AscentParams,
+    /// Added to every 1-tree's value: the blossoms' part of the Lagrangian
+    /// (`cost` holds the other part).
+    offset: f64,
+    /// The root's degree multipliers from relax-and-cut (`None`: zero).
+    root_pi: Option<Arc<[f64]>>,
+    /// What relax-and-cut found at the root.
+    cuts: Option<RootCuts>,
     /// The shortest tour found: its length and the tour (starting at node 0).
     pub incumbent: Incumbent<Vec<u32>>,
 }
@@ -216,8 +227,9 @@ enum Implied {
 enum Ascent {
     /// The bound reached the incumbent.
     Pruned,
-    /// A 1-tree was a tour: the best of the node.
-    Tour(Vec<u32>),
+    /// A 1-tree was a tour, with the bound `L` (the tour is the best of
+    /// the node if `⌈L⌉` reaches its length; with blossoms it may not).
+    Tour(Vec<u32>, f64),
     /// Branch: the bound, at the best multipliers.
     Branch(f64),
 }
@@ -258,6 +270,23 @@ thread_local! {
 /// A list of edges `(a, b)`.
 type Edges = Vec<(u32, u32)>;
 
+/// The smallest instance relax-and-cut runs on.
+const MIN_CUT_N: usize = 8;
+
+/// The root's bounds before and after relax-and-cut (blossom inequalities
+/// dualized in the Lagrangian with their own multipliers, found by the
+/// odd-component heuristic on the average 1-tree; the search keeps their
+/// multipliers fixed, folded into the edge costs).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RootCuts {
+    /// The Held–Karp bound at the root (unrounded).
+    pub held_karp: f64,
+    /// The Lagrangian bound with the blossoms (unrounded).
+    pub bound: f64,
+    /// The blossoms kept (with a positive multiplier).
+    pub blossoms: usize,
+}
+
 /// How many times a node is bounded again after reduced costs fixed edges.
 const MAX_ROUNDS: u32 = 3;
 
@@ -277,7 +306,7 @@ impl TspSearch {
     pub fn with_params(tsp: &Tsp, params: AscentParams, seeded: bool) -> Self {
         let n = tsp.n();
         let dist: Vec<i64> = (0..n * n).map(|k| tsp.dist(k / n, k % n)).collect();
-        let cost = dist.iter().map(|&d| d as f64).collect();
+        let cost: Vec<f64> = dist.iter().map(|&d| d as f64).collect();
         let incumbent = Incumbent::new(Sense::Minimize);
         let mut target = None;
         if seeded && let Some((length, tour)) = heuristic::initial_tour(tsp, 16) {
@@ -287,7 +316,34 @@ impl TspSearch {
         // Unseeded, the step size still needs an estimate of the optimum:
         // a nearest-neighbour tour's length (not offered).
         let target = target.unwrap_or_else(|| heuristic::nearest_neighbour_length(tsp).max(1) as f64);
-        TspSearch { n, cost, dist, fixed: tsp.fixed_edges.clone(), target, params, incumbent }
+        let mut search = TspSearch {
+            n,
+            cost,
+            dist,
+            fixed: tsp.fixed_edges.clone(),
+            target,
+            params,
+            offset: 0.0,
+            root_pi: None,
+            cuts: None,
+            incumbent,
+        };
+        if params.cut_rounds > 0 && n >= MIN_CUT_N {
+            // Blossoms are valid for every tour, with or without fixed
+            // edges: the root's relaxation ignores those.
+            let found = cuts::relax_and_cut(n, &search.cost, target, &params);
+            search.cost = found.cost;
+            search.offset = found.offset;
+            search.root_pi = Some(Arc::from(found.pi));
+            search.cuts =
+                Some(RootCuts { held_karp: found.held_karp, bound: found.bound, blossoms: found.cuts });
+        }
+        search
+    }
+
+    /// What relax-and-cut found at the root (`None` if it did not run).
+    pub fn root_cuts(&self) -> Option<RootCuts> {
+        self.cuts
     }
 
     /// The number of nodes of the instance.
@@ -314,10 +370,13 @@ impl TspSearch {
                 Implied::Tour(t) => Some(self.length(&t)),
                 Implied::Open => {
                     s.pi.clear();
-                    s.pi.resize(self.n, 0.0);
+                    match &self.root_pi {
+                        Some(pi) => s.pi.extend_from_slice(pi),
+                        None => s.pi.resize(self.n, 0.0),
+                    }
                     match self.ascent(s, true, false) {
                         Ascent::Pruned => None,
-                        Ascent::Tour(t) => Some(self.length(&t)),
+                        Ascent::Tour(_, bound) => Some(ceil(bound)),
                         Ascent::Branch(bound) => Some(ceil(bound)),
                     }
                 }
@@ -616,7 +675,7 @@ impl TspSearch {
             degree[v as usize] += 1;
         }
         degree[0] = 2;
-        Some(total - 2.0 * pi.iter().sum::<f64>())
+        Some(total - 2.0 * pi.iter().sum::<f64>() + self.offset)
     }
 
     /// The subgradient ascent from `s.pi`; on `Branch` the best multipliers
@@ -659,7 +718,7 @@ impl TspSearch {
             }
             let norm: i64 = s.degree.iter().map(|&d| i64::from((d - 2) * (d - 2))).sum();
             if norm == 0 {
-                return Ascent::Tour(tree_tour(&s.parent, s.zero, n));
+                return Ascent::Tour(tree_tour(&s.parent, s.zero, n), l);
             }
             if lambda < p.min_lambda || step + 1 == steps {
                 break;
@@ -886,9 +945,9 @@ impl Search for TspSearch {
         }
         SCRATCH.with_borrow_mut(|s| {
             s.pi.clear();
-            match &node.pi {
-                Some(pi) => s.pi.extend_from_slice(pi),
-                None => s.pi.resize(n, 0.0),
+            match (&node.pi, &self.root_pi) {
+                (Some(pi), _) | (None, Some(pi)) => s.pi.extend_from_slice(pi),
+                (None, None) => s.pi.resize(n, 0.0),
             }
             // Bound the node; while reduced costs fix edges, derive what the
             // fixes imply and bound again (from the best multipliers).
@@ -922,22 +981,24 @@ impl Search for TspSearch {
                         acc.pruned += 1;
                         return;
                     }
-                    Ascent::Tour(tour) if !self.incumbent.breaks_ties() => {
-                        acc.branched += 1;
-                        return self.offer(tour);
-                    }
-                    Ascent::Tour(tour) => {
-                        // The least optimal tour is sought: this tour is the
-                        // best of the node, but others of the same length may
-                        // be smaller. Offer it and branch on its 1-tree (the
-                        // current one) all the same.
+                    Ascent::Tour(tour, l) => {
                         let length = self.length(&tour);
                         self.offer(tour);
+                        if !self.incumbent.breaks_ties() && ceil(l) >= length {
+                            // The tour is the best of the node.
+                            acc.branched += 1;
+                            return;
+                        }
+                        // The least optimal tour is sought (this tour is the
+                        // best of the node, but others of the same length may
+                        // be smaller), or blossoms with slack leave the bound
+                        // below the tour: branch on its 1-tree (the current
+                        // one) all the same.
                         s.best_pi.clone_from(&s.pi);
                         s.best_parent.clone_from(&s.parent);
                         s.best_degree.clone_from(&s.degree);
                         s.best_zero = s.zero;
-                        length as f64
+                        l
                     }
                     Ascent::Branch(l) => l,
                 };
