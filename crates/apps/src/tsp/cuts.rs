@@ -43,63 +43,76 @@
 
 use super::search::AscentParams;
 
-/// A blossom inequality `x(E(H)) + Σ_T x_e ≤ |H| + (|T| − 1) / 2`.
+/// A comb inequality `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) −
+/// (k + 1) / 2`: a handle `H` and an odd number `k ≥ 3` of pairwise
+/// disjoint teeth `T_j`, each meeting `H` and its complement. A blossom is
+/// a comb whose teeth are edges.
 #[derive(Clone, Debug, PartialEq)]
-struct Blossom {
+pub(super) struct Comb {
     handle: Vec<u32>,
-    teeth: Vec<(u32, u32)>,
+    teeth: Vec<Vec<u32>>,
 }
 
-impl Blossom {
-    fn rhs(&self) -> f64 {
-        self.handle.len() as f64 + (self.teeth.len() - 1) as f64 / 2.0
+impl Comb {
+    pub(super) fn rhs(&self) -> f64 {
+        let k = self.teeth.len() as f64;
+        self.handle.len() as f64 + self.teeth.iter().map(|t| t.len() as f64 - 1.0).sum::<f64>()
+            - (k + 1.0) / 2.0
     }
 
-    /// Adds `delta` to the cost of every edge with a coefficient.
-    fn add(&self, n: usize, extra: &mut [f64], delta: f64) {
-        for (k, &a) in self.handle.iter().enumerate() {
-            for &b in &self.handle[k + 1..] {
-                extra[a as usize * n + b as usize] += delta;
-                extra[b as usize * n + a as usize] += delta;
+    fn sets(&self) -> impl Iterator<Item = &[u32]> {
+        std::iter::once(self.handle.as_slice()).chain(self.teeth.iter().map(Vec::as_slice))
+    }
+
+    /// Adds `delta` to the cost of every edge, once per set that holds it.
+    pub(super) fn add(&self, n: usize, extra: &mut [f64], delta: f64) {
+        for set in self.sets() {
+            for (k, &a) in set.iter().enumerate() {
+                for &b in &set[k + 1..] {
+                    extra[a as usize * n + b as usize] += delta;
+                    extra[b as usize * n + a as usize] += delta;
+                }
             }
         }
-        for &(a, b) in &self.teeth {
-            extra[a as usize * n + b as usize] += delta;
-            extra[b as usize * n + a as usize] += delta;
-        }
     }
 
-    /// `a x` for the edges `edges` (a 1-tree), with `inside` marking the
-    /// handle.
-    fn lhs(&self, edges: &[(u32, u32)], inside: &mut [bool]) -> f64 {
-        for &v in &self.handle {
-            inside[v as usize] = true;
+    /// `a x` for the edges `edges` (a 1-tree); `inside` is all `false` on
+    /// entry and exit.
+    pub(super) fn lhs(&self, edges: &[(u32, u32)], inside: &mut [bool]) -> f64 {
+        let mut count = 0;
+        for set in self.sets() {
+            set.iter().for_each(|&v| inside[v as usize] = true);
+            count += edges.iter().filter(|&&(a, b)| inside[a as usize] && inside[b as usize]).count();
+            set.iter().for_each(|&v| inside[v as usize] = false);
         }
-        let mut count = edges.iter().filter(|&&(a, b)| inside[a as usize] && inside[b as usize]).count();
-        for &v in &self.handle {
-            inside[v as usize] = false;
-        }
-        count +=
-            edges.iter().filter(|&&(a, b)| self.teeth.iter().any(|&t| t == (a, b) || t == (b, a))).count();
         count as f64
+    }
+
+    /// `a x − b` for a dense `x`.
+    fn violation(&self, n: usize, x: &[f64]) -> f64 {
+        let mut lhs = 0.0;
+        for set in self.sets() {
+            for (k, &a) in set.iter().enumerate() {
+                for &b in &set[k + 1..] {
+                    lhs += x[a as usize * n + b as usize];
+                }
+            }
+        }
+        lhs - self.rhs()
     }
 }
 
 /// What relax-and-cut leaves for the search.
 #[derive(Clone, Debug)]
 pub(super) struct RootCuts {
-    /// The edge costs with the blossom multipliers folded in.
-    pub cost: Vec<f64>,
-    /// `−Σ μ_c b_c`: added to every 1-tree's value.
-    pub offset: f64,
-    /// The degree multipliers of the best bound.
-    pub pi: Vec<f64>,
-    /// The Held–Karp bound (before any blossom).
+    /// The combs kept (those with a positive multiplier).
+    pub combs: Vec<Comb>,
+    /// The degree multipliers of the best bound, then the combs'.
+    pub multipliers: Vec<f64>,
+    /// The Held–Karp bound (before any comb).
     pub held_karp: f64,
-    /// The bound with the blossoms.
+    /// The bound with the combs.
     pub bound: f64,
-    /// The blossoms kept (with a positive multiplier).
-    pub cuts: usize,
 }
 
 /// The minimum 1-tree under edge costs `w` (dense, `n ≥ 3`): its edges
@@ -165,7 +178,7 @@ struct Ascent<'a> {
     cost: &'a [f64],
     target: f64,
     pi: Vec<f64>,
-    cuts: Vec<Blossom>,
+    cuts: Vec<Comb>,
     mu: Vec<f64>,
     /// `Σ_c μ_c a_c` by edge.
     extra: Vec<f64>,
@@ -266,63 +279,113 @@ impl Ascent<'_> {
     }
 }
 
-/// Violated blossoms of `x` (dense, symmetric) by the odd-component
-/// heuristic, at several thresholds of "fractional".
-fn separate(n: usize, x: &[f64], known: &[Blossom]) -> Vec<Blossom> {
-    let mut found: Vec<Blossom> = Vec::new();
-    for eps in [0.02, 0.05, 0.1, 0.2, 0.3] {
-        // Components of the fractional edges.
+/// Violated combs of `x` (dense, symmetric): blossoms by the
+/// odd-component heuristic, on `x` and on `x` with its paths of edges at
+/// (nearly) 1 shrunk to single nodes — a blossom there is a comb of `x`.
+fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
+    let mut found: Vec<Comb> = Vec::new();
+    let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
+    odd_components(n, x, &singletons, x, known, &mut found);
+    for one in [0.999, 0.99, 0.9] {
         let mut up: Vec<usize> = (0..n).collect();
-        fn find(up: &mut [usize], mut v: usize) -> usize {
-            while up[v] != v {
-                up[v] = up[up[v]];
-                v = up[v];
-            }
-            v
-        }
         for i in 0..n {
             for j in i + 1..n {
-                let v = x[i * n + j];
+                if x[i * n + j] >= one {
+                    let (a, b) = (find(&mut up, i), find(&mut up, j));
+                    up[a] = b;
+                }
+            }
+        }
+        let mut index = vec![usize::MAX; n];
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        for v in 0..n {
+            let r = find(&mut up, v);
+            if index[r] == usize::MAX {
+                index[r] = groups.len();
+                groups.push(Vec::new());
+            }
+            groups[index[r]].push(v as u32);
+        }
+        let m = groups.len();
+        if m == n || m < 6 {
+            continue;
+        }
+        let mut xs = vec![0.0; m * m];
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (index[find(&mut up, i)], index[find(&mut up, j)]);
+                if a != b {
+                    xs[a * m + b] += x[i * n + j];
+                }
+            }
+        }
+        odd_components(m, &xs, &groups, x, known, &mut found);
+    }
+    found
+}
+
+/// The root of `v` in a union-find forest (halving the path).
+fn find(up: &mut [usize], mut v: usize) -> usize {
+    while up[v] != v {
+        up[v] = up[up[v]];
+        v = up[v];
+    }
+    v
+}
+
+/// The odd-component heuristic on the `m` nodes of `x` (dense, symmetric),
+/// node `i` standing for the nodes `groups[i]` of the instance: adds to
+/// `found` the combs it finds that `orig` violates.
+fn odd_components(
+    m: usize,
+    x: &[f64],
+    groups: &[Vec<u32>],
+    orig: &[f64],
+    known: &[Comb],
+    found: &mut Vec<Comb>,
+) {
+    let n = orig.len().isqrt();
+    for eps in [0.02, 0.05, 0.1, 0.2, 0.3] {
+        // Components of the fractional edges.
+        let mut up: Vec<usize> = (0..m).collect();
+        for i in 0..m {
+            for j in i + 1..m {
+                let v = x[i * m + j];
                 if v > eps && v < 1.0 - eps {
                     let (a, b) = (find(&mut up, i), find(&mut up, j));
                     up[a] = b;
                 }
             }
         }
-        let mut members: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for v in 0..n {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for v in 0..m {
             let r = find(&mut up, v);
-            members[r].push(v as u32);
+            members[r].push(v);
         }
-        for handle in members.into_iter().filter(|h| h.len() >= 2 && h.len() <= n - 2) {
-            let mut inside = vec![false; n];
-            handle.iter().for_each(|&v| inside[v as usize] = true);
-            let mut inner = 0.0;
-            let mut leaving: Vec<(f64, u32, u32)> = Vec::new();
+        for handle in members.into_iter().filter(|h| h.len() >= 2 && h.len() + 2 <= m) {
+            let mut inside = vec![false; m];
+            handle.iter().for_each(|&v| inside[v] = true);
+            let mut leaving: Vec<(f64, usize, usize)> = Vec::new();
             for &a in &handle {
-                for b in 0..n {
-                    let v = x[a as usize * n + b];
-                    if inside[b] {
-                        if (a as usize) < b {
-                            inner += v;
-                        }
-                    } else if v > 1e-3 {
-                        leaving.push((v, a, b as u32));
+                for b in 0..m {
+                    let v = x[a * m + b];
+                    if !inside[b] && v > 1e-3 {
+                        leaving.push((v, a, b));
                     }
                 }
             }
             leaving.sort_by(|p, q| q.0.total_cmp(&p.0).then((p.1, p.2).cmp(&(q.1, q.2))));
             // Disjoint teeth, the largest x first.
-            let mut used = vec![false; n];
-            let mut teeth: Vec<(f64, u32, u32)> = Vec::new();
-            let mut spare: Option<(f64, u32, u32)> = None;
+            let mut used = vec![false; m];
+            let mut teeth: Vec<(f64, usize, usize)> = Vec::new();
+            let mut spare: Option<(f64, usize, usize)> = None;
             for &(v, a, b) in &leaving {
-                if used[a as usize] || used[b as usize] {
+                if used[a] || used[b] {
                     continue;
                 }
                 if v > 0.5 {
-                    used[a as usize] = true;
-                    used[b as usize] = true;
+                    used[a] = true;
+                    used[b] = true;
                     teeth.push((v, a, b));
                 } else if spare.is_none() {
                     spare = Some((v, a, b));
@@ -332,32 +395,40 @@ fn separate(n: usize, x: &[f64], known: &[Blossom]) -> Vec<Blossom> {
                 // Drop the weakest tooth, or add the best spare one.
                 let drop_gain = teeth.last().map(|t| 0.5 - t.0);
                 let add_gain = spare.map(|t| t.0 - 0.5);
-                match (drop_gain, add_gain) {
-                    (Some(d), Some(a)) if a > d => teeth.push(spare.unwrap()),
-                    (Some(_), _) => {
+                match (drop_gain, add_gain, spare) {
+                    (Some(d), Some(a), Some(t)) if a > d => teeth.push(t),
+                    (Some(_), _, _) => {
                         teeth.pop();
                     }
-                    (None, _) => continue,
+                    (None, _, _) => continue,
                 }
             }
             if teeth.len() < 3 {
                 continue;
             }
-            let k = teeth.len() as f64;
-            let lhs = inner + teeth.iter().map(|t| t.0).sum::<f64>();
-            if lhs - (handle.len() as f64 + (k - 1.0) / 2.0) < 0.05 {
-                continue;
-            }
-            let mut blossom = Blossom { handle, teeth: teeth.iter().map(|t| (t.1, t.2)).collect() };
-            blossom.handle.sort_unstable();
-            blossom.teeth.sort_unstable();
-            if !known.contains(&blossom) && !found.contains(&blossom) {
-                found.push(blossom);
+            let mut comb = Comb {
+                handle: handle.iter().flat_map(|&h| groups[h].iter().copied()).collect(),
+                teeth: teeth
+                    .iter()
+                    .map(|&(_, a, b)| groups[a].iter().chain(&groups[b]).copied().collect())
+                    .collect(),
+            };
+            comb.handle.sort_unstable();
+            comb.teeth.iter_mut().for_each(|t| t.sort_unstable());
+            comb.teeth.sort_unstable();
+            if comb.violation(n, orig) >= MIN_VIOLATION && !known.contains(&comb) && !found.contains(&comb) {
+                found.push(comb);
             }
         }
     }
-    found
 }
+
+/// Relax-and-cut stops when three rounds raise the bound by less than this
+/// fraction.
+const STALL: f64 = 1e-5;
+
+/// The smallest violation of a comb worth adding.
+const MIN_VIOLATION: f64 = 0.02;
 
 /// Relax-and-cut at the root of an instance with dense costs `cost`
 /// (`n ≥ 5`): the Held–Karp ascent, then `params.cut_rounds` rounds of
@@ -379,7 +450,15 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     };
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
+    let t0 = std::time::Instant::now();
+    let mut history = vec![a.best];
     for _ in 0..params.cut_rounds {
+        // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
+        if let [.., before, _, _, last] = history[..]
+            && last - before < STALL * last.abs()
+        {
+            break;
+        }
         let new = separate(n, &a.xbar, &a.cuts);
         if new.is_empty() {
             break;
@@ -391,16 +470,19 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
             a.best_mu.push(0.0);
         }
         a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+        if std::env::var_os("TSPDBG").is_some() {
+            eprintln!("round: {} cuts, best {} {:?}", a.cuts.len(), a.best, t0.elapsed());
+        }
+        history.push(a.best);
     }
     a.restore_best();
-    let mut offset = 0.0;
-    let mut kept = 0;
-    for (c, cut) in a.cuts.iter().enumerate() {
+    let mut multipliers = a.best_pi;
+    let mut combs = Vec::new();
+    for (c, cut) in a.cuts.into_iter().enumerate() {
         if a.mu[c] > 0.0 {
-            offset -= a.mu[c] * cut.rhs();
-            kept += 1;
+            combs.push(cut);
+            multipliers.push(a.mu[c]);
         }
     }
-    let folded = cost.iter().zip(&a.extra).map(|(c, e)| c + e).collect();
-    RootCuts { cost: folded, offset, pi: a.best_pi, held_karp, bound: a.best, cuts: kept }
+    RootCuts { combs, multipliers, held_karp, bound: a.best }
 }

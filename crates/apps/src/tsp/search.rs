@@ -53,7 +53,7 @@ impl AscentParams {
             patience: (n / 4).clamp(5, 50),
             root_patience: n.clamp(5, 200),
             min_lambda: 1e-5,
-            cut_rounds: 20,
+            cut_rounds: 200,
         }
     }
 }
@@ -110,10 +110,10 @@ pub struct TspSearch {
     /// `U` of the step size: the initial tour's length (or a crude bound).
     target: f64,
     params: AscentParams,
-    /// Added to every 1-tree's value: the blossoms' part of the Lagrangian
-    /// (`cost` holds the other part).
-    offset: f64,
-    /// The root's degree multipliers from relax-and-cut (`None`: zero).
+    /// The combs found at the root, dualized at every node.
+    combs: Vec<cuts::Comb>,
+    /// The root's multipliers from relax-and-cut: the degrees', then the
+    /// combs' (`None`: all zero).
     root_pi: Option<Arc<[f64]>>,
     /// What relax-and-cut found at the root.
     cuts: Option<RootCuts>,
@@ -242,6 +242,16 @@ struct Scratch {
     inc: Vec<[u32; 2]>,
     pi: Vec<f64>,
     best_pi: Vec<f64>,
+    /// The combs' multipliers.
+    mu: Vec<f64>,
+    best_mu: Vec<f64>,
+    /// Their subgradient.
+    g_mu: Vec<f64>,
+    /// The edge costs with the combs' terms at `mu` (dense).
+    cost: Vec<f64>,
+    /// The 1-tree's edges, and a membership mask for the combs' sets.
+    edges: Vec<(u32, u32)>,
+    inside: Vec<bool>,
     /// The 1-tree: `parent[v]` for `v` in `2..n` ... (Prim from node 1),
     /// and node 0's two neighbours.
     parent: Vec<u32>,
@@ -273,18 +283,18 @@ type Edges = Vec<(u32, u32)>;
 /// The smallest instance relax-and-cut runs on.
 const MIN_CUT_N: usize = 8;
 
-/// The root's bounds before and after relax-and-cut (blossom inequalities
+/// The root's bounds before and after relax-and-cut (comb inequalities
 /// dualized in the Lagrangian with their own multipliers, found by the
-/// odd-component heuristic on the average 1-tree; the search keeps their
-/// multipliers fixed, folded into the edge costs).
+/// odd-component heuristic on the average 1-tree; every node's ascent
+/// moves their multipliers too).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RootCuts {
     /// The Held–Karp bound at the root (unrounded).
     pub held_karp: f64,
     /// The Lagrangian bound with the blossoms (unrounded).
     pub bound: f64,
-    /// The blossoms kept (with a positive multiplier).
-    pub blossoms: usize,
+    /// The combs kept (with a positive multiplier at the root).
+    pub combs: usize,
 }
 
 /// How many times a node is bounded again after reduced costs fixed edges.
@@ -323,7 +333,7 @@ impl TspSearch {
             fixed: tsp.fixed_edges.clone(),
             target,
             params,
-            offset: 0.0,
+            combs: Vec::new(),
             root_pi: None,
             cuts: None,
             incumbent,
@@ -332,11 +342,10 @@ impl TspSearch {
             // Blossoms are valid for every tour, with or without fixed
             // edges: the root's relaxation ignores those.
             let found = cuts::relax_and_cut(n, &search.cost, target, &params);
-            search.cost = found.cost;
-            search.offset = found.offset;
-            search.root_pi = Some(Arc::from(found.pi));
             search.cuts =
-                Some(RootCuts { held_karp: found.held_karp, bound: found.bound, blossoms: found.cuts });
+                Some(RootCuts { held_karp: found.held_karp, bound: found.bound, combs: found.combs.len() });
+            search.combs = found.combs;
+            search.root_pi = Some(Arc::from(found.multipliers));
         }
         search
     }
@@ -369,11 +378,7 @@ impl TspSearch {
                 Implied::Infeasible => None,
                 Implied::Tour(t) => Some(self.length(&t)),
                 Implied::Open => {
-                    s.pi.clear();
-                    match &self.root_pi {
-                        Some(pi) => s.pi.extend_from_slice(pi),
-                        None => s.pi.resize(self.n, 0.0),
-                    }
+                    self.load(s, None);
                     match self.ascent(s, true, false) {
                         Ascent::Pruned => None,
                         Ascent::Tour(_, bound) => Some(ceil(bound)),
@@ -404,6 +409,40 @@ impl TspSearch {
         let length = self.length(&tour);
         if self.incumbent.can_improve(length) {
             self.incumbent.offer(length, || heuristic::normalise(tour));
+        }
+    }
+
+    /// Loads a node's multipliers (the degrees', then the combs'; `None`:
+    /// the root's) into `s.pi`, `s.mu` and the edge costs `s.cost`.
+    fn load(&self, s: &mut Scratch, multipliers: Option<&[f64]>) {
+        let n = self.n;
+        let all = multipliers.or(self.root_pi.as_deref());
+        s.pi.clear();
+        s.mu.clear();
+        match all {
+            Some(m) => {
+                s.pi.extend_from_slice(&m[..n]);
+                s.mu.extend_from_slice(&m[n..]);
+            }
+            None => s.pi.resize(n, 0.0),
+        }
+        s.mu.resize(self.combs.len(), 0.0);
+        s.cost.clone_from(&self.cost);
+        for (comb, &mu) in self.combs.iter().zip(&s.mu) {
+            if mu != 0.0 {
+                comb.add(n, &mut s.cost, mu);
+            }
+        }
+    }
+
+    /// Sets the combs' multipliers to `s.best_mu`, with the edge costs.
+    fn restore_best_mu(&self, s: &mut Scratch) {
+        for (c, comb) in self.combs.iter().enumerate() {
+            let delta = s.best_mu[c] - s.mu[c];
+            if delta != 0.0 {
+                comb.add(self.n, &mut s.cost, delta);
+                s.mu[c] = s.best_mu[c];
+            }
         }
     }
 
@@ -568,7 +607,7 @@ impl TspSearch {
     /// [`Self::one_tree`] (the states do not change during an ascent).
     fn build_adjacency(&self, s: &mut Scratch) {
         let n = self.n;
-        let Scratch { state, start, adj, adj_cost, .. } = s;
+        let Scratch { state, start, adj, adj_cost, cost, .. } = s;
         start.clear();
         adj.clear();
         adj_cost.clear();
@@ -580,7 +619,7 @@ impl TspSearch {
                     let st = state[row + u];
                     if u != v && st != OUT {
                         adj.push(u as u32);
-                        adj_cost.push(if st == IN { self.cost[row + u] - FORCE } else { self.cost[row + u] });
+                        adj_cost.push(if st == IN { cost[row + u] - FORCE } else { cost[row + u] });
                     }
                 }
             }
@@ -594,7 +633,9 @@ impl TspSearch {
     /// states allow no 1-tree.
     fn one_tree(&self, s: &mut Scratch) -> Option<f64> {
         let n = self.n;
-        let Scratch { state, pi, parent, zero, degree, key, done, start, adj, adj_cost, left, .. } = s;
+        let Scratch {
+            state, pi, mu, cost, parent, zero, degree, key, done, start, adj, adj_cost, left, ..
+        } = s;
         parent.clear();
         parent.resize(n, u32::MAX);
         key.clear();
@@ -642,7 +683,7 @@ impl TspSearch {
             let next = left.swap_remove(slot) as usize;
             done[next] = true;
             let p = parent[next] as usize;
-            total += self.cost[p * n + next] + pi[p] + pi[next];
+            total += cost[p * n + next] + pi[p] + pi[next];
             degree[p] += 1;
             degree[next] += 1;
             at = next;
@@ -655,7 +696,7 @@ impl TspSearch {
             if st == OUT {
                 continue;
             }
-            let mut k = self.cost[j] + pi[j];
+            let mut k = cost[j] + pi[j];
             if st == IN {
                 k -= FORCE;
             }
@@ -671,11 +712,12 @@ impl TspSearch {
         }
         *zero = [v1, v2];
         for v in [v1, v2] {
-            total += self.cost[v as usize] + pi[0] + pi[v as usize];
+            total += cost[v as usize] + pi[0] + pi[v as usize];
             degree[v as usize] += 1;
         }
         degree[0] = 2;
-        Some(total - 2.0 * pi.iter().sum::<f64>() + self.offset)
+        let combs: f64 = self.combs.iter().zip(mu.iter()).map(|(c, &m)| m * c.rhs()).sum();
+        Some(total - 2.0 * pi.iter().sum::<f64>() - combs)
     }
 
     /// The subgradient ascent from `s.pi`; on `Branch` the best multipliers
@@ -703,6 +745,7 @@ impl TspSearch {
                 best = l;
                 stale = 0;
                 s.best_pi.clone_from(&s.pi);
+                s.best_mu.clone_from(&s.mu);
                 s.best_parent.clone_from(&s.parent);
                 s.best_degree.clone_from(&s.degree);
                 s.best_zero = s.zero;
@@ -716,21 +759,65 @@ impl TspSearch {
             if prune && !self.incumbent.can_improve(ceil(best)) {
                 return Ascent::Pruned;
             }
-            let norm: i64 = s.degree.iter().map(|&d| i64::from((d - 2) * (d - 2))).sum();
-            if norm == 0 {
-                return Ascent::Tour(tree_tour(&s.parent, s.zero, n), l);
+            let degrees: i64 = s.degree.iter().map(|&d| i64::from((d - 2) * (d - 2))).sum();
+            let combs = self.comb_subgradient(s);
+            if degrees == 0 {
+                let tour = tree_tour(&s.parent, s.zero, n);
+                if combs == 0.0 {
+                    return Ascent::Tour(tour, l);
+                }
+                // The combs with slack keep the bound below this tour.
+                self.offer(tour);
             }
             if lambda < p.min_lambda || step + 1 == steps {
                 break;
             }
-            let t = lambda * (self.target - l).max(1e-9 * self.target.abs().max(1.0)) / norm as f64;
+            let norm = degrees as f64 + combs;
+            let t = lambda * (self.target - l).max(1e-9 * self.target.abs().max(1.0)) / norm;
             for v in 0..n {
                 let g = f64::from(s.degree[v] - 2);
                 s.dir[v] = 0.7 * g + 0.3 * s.dir[v];
                 s.pi[v] += t * s.dir[v];
             }
+            if combs > 0.0 {
+                for (c, comb) in self.combs.iter().enumerate() {
+                    let new = (s.mu[c] + t * s.g_mu[c]).max(0.0);
+                    if new != s.mu[c] {
+                        comb.add(n, &mut s.cost, new - s.mu[c]);
+                        s.mu[c] = new;
+                    }
+                }
+                self.build_adjacency(s);
+            }
         }
+        self.restore_best_mu(s);
         Ascent::Branch(best)
+    }
+
+    /// The combs' subgradient `a x − b` at the current 1-tree, projected
+    /// (a comb at `μ = 0` that the tree satisfies does not move), into
+    /// `s.g_mu`; returns its squared norm.
+    fn comb_subgradient(&self, s: &mut Scratch) -> f64 {
+        if self.combs.is_empty() {
+            return 0.0;
+        }
+        let Scratch { parent, zero, edges, inside, g_mu, mu, .. } = s;
+        edges.clear();
+        edges.extend(parent.iter().enumerate().skip(2).map(|(v, &p)| (v as u32, p)));
+        edges.extend(zero.iter().map(|&z| (0, z)));
+        inside.clear();
+        inside.resize(self.n, false);
+        g_mu.clear();
+        let mut norm = 0.0;
+        for (comb, &m) in self.combs.iter().zip(mu.iter()) {
+            let mut g = comb.lhs(edges, inside) - comb.rhs();
+            if m <= 0.0 && g < 0.0 {
+                g = 0.0;
+            }
+            norm += g * g;
+            g_mu.push(g);
+        }
+        norm
     }
 }
 
@@ -752,7 +839,7 @@ impl TspSearch {
     fn eliminate(&self, s: &Scratch, l: f64) -> (Edges, Edges) {
         let n = self.n;
         let pi = &s.best_pi;
-        let reduced = |a: usize, b: usize| self.cost[a * n + b] + pi[a] + pi[b];
+        let reduced = |a: usize, b: usize| s.cost[a * n + b] + pi[a] + pi[b];
         let mut out = Vec::new();
         let hopeless = |bound: f64| !self.incumbent.can_improve(ceil(bound));
         // The tree on 1..n: adjacency lists.
@@ -944,11 +1031,7 @@ impl Search for TspSearch {
             return;
         }
         SCRATCH.with_borrow_mut(|s| {
-            s.pi.clear();
-            match (&node.pi, &self.root_pi) {
-                (Some(pi), _) | (None, Some(pi)) => s.pi.extend_from_slice(pi),
-                (None, None) => s.pi.resize(n, 0.0),
-            }
+            self.load(s, node.pi.as_deref());
             // Bound the node; while reduced costs fix edges, derive what the
             // fixes imply and bound again (from the best multipliers).
             let mut base = node.decisions.clone();
@@ -995,6 +1078,7 @@ impl Search for TspSearch {
                         // below the tour: branch on its 1-tree (the current
                         // one) all the same.
                         s.best_pi.clone_from(&s.pi);
+                        s.best_mu.clone_from(&s.mu);
                         s.best_parent.clone_from(&s.parent);
                         s.best_degree.clone_from(&s.degree);
                         s.best_zero = s.zero;
@@ -1057,14 +1141,14 @@ impl Search for TspSearch {
             tree_edge(0, s.best_zero[1] as usize);
             // The cheapest free tree edges first (by reduced cost).
             let pi = &s.best_pi;
-            let reduced = |u: u32| self.cost[v * n + u as usize] + pi[v] + pi[u as usize];
+            let reduced = |u: u32| s.cost[v * n + u as usize] + pi[v] + pi[u as usize];
             free.sort_by(|&a, &b| reduced(a).total_cmp(&reduced(b)).then(a.cmp(&b)));
             let included = s.inc[v].iter().filter(|&&x| x != u32::MAX).count();
             debug_assert!(
                 !free.is_empty() && included <= 1 && (free.len() >= 2 || degree[v] == 2),
                 "a node of degree > 2 has free tree edges"
             );
-            let pi: Arc<[f64]> = Arc::from(s.best_pi.as_slice());
+            let pi: Arc<[f64]> = s.best_pi.iter().chain(&s.best_mu).copied().collect();
             let child = |decisions: Option<Arc<Decision>>| TspNode {
                 decisions,
                 pi: Some(Arc::clone(&pi)),
