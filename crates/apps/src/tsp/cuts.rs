@@ -60,7 +60,7 @@ impl Comb {
             - (k + 1.0) / 2.0
     }
 
-    fn sets(&self) -> impl Iterator<Item = &[u32]> {
+    pub(super) fn sets(&self) -> impl Iterator<Item = &[u32]> {
         std::iter::once(self.handle.as_slice()).chain(self.teeth.iter().map(Vec::as_slice))
     }
 
@@ -83,6 +83,25 @@ impl Comb {
         for set in self.sets() {
             set.iter().for_each(|&v| inside[v as usize] = true);
             count += edges.iter().filter(|&&(a, b)| inside[a as usize] && inside[b as usize]).count();
+            set.iter().for_each(|&v| inside[v as usize] = false);
+        }
+        count as f64
+    }
+
+    /// `a x` for the 1-tree with `parent` (`v`'s edge for `v ≥ 2`) and
+    /// node 0's neighbours `zero`; `inside` is all `false` on entry and
+    /// exit.
+    pub(super) fn lhs_tree(&self, parent: &[u32], zero: [u32; 2], inside: &mut [bool]) -> f64 {
+        let mut count = 0;
+        for set in self.sets() {
+            set.iter().for_each(|&v| inside[v as usize] = true);
+            for &v in set {
+                if v >= 2 {
+                    count += usize::from(inside[parent[v as usize] as usize]);
+                } else if v == 0 {
+                    count += zero.iter().filter(|&&z| inside[z as usize]).count();
+                }
+            }
             set.iter().for_each(|&v| inside[v as usize] = false);
         }
         count as f64
@@ -450,7 +469,6 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     };
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
-    let t0 = std::time::Instant::now();
     let mut history = vec![a.best];
     for _ in 0..params.cut_rounds {
         // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
@@ -470,9 +488,6 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
             a.best_mu.push(0.0);
         }
         a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
-        if std::env::var_os("TSPDBG").is_some() {
-            eprintln!("round: {} cuts, best {} {:?}", a.cuts.len(), a.best, t0.elapsed());
-        }
         history.push(a.best);
     }
     a.restore_best();
