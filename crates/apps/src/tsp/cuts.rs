@@ -172,8 +172,7 @@ fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]
         at = next;
     }
     let (mut k1, mut k2, mut v1, mut v2) = (f64::INFINITY, f64::INFINITY, 1, 1);
-    for j in 1..n {
-        let k = w[j];
+    for (j, &k) in w.iter().enumerate().take(n).skip(1) {
         if k < k1 {
             (k2, v2) = (k1, v1);
             (k1, v1) = (k, j);
@@ -220,7 +219,7 @@ impl Ascent<'_> {
         let mut g_mu = vec![0.0; self.cuts.len()];
         let mut stale = 0;
         let mut local_best = f64::NEG_INFINITY;
-        for step in 0..steps {
+        for _ in 0..steps {
             for i in 0..n {
                 for j in 0..n {
                     w[i * n + j] = self.cost[i * n + j] + self.extra[i * n + j] + self.pi[i] + self.pi[j];
@@ -269,10 +268,9 @@ impl Ascent<'_> {
             if norm == 0.0 {
                 break;
             }
-            let _ = step;
             let t = lambda * (self.target - l).max(1e-9 * self.target.abs().max(1.0)) / norm;
-            for v in 0..n {
-                self.pi[v] += t * f64::from(degree[v] - 2);
+            for (p, &d) in self.pi.iter_mut().zip(&degree) {
+                *p += t * f64::from(d - 2);
             }
             for (c, &g) in g_mu.iter().enumerate() {
                 let new = (self.mu[c] + t * g).max(0.0);
@@ -410,7 +408,7 @@ fn odd_components(
                     spare = Some((v, a, b));
                 }
             }
-            if teeth.len() % 2 == 0 {
+            if teeth.len().is_multiple_of(2) {
                 // Drop the weakest tooth, or add the best spare one.
                 let drop_gain = teeth.last().map(|t| 0.5 - t.0);
                 let add_gain = spare.map(|t| t.0 - 0.5);
