@@ -72,8 +72,11 @@ impl AscentParams {
 /// 2. runs a subgradient ascent from the parent's multipliers on the
 ///    1-trees (minimum spanning tree on nodes `1..n` plus the two cheapest
 ///    edges of node 0) that contain the included and avoid the excluded
-///    edges. It stops early when the bound reaches the incumbent (prune) or
-///    a 1-tree is a tour (optimal for the node: offered);
+///    edges. Besides the degree multipliers, it moves those of the comb
+///    inequalities found at the root (relax-and-cut, see [`RootCuts`]),
+///    whose terms are part of the edge costs. It stops early when the
+///    bound reaches the incumbent (prune) or a 1-tree is a tour that the
+///    bound reaches (optimal for the node: offered);
 /// 3. eliminates and fixes edges by their reduced costs (Volgenant and
 ///    Jonker): a non-tree edge whose insertion, or a tree edge whose
 ///    removal, would lift the 1-tree's bound to the incumbent is excluded,
