@@ -158,6 +158,58 @@ fn random_instances_match_held_karp() {
     assert_eq!(checked, 12 * 12 * 2);
 }
 
+/// Every file of up to 130 nodes with its published optimum.
+const UP_TO_130: [(&str, i64); 15] = [
+    ("burma14", 3323),
+    ("ulysses16", 6859),
+    ("gr17", 2085),
+    ("ulysses22", 7013),
+    ("gr24", 1272),
+    ("bayg29", 1610),
+    ("bays29", 2020),
+    ("att48", 10628),
+    ("berlin52", 7542),
+    ("pr76", 108159),
+    ("eil76", 538),
+    ("rat99", 1211),
+    ("kroA100", 21282),
+    ("lin105", 14379),
+    ("ch130", 6110),
+];
+
+#[test]
+fn root_bounds_with_combs_never_exceed_the_optimum() {
+    let mut raised = 0;
+    for (name, optimum) in UP_TO_130 {
+        let search = TspSearch::new(&read(name));
+        let cuts = search.root_cuts().expect("relax-and-cut runs from 8 nodes on");
+        assert!(cuts.bound >= cuts.held_karp, "{name}: {cuts:?}");
+        assert!(cuts.bound <= optimum as f64 + 1e-6, "{name}: {cuts:?} above {optimum}");
+        let bound = search.root_bound().unwrap();
+        assert!(bound <= optimum, "{name}: root bound {bound} above {optimum}");
+        raised += usize::from(cuts.combs > 0 && cuts.bound > cuts.held_karp + 1.0);
+    }
+    // The combs lift the Held–Karp bound on most of these files.
+    assert!(raised >= 7, "combs raised {raised} root bounds");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Small random instances, where relax-and-cut runs (8 nodes and up):
+    /// the branch and bound's optimum and the root bound against the
+    /// dynamic program.
+    #[test]
+    fn combs_keep_small_random_instances_exact(n in 8usize..=13, seed in 0u64..1_000_000, euclid: bool, seeded: bool) {
+        let tsp = if euclid { Tsp::random_euclidean(n, 1000.0, seed) } else { Tsp::random_matrix(n, 100, seed) };
+        let (optimum, _) = held_karp(&tsp).unwrap();
+        let search = TspSearch::with_params(&tsp, AscentParams::for_n(n), seeded);
+        let root = search.root_bound().unwrap();
+        proptest::prop_assert!(root <= optimum, "root bound {} above {}", root, optimum);
+        proptest::prop_assert_eq!(solve_seq(&tsp, seeded), optimum);
+    }
+}
+
 #[test]
 fn random_instances_on_threads_match_held_karp() {
     for (i, n) in [8, 11, 14, 16].into_iter().enumerate() {

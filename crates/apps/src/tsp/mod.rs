@@ -1,7 +1,8 @@
 //! The symmetric travelling salesman problem on TSPLIB instances: branch and
 //! bound with Held–Karp 1-tree bounds (subgradient ascent at every node,
-//! warm-started from the parent, and reduced-cost edge elimination and
-//! fixing), an initial tour by an iterated 2-opt/Or-opt local search, and a
+//! warm-started from the parent, with comb inequalities found at the root
+//! and dualized with their own multipliers, and reduced-cost edge
+//! elimination and fixing), an initial tour by an iterated 2-opt/Or-opt local search, and a
 //! Held–Karp dynamic program as a check for small `n`.
 //!
 //! * [`Tsp`] — an instance: its distance matrix, tour lengths, random
@@ -23,6 +24,7 @@
 //! assert_eq!(held_karp(&tsp).map(|(l, _)| l), Some(length));
 //! ```
 
+mod cuts;
 mod dp;
 pub mod heuristic;
 mod search;
@@ -31,7 +33,7 @@ pub mod tsplib;
 use serde::Serialize;
 
 pub use dp::{HELD_KARP_MAX_N, held_karp};
-pub use search::{AscentParams, TspNode, TspSearch};
+pub use search::{AscentParams, RootCuts, TspNode, TspSearch};
 pub use tsplib::{EdgeWeightFormat, EdgeWeightType, TsplibError};
 
 /// The largest distance, in absolute value, an instance may have (2⁴⁰):

@@ -35,8 +35,11 @@ struct Answer {
     tour: Vec<u32>,
     /// The tour was checked: a permutation of the nodes, of this length.
     verified: bool,
-    /// The Held–Karp bound of the root, rounded up.
+    /// The root's bound (Held–Karp with blossom inequalities), rounded up.
     root_bound: Option<i64>,
+    /// The root's Held–Karp bound and its bound with blossoms (unrounded)
+    /// and how many blossoms it keeps, if relax-and-cut ran.
+    root_cuts: Option<treelb_apps::tsp::RootCuts>,
     /// The initial tour's length (the heuristic), if it was used.
     initial_tour: Option<i64>,
     expected_length: Option<i64>,
@@ -74,6 +77,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let search = make();
     let initial = search.incumbent.best();
     let root_bound = search.root_bound();
+    let search_cuts = search.root_cuts();
     let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
@@ -129,7 +133,14 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
             .note(format!("1-based; verified: a permutation of the {n} nodes, of length {length}")),
     ];
     if let Some(b) = root_bound {
-        lines.push(Line::new("root bound", b).note("Held–Karp 1-tree bound"));
+        lines.push(Line::new("root bound", b).note(match search_cuts {
+            Some(c) => format!(
+                "1-tree bound with {} comb inequalities (Held–Karp alone: {})",
+                c.combs,
+                (c.held_karp - 1e-6 * c.held_karp.abs().max(1.0)).ceil()
+            ),
+            None => "Held–Karp 1-tree bound".to_string(),
+        }));
     }
     lines.push(match initial {
         Some(i) => Line::new("initial tour", i).note("iterated 2-opt + Or-opt from nearest-neighbour tours"),
@@ -158,6 +169,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         tour: heuristic::normalise(tour).iter().map(|v| v + 1).collect(),
         verified,
         root_bound,
+        root_cuts: search_cuts,
         initial_tour: initial,
         expected_length: expected,
         dp_length: dp,

@@ -1,0 +1,501 @@
+//! Relax-and-cut at the root: blossom inequalities dualized in the
+//! Held–Karp Lagrangian.
+//!
+//! The Held–Karp bound is the optimum of the subtour LP; where the optimal
+//! tours need more than that (pr76: 2.8 % above it), the branch and bound
+//! closes the gap by branching alone. A *blossom* — a node set `H` (the
+//! handle) and an odd number `k ≥ 3` of pairwise disjoint edges `T` (the
+//! teeth), each with exactly one end in `H` — gives the inequality
+//!
+//! ```text
+//! x(E(H)) + Σ_{e ∈ T} x_e ≤ |H| + (k − 1) / 2
+//! ```
+//!
+//! which every tour satisfies (every 2-matching does: count the degrees in
+//! `H`, `2|H| = 2 x(E(H)) + x(δ(H))`, and `x(δ(H)) ≥ Σ_T x_e`; if all
+//! teeth were used, `x(δ(H)) − k` would be even while `k` is odd, so one
+//! more unit crosses `δ(H)` or a tooth is missing). Each blossom `c` gets a
+//! multiplier `μ_c ≥ 0`, and the Lagrangian becomes
+//!
+//! ```text
+//! L(π, μ) = min over 1-trees x of Σ_e (c_e + π_i + π_j + Σ_c μ_c a_ce) x_e − 2 Σ π − Σ_c μ_c b_c
+//! ```
+//!
+//! (`a_c x ≤ b_c` the blossom): for every tour `x`, `c x ≥ c x + π (deg − 2)
+//! + μ (a x − b)` because the degree terms vanish and the blossom terms are
+//! not positive, so `L(π, μ)` is a lower bound on every tour for every `π`
+//! and every `μ ≥ 0`. The ascent moves `π` by `deg − 2` and `μ` by
+//! `a_c x − b_c` (projected onto `μ ≥ 0`), with the same step size.
+//!
+//! Blossoms are found on the average `x̄` of the 1-trees of the ascent — an
+//! estimate of the subtour LP's optimal solution — by the odd-component
+//! heuristic of Padberg and Hong (1980): the components of the edges with
+//! fractional `x̄` are handles; the edges with the largest `x̄` leaving a
+//! handle, pairwise disjoint, an odd number of them, are teeth; the blossom
+//! is kept if `x̄` violates it. Rounds of separation and ascent alternate
+//! until no new blossom is found.
+//!
+//! The search then keeps the root's multipliers `μ` fixed: they are folded
+//! into the edge costs (`c_e + Σ_c μ_c a_ce`) and a constant
+//! (`−Σ_c μ_c b_c`), so every node's ascent, elimination and fixing work on
+//! these costs unchanged — each of their arguments holds for any costs
+//! that, with the constant, give a lower bound on every tour's length.
+
+use super::search::AscentParams;
+
+/// A comb inequality `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) −
+/// (k + 1) / 2`: a handle `H` and an odd number `k ≥ 3` of pairwise
+/// disjoint teeth `T_j`, each meeting `H` and its complement. A blossom is
+/// a comb whose teeth are edges.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Comb {
+    handle: Vec<u32>,
+    teeth: Vec<Vec<u32>>,
+}
+
+impl Comb {
+    pub(super) fn rhs(&self) -> f64 {
+        let k = self.teeth.len() as f64;
+        self.handle.len() as f64 + self.teeth.iter().map(|t| t.len() as f64 - 1.0).sum::<f64>()
+            - (k + 1.0) / 2.0
+    }
+
+    pub(super) fn sets(&self) -> impl Iterator<Item = &[u32]> {
+        std::iter::once(self.handle.as_slice()).chain(self.teeth.iter().map(Vec::as_slice))
+    }
+
+    /// Adds `delta` to the cost of every edge, once per set that holds it.
+    pub(super) fn add(&self, n: usize, extra: &mut [f64], delta: f64) {
+        for set in self.sets() {
+            for (k, &a) in set.iter().enumerate() {
+                for &b in &set[k + 1..] {
+                    extra[a as usize * n + b as usize] += delta;
+                    extra[b as usize * n + a as usize] += delta;
+                }
+            }
+        }
+    }
+
+    /// `a x` for the edges `edges` (a 1-tree); `inside` is all `false` on
+    /// entry and exit.
+    pub(super) fn lhs(&self, edges: &[(u32, u32)], inside: &mut [bool]) -> f64 {
+        let mut count = 0;
+        for set in self.sets() {
+            set.iter().for_each(|&v| inside[v as usize] = true);
+            count += edges.iter().filter(|&&(a, b)| inside[a as usize] && inside[b as usize]).count();
+            set.iter().for_each(|&v| inside[v as usize] = false);
+        }
+        count as f64
+    }
+
+    /// `a x` for the 1-tree with `parent` (`v`'s edge for `v ≥ 2`) and
+    /// node 0's neighbours `zero`; `inside` is all `false` on entry and
+    /// exit.
+    pub(super) fn lhs_tree(&self, parent: &[u32], zero: [u32; 2], inside: &mut [bool]) -> f64 {
+        let mut count = 0;
+        for set in self.sets() {
+            set.iter().for_each(|&v| inside[v as usize] = true);
+            for &v in set {
+                if v >= 2 {
+                    count += usize::from(inside[parent[v as usize] as usize]);
+                } else if v == 0 {
+                    count += zero.iter().filter(|&&z| inside[z as usize]).count();
+                }
+            }
+            set.iter().for_each(|&v| inside[v as usize] = false);
+        }
+        count as f64
+    }
+
+    /// `a x − b` for a dense `x`.
+    fn violation(&self, n: usize, x: &[f64]) -> f64 {
+        let mut lhs = 0.0;
+        for set in self.sets() {
+            for (k, &a) in set.iter().enumerate() {
+                for &b in &set[k + 1..] {
+                    lhs += x[a as usize * n + b as usize];
+                }
+            }
+        }
+        lhs - self.rhs()
+    }
+}
+
+/// What relax-and-cut leaves for the search.
+#[derive(Clone, Debug)]
+pub(super) struct RootCuts {
+    /// The combs kept (those with a positive multiplier).
+    pub combs: Vec<Comb>,
+    /// The degree multipliers of the best bound, then the combs'.
+    pub multipliers: Vec<f64>,
+    /// The Held–Karp bound (before any comb).
+    pub held_karp: f64,
+    /// The bound with the combs.
+    pub bound: f64,
+}
+
+/// The minimum 1-tree under edge costs `w` (dense, `n ≥ 3`): its edges
+/// (in `edges`), the nodes' degrees, and its cost.
+fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]) -> f64 {
+    edges.clear();
+    degree.iter_mut().for_each(|d| *d = 0);
+    let mut key = vec![f64::INFINITY; n];
+    let mut parent = vec![1u32; n];
+    let mut done = vec![false; n];
+    let mut total = 0.0;
+    let mut at = 1;
+    done[1] = true;
+    for _ in 2..n {
+        let row = &w[at * n..at * n + n];
+        let mut best = f64::INFINITY;
+        let mut next = usize::MAX;
+        for j in 2..n {
+            if done[j] {
+                continue;
+            }
+            if row[j] < key[j] {
+                key[j] = row[j];
+                parent[j] = at as u32;
+            }
+            if key[j] < best {
+                best = key[j];
+                next = j;
+            }
+        }
+        if next == usize::MAX {
+            // Node 1 first: its row was scanned at the start.
+            break;
+        }
+        done[next] = true;
+        total += best;
+        edges.push((parent[next], next as u32));
+        at = next;
+    }
+    let (mut k1, mut k2, mut v1, mut v2) = (f64::INFINITY, f64::INFINITY, 1, 1);
+    for (j, &k) in w.iter().enumerate().take(n).skip(1) {
+        if k < k1 {
+            (k2, v2) = (k1, v1);
+            (k1, v1) = (k, j);
+        } else if k < k2 {
+            (k2, v2) = (k, j);
+        }
+    }
+    total += k1 + k2;
+    edges.push((0, v1 as u32));
+    edges.push((0, v2 as u32));
+    for &(a, b) in edges.iter() {
+        degree[a as usize] += 1;
+        degree[b as usize] += 1;
+    }
+    total
+}
+
+/// The state of the joint ascent over `π` and `μ`.
+struct Ascent<'a> {
+    n: usize,
+    cost: &'a [f64],
+    target: f64,
+    pi: Vec<f64>,
+    cuts: Vec<Comb>,
+    mu: Vec<f64>,
+    /// `Σ_c μ_c a_c` by edge.
+    extra: Vec<f64>,
+    /// The average 1-tree (exponentially weighted), by edge.
+    xbar: Vec<f64>,
+    best: f64,
+    best_pi: Vec<f64>,
+    best_mu: Vec<f64>,
+}
+
+impl Ascent<'_> {
+    /// `steps` subgradient steps from the current multipliers, `λ` halved
+    /// after `patience` steps without improvement.
+    fn run(&mut self, steps: u32, mut lambda: f64, patience: u32, min_lambda: f64) {
+        let n = self.n;
+        let mut w = vec![0.0; n * n];
+        let mut edges = Vec::with_capacity(n);
+        let mut degree = vec![0i32; n];
+        let mut inside = vec![false; n];
+        let mut g_mu = vec![0.0; self.cuts.len()];
+        let mut stale = 0;
+        let mut local_best = f64::NEG_INFINITY;
+        for _ in 0..steps {
+            for i in 0..n {
+                for j in 0..n {
+                    w[i * n + j] = self.cost[i * n + j] + self.extra[i * n + j] + self.pi[i] + self.pi[j];
+                }
+            }
+            let tree = one_tree(n, &w, &mut edges, &mut degree);
+            let mut l = tree - 2.0 * self.pi.iter().sum::<f64>();
+            for (c, cut) in self.cuts.iter().enumerate() {
+                l -= self.mu[c] * cut.rhs();
+                g_mu[c] = cut.lhs(&edges, &mut inside) - cut.rhs();
+            }
+            if l > self.best + 1e-9 {
+                self.best = l;
+                self.best_pi.clone_from(&self.pi);
+                self.best_mu.clone_from(&self.mu);
+            }
+            if l > local_best + 1e-9 {
+                local_best = l;
+                stale = 0;
+            } else {
+                stale += 1;
+                if stale >= patience {
+                    lambda /= 2.0;
+                    stale = 0;
+                }
+            }
+            // The average 1-tree.
+            const ALPHA: f64 = 0.02;
+            self.xbar.iter_mut().for_each(|x| *x *= 1.0 - ALPHA);
+            for &(a, b) in &edges {
+                self.xbar[a as usize * n + b as usize] += ALPHA;
+                self.xbar[b as usize * n + a as usize] += ALPHA;
+            }
+            if lambda < min_lambda {
+                break;
+            }
+            // Projected subgradient: a blossom at μ = 0 that the tree
+            // satisfies does not move.
+            for (c, g) in g_mu.iter_mut().enumerate() {
+                if self.mu[c] <= 0.0 && *g < 0.0 {
+                    *g = 0.0;
+                }
+            }
+            let norm: f64 = degree.iter().map(|&d| f64::from((d - 2) * (d - 2))).sum::<f64>()
+                + g_mu.iter().map(|g| g * g).sum::<f64>();
+            if norm == 0.0 {
+                break;
+            }
+            let t = lambda * (self.target - l).max(1e-9 * self.target.abs().max(1.0)) / norm;
+            for (p, &d) in self.pi.iter_mut().zip(&degree) {
+                *p += t * f64::from(d - 2);
+            }
+            for (c, &g) in g_mu.iter().enumerate() {
+                let new = (self.mu[c] + t * g).max(0.0);
+                let delta = new - self.mu[c];
+                if delta != 0.0 {
+                    self.cuts[c].add(n, &mut self.extra, delta);
+                    self.mu[c] = new;
+                }
+            }
+        }
+    }
+
+    /// Sets the multipliers to the best ones found.
+    fn restore_best(&mut self) {
+        self.pi.clone_from(&self.best_pi);
+        for c in 0..self.cuts.len() {
+            let delta = self.best_mu[c] - self.mu[c];
+            if delta != 0.0 {
+                self.cuts[c].add(self.n, &mut self.extra, delta);
+                self.mu[c] = self.best_mu[c];
+            }
+        }
+    }
+}
+
+/// Violated combs of `x` (dense, symmetric): blossoms by the
+/// odd-component heuristic, on `x` and on `x` with its paths of edges at
+/// (nearly) 1 shrunk to single nodes — a blossom there is a comb of `x`.
+fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
+    let mut found: Vec<Comb> = Vec::new();
+    let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
+    odd_components(n, x, &singletons, x, known, &mut found);
+    for one in [0.999, 0.99, 0.9] {
+        let mut up: Vec<usize> = (0..n).collect();
+        for i in 0..n {
+            for j in i + 1..n {
+                if x[i * n + j] >= one {
+                    let (a, b) = (find(&mut up, i), find(&mut up, j));
+                    up[a] = b;
+                }
+            }
+        }
+        let mut index = vec![usize::MAX; n];
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        for v in 0..n {
+            let r = find(&mut up, v);
+            if index[r] == usize::MAX {
+                index[r] = groups.len();
+                groups.push(Vec::new());
+            }
+            groups[index[r]].push(v as u32);
+        }
+        let m = groups.len();
+        if m == n || m < 6 {
+            continue;
+        }
+        let mut xs = vec![0.0; m * m];
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (index[find(&mut up, i)], index[find(&mut up, j)]);
+                if a != b {
+                    xs[a * m + b] += x[i * n + j];
+                }
+            }
+        }
+        odd_components(m, &xs, &groups, x, known, &mut found);
+    }
+    found
+}
+
+/// The root of `v` in a union-find forest (halving the path).
+fn find(up: &mut [usize], mut v: usize) -> usize {
+    while up[v] != v {
+        up[v] = up[up[v]];
+        v = up[v];
+    }
+    v
+}
+
+/// The odd-component heuristic on the `m` nodes of `x` (dense, symmetric),
+/// node `i` standing for the nodes `groups[i]` of the instance: adds to
+/// `found` the combs it finds that `orig` violates.
+fn odd_components(
+    m: usize,
+    x: &[f64],
+    groups: &[Vec<u32>],
+    orig: &[f64],
+    known: &[Comb],
+    found: &mut Vec<Comb>,
+) {
+    let n = orig.len().isqrt();
+    for eps in [0.02, 0.05, 0.1, 0.2, 0.3] {
+        // Components of the fractional edges.
+        let mut up: Vec<usize> = (0..m).collect();
+        for i in 0..m {
+            for j in i + 1..m {
+                let v = x[i * m + j];
+                if v > eps && v < 1.0 - eps {
+                    let (a, b) = (find(&mut up, i), find(&mut up, j));
+                    up[a] = b;
+                }
+            }
+        }
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for v in 0..m {
+            let r = find(&mut up, v);
+            members[r].push(v);
+        }
+        for handle in members.into_iter().filter(|h| h.len() >= 2 && h.len() + 2 <= m) {
+            let mut inside = vec![false; m];
+            handle.iter().for_each(|&v| inside[v] = true);
+            let mut leaving: Vec<(f64, usize, usize)> = Vec::new();
+            for &a in &handle {
+                for b in 0..m {
+                    let v = x[a * m + b];
+                    if !inside[b] && v > 1e-3 {
+                        leaving.push((v, a, b));
+                    }
+                }
+            }
+            leaving.sort_by(|p, q| q.0.total_cmp(&p.0).then((p.1, p.2).cmp(&(q.1, q.2))));
+            // Disjoint teeth, the largest x first.
+            let mut used = vec![false; m];
+            let mut teeth: Vec<(f64, usize, usize)> = Vec::new();
+            let mut spare: Option<(f64, usize, usize)> = None;
+            for &(v, a, b) in &leaving {
+                if used[a] || used[b] {
+                    continue;
+                }
+                if v > 0.5 {
+                    used[a] = true;
+                    used[b] = true;
+                    teeth.push((v, a, b));
+                } else if spare.is_none() {
+                    spare = Some((v, a, b));
+                }
+            }
+            if teeth.len().is_multiple_of(2) {
+                // Drop the weakest tooth, or add the best spare one.
+                let drop_gain = teeth.last().map(|t| 0.5 - t.0);
+                let add_gain = spare.map(|t| t.0 - 0.5);
+                match (drop_gain, add_gain, spare) {
+                    (Some(d), Some(a), Some(t)) if a > d => teeth.push(t),
+                    (Some(_), _, _) => {
+                        teeth.pop();
+                    }
+                    (None, _, _) => continue,
+                }
+            }
+            if teeth.len() < 3 {
+                continue;
+            }
+            let mut comb = Comb {
+                handle: handle.iter().flat_map(|&h| groups[h].iter().copied()).collect(),
+                teeth: teeth
+                    .iter()
+                    .map(|&(_, a, b)| groups[a].iter().chain(&groups[b]).copied().collect())
+                    .collect(),
+            };
+            comb.handle.sort_unstable();
+            comb.teeth.iter_mut().for_each(|t| t.sort_unstable());
+            comb.teeth.sort_unstable();
+            if comb.violation(n, orig) >= MIN_VIOLATION && !known.contains(&comb) && !found.contains(&comb) {
+                found.push(comb);
+            }
+        }
+    }
+}
+
+/// Relax-and-cut stops when three rounds raise the bound by less than this
+/// fraction.
+const STALL: f64 = 1e-5;
+
+/// The smallest violation of a comb worth adding.
+const MIN_VIOLATION: f64 = 0.02;
+
+/// Relax-and-cut at the root of an instance with dense costs `cost`
+/// (`n ≥ 5`): the Held–Karp ascent, then `params.cut_rounds` rounds of
+/// blossom separation and joint ascent. `target` is the step size's
+/// estimate of the optimum.
+pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &AscentParams) -> RootCuts {
+    let mut a = Ascent {
+        n,
+        cost,
+        target,
+        pi: vec![0.0; n],
+        cuts: Vec::new(),
+        mu: Vec::new(),
+        extra: vec![0.0; n * n],
+        xbar: vec![0.0; n * n],
+        best: f64::NEG_INFINITY,
+        best_pi: vec![0.0; n],
+        best_mu: Vec::new(),
+    };
+    a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
+    let held_karp = a.best;
+    let mut history = vec![a.best];
+    for _ in 0..params.cut_rounds {
+        // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
+        if let [.., before, _, _, last] = history[..]
+            && last - before < STALL * last.abs()
+        {
+            break;
+        }
+        let new = separate(n, &a.xbar, &a.cuts);
+        if new.is_empty() {
+            break;
+        }
+        a.restore_best();
+        for cut in new {
+            a.cuts.push(cut);
+            a.mu.push(0.0);
+            a.best_mu.push(0.0);
+        }
+        a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+        history.push(a.best);
+    }
+    a.restore_best();
+    let mut multipliers = a.best_pi;
+    let mut combs = Vec::new();
+    for (c, cut) in a.cuts.into_iter().enumerate() {
+        if a.mu[c] > 0.0 {
+            combs.push(cut);
+            multipliers.push(a.mu[c]);
+        }
+    }
+    RootCuts { combs, multipliers, held_karp, bound: a.best }
+}
