@@ -82,7 +82,9 @@ macro_rules! with_width {
 ///    and removing its neighbours, all word-parallel), and re-colours a
 ///    vertex that would be branched on into a lower class when it has at
 ///    most one neighbour there that can move elsewhere (MCS's Re-NUMBER,
-///    BBMCR; see `colour`);
+///    BBMCR; see `colour`), or leaves it out when it forms with two or
+///    three classes a set whose cliques are smaller than its number of
+///    classes (infra-chromatic sets, BBMCX; see `absorb`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
