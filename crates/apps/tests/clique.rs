@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use proptest::prelude::*;
+
 use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
@@ -536,4 +538,84 @@ fn memory_estimates_refuse_absurd_requests() {
     // Sparse: the largest part has degeneracy-many vertices, 599 here.
     let options = Options { mode: Mode::Sparse, max_bitset_bytes: Some(1 << 15), ..Options::default() };
     assert_eq!(CliqueSearch::with_options(&g, options).unwrap_err().vertices, 599);
+}
+
+/// ω by Bron–Kerbosch with pivoting on bitsets of four words (n <= 256).
+fn brute_force_omega_wide(g: &Graph) -> u32 {
+    type Set = [u64; 4];
+    fn and(a: &Set, b: &Set) -> Set {
+        std::array::from_fn(|i| a[i] & b[i])
+    }
+    fn first(s: &Set) -> Option<usize> {
+        s.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+    }
+    fn bk(nbr: &[Set], r: u32, mut p: Set, mut x: Set) -> u32 {
+        let either: Set = std::array::from_fn(|i| p[i] | x[i]);
+        let Some(pivot) = first(&either) else { return r };
+        let mut branch: Set = std::array::from_fn(|i| p[i] & !nbr[pivot][i]);
+        let mut best = r;
+        while let Some(v) = first(&branch) {
+            branch[v / 64] &= !(1 << (v % 64));
+            if first(&p).is_some() {
+                best = best.max(bk(nbr, r + 1, and(&p, &nbr[v]), and(&x, &nbr[v])));
+            }
+            p[v / 64] &= !(1 << (v % 64));
+            x[v / 64] |= 1 << (v % 64);
+        }
+        best
+    }
+    let n = g.n();
+    assert!(n <= 256);
+    let nbr: Vec<Set> = (0..n)
+        .map(|v| {
+            let mut s = [0; 4];
+            for u in g.neighbours(v) {
+                s[u / 64] |= 1 << (u % 64);
+            }
+            s
+        })
+        .collect();
+    let mut all = [0u64; 4];
+    for v in 0..n {
+        all[v / 64] |= 1 << (v % 64);
+    }
+    bk(&nbr, 0, all, [0; 4])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The colour bound with re-colouring and infra-chromatic sets, on
+    /// bitsets of one to three words, sparse to very dense (above 95 % of
+    /// the pairs the infra-chromatic sets are not sought): ω and a maximum
+    /// clique as brute force finds, seeded and unseeded, and the decisions
+    /// for ω and ω + 1. (Brute force on a dense graph of more than 64
+    /// vertices takes too long: those have density at most 0.6.)
+    #[test]
+    fn the_colour_bound_matches_brute_force(
+        (n, p) in prop_oneof![(1usize..=64, 0.05f64..0.99), (65usize..180, 0.05f64..0.6)],
+        seed in any::<u64>(),
+    ) {
+        let g = Graph::random(n, p, seed);
+        let omega = i64::from(brute_force_omega_wide(&g));
+        prop_assert_eq!(omega_seq(&g, true), omega);
+        prop_assert_eq!(omega_seq(&g, false), omega);
+        let k = u32::try_from(omega).unwrap();
+        prop_assert!(has_k_clique(&g, k, 0));
+        prop_assert!(!has_k_clique(&g, k + 1, 0));
+    }
+}
+
+#[test]
+fn wide_brute_force_agrees_with_the_narrow_one() {
+    for seed in 0..20 {
+        let g = Graph::random(60, 0.6, seed);
+        assert_eq!(brute_force_omega_wide(&g), brute_force_omega(&g));
+    }
+    assert_eq!(brute_force_omega_wide(&Graph::complete(200)), 200);
+    assert_eq!(brute_force_omega_wide(&Graph::turan(100, 3)), 3);
+    // Dense graphs of three words, where no infra-chromatic set is sought:
+    // T(130, 40) has density 0.975.
+    check_omega(&Graph::turan(130, 40), 40, "T(130, 40)");
+    check_omega(&Graph::from_fn(140, |u, v| v != u + 70), 70, "cocktail party graph, m = 70");
 }

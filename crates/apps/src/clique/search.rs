@@ -9,8 +9,65 @@ use treelb::search::{Children, Search};
 use treelb::{Incumbent, Sense};
 
 use super::Graph;
-use super::graph::{DENSE_MAX_VERTICES, WORD, bits, intersection_count};
+use super::graph::{DENSE_MAX_VERTICES, WORD, intersection_count};
 use crate::bnb::BnbStats;
+
+/// The number of words of a bitset, known at compile time ([`Fixed`]) for
+/// the graphs of up to 1,024 vertices (16 words), so that the
+/// colouring's word loops are unrolled and free of bounds checks, or at run
+/// time ([`Dynamic`]) above.
+trait Width: Copy {
+    /// The words.
+    fn get(self) -> usize;
+}
+
+/// `W` words, a compile-time constant.
+#[derive(Clone, Copy)]
+struct Fixed<const W: usize>;
+
+impl<const W: usize> Width for Fixed<W> {
+    #[inline(always)]
+    fn get(self) -> usize {
+        W
+    }
+}
+
+/// A word count known at run time.
+#[derive(Clone, Copy)]
+struct Dynamic(usize);
+
+impl Width for Dynamic {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self.0
+    }
+}
+
+/// Calls `$f(width, $args…)` with the [`Width`] of `$words` words: a
+/// [`Fixed`] one up to 16 words, [`Dynamic`] above.
+macro_rules! with_width {
+    ($words:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $words {
+            1 => $f(Fixed::<1>, $($arg),*),
+            2 => $f(Fixed::<2>, $($arg),*),
+            3 => $f(Fixed::<3>, $($arg),*),
+            4 => $f(Fixed::<4>, $($arg),*),
+            5 => $f(Fixed::<5>, $($arg),*),
+            6 => $f(Fixed::<6>, $($arg),*),
+            7 => $f(Fixed::<7>, $($arg),*),
+            8 => $f(Fixed::<8>, $($arg),*),
+            9 => $f(Fixed::<9>, $($arg),*),
+            10 => $f(Fixed::<10>, $($arg),*),
+            11 => $f(Fixed::<11>, $($arg),*),
+            12 => $f(Fixed::<12>, $($arg),*),
+            13 => $f(Fixed::<13>, $($arg),*),
+            14 => $f(Fixed::<14>, $($arg),*),
+            15 => $f(Fixed::<15>, $($arg),*),
+            16 => $f(Fixed::<16>, $($arg),*),
+            w => $f(Dynamic(w), $($arg),*),
+        }
+    };
+}
 
 /// Maximum clique or k-clique decision on a graph, as a [`Search`].
 ///
@@ -25,7 +82,9 @@ use crate::bnb::BnbStats;
 ///    and removing its neighbours, all word-parallel), and re-colours a
 ///    vertex that would be branched on into a lower class when it has at
 ///    most one neighbour there that can move elsewhere (MCS's Re-NUMBER,
-///    BBMCR; see `colour`);
+///    BBMCR; see `colour`), or leaves it out when it forms with two or
+///    three classes a set whose cliques are smaller than its number of
+///    classes (infra-chromatic sets, BBMCX; see `absorb`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
@@ -138,12 +197,26 @@ pub(crate) struct BitMatrix {
     n: usize,
     words: usize,
     adj: Vec<u64>,
+    /// Whether the colouring looks for infra-chromatic sets ([`absorb`]):
+    /// set by [`BitMatrix::finish`] unless more than 95 % of the pairs are
+    /// edges. Then two vertices are nearly always adjacent and have a
+    /// common neighbour in any class, and looking costs more than it
+    /// saves (MANN_a27: 10 % more instructions, no node fewer).
+    infra: bool,
 }
 
 impl BitMatrix {
     fn new(n: usize) -> Self {
         let words = n.div_ceil(WORD);
-        BitMatrix { n, words, adj: vec![0; n * words] }
+        BitMatrix { n, words, adj: vec![0; n * words], infra: false }
+    }
+
+    /// Sets [`BitMatrix::infra`] once the edges are in.
+    fn finish(mut self) -> Self {
+        let ends: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
+        let pairs = self.n * self.n.saturating_sub(1);
+        self.infra = ends * 100 <= pairs * 95;
+        self
     }
 
     /// The bytes of a matrix of `n` vertices.
@@ -157,32 +230,69 @@ impl BitMatrix {
         self.adj[v * self.words + u / WORD] |= 1 << (u % WORD);
     }
 
-    #[inline]
-    fn row(&self, v: usize) -> &[u64] {
-        &self.adj[v * self.words..(v + 1) * self.words]
+    /// The row of `v`, `width` words long.
+    #[inline(always)]
+    fn row_w<W: Width>(&self, width: W, v: usize) -> &[u64] {
+        let words = width.get();
+        &self.adj[v * words..][..words]
     }
 
-    /// A greedy clique: from each start vertex, add the candidate with the
-    /// most neighbours among the remaining candidates until none is left;
-    /// the largest clique found. A quick lower bound on ω, `O(n³ / 64)`.
+    /// A greedy clique: from each of the first [`GREEDY_STARTS`] vertices
+    /// (the dense core, in the degeneracy numbering), add the candidate
+    /// with the most neighbours among the remaining candidates until none
+    /// is left, giving up a start once it cannot beat the best clique so
+    /// far; the largest clique found. A quick lower bound on ω,
+    /// `O(GREEDY_STARTS · n² / 64)`.
     fn greedy_clique(&self) -> Vec<usize> {
-        let mut best: Vec<usize> = Vec::new();
-        let mut cand = vec![0u64; self.words];
-        for start in 0..self.n {
-            let mut clique = vec![start];
-            cand.copy_from_slice(self.row(start));
-            while let Some(v) = bits(&cand).max_by_key(|&v| (intersection_count(&cand, self.row(v)), v)) {
-                clique.push(v);
-                for (c, r) in cand.iter_mut().zip(self.row(v)) {
-                    *c &= r;
+        with_width!(self.words, greedy_clique(self))
+    }
+}
+
+/// Starts of [`BitMatrix::greedy_clique`]: on the DIMACS graphs the best
+/// greedy clique comes from one of the first 110 vertices of the
+/// degeneracy numbering, and every start costs `ω · n² / 64` on a dense
+/// graph (MANN_a27: 378 starts took as long as the search).
+const GREEDY_STARTS: usize = 128;
+
+/// [`BitMatrix::greedy_clique`] for bitsets of `width` words.
+fn greedy_clique<W: Width>(width: W, m: &BitMatrix) -> Vec<usize> {
+    let words = width.get();
+    let mut best: Vec<usize> = Vec::new();
+    let mut clique = Vec::new();
+    let mut cand = vec![0u64; words];
+    for start in 0..m.n.min(GREEDY_STARTS) {
+        clique.clear();
+        clique.push(start);
+        cand.copy_from_slice(m.row_w(width, start));
+        loop {
+            let left: usize = cand.iter().map(|w| w.count_ones() as usize).sum();
+            if left == 0 || clique.len() + left <= best.len() {
+                break;
+            }
+            // The candidate with the most neighbours among the candidates
+            // (ties to the higher number).
+            let (mut pick, mut most) = (usize::MAX, 0);
+            for (i, &word) in cand.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let v = i * WORD + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    let c = intersection_count(&cand[..words], m.row_w(width, v));
+                    if pick == usize::MAX || c >= most {
+                        (pick, most) = (v, c);
+                    }
                 }
             }
-            if clique.len() > best.len() {
-                best = clique;
+            clique.push(pick);
+            for (c, r) in cand[..words].iter_mut().zip(m.row_w(width, pick)) {
+                *c &= r;
             }
         }
-        best
+        if clique.len() > best.len() {
+            best.clone_from(&clique);
+        }
     }
+    best
 }
 
 /// The renumbered graph as the search holds it.
@@ -335,6 +445,14 @@ struct Scratch {
     classes: Vec<u64>,
     /// `(vertex, colour)` of the vertices worth branching on.
     order: Vec<(u32, u32)>,
+    /// The classes `1..=kmin` that an infra-chromatic set took (see
+    /// [`absorb`]): nothing enters or leaves them any more.
+    frozen: Vec<bool>,
+    /// `(class, w)`: the classes where the vertex being re-coloured has
+    /// exactly one neighbour, `w`.
+    singles: Vec<(u32, u32)>,
+    /// The `w` of `singles`, as a bitset.
+    witnesses: Vec<u64>,
 }
 
 thread_local! {
@@ -414,7 +532,7 @@ impl CliqueSearch {
                     matrix.set(p, q);
                 }
             }
-            Space::Dense(matrix)
+            Space::Dense(matrix.finish())
         };
         let search = CliqueSearch {
             space,
@@ -542,7 +660,7 @@ impl CliqueSearch {
                 }
             }
         }
-        Local { members, matrix }
+        Local { members, matrix: matrix.finish() }
     }
 
     /// Sparse search: the children of the pivots `lo..hi`, those whose
@@ -666,34 +784,7 @@ impl Search for CliqueSearch {
         // Colours above `kmin` can lead to a clique larger than `floor`.
         let kmin = (floor - i64::from(size)).max(0) as u32;
         SCRATCH.with_borrow_mut(|s| {
-            colour(matrix, &node.cand, kmin, s);
-            if s.order.is_empty() {
-                return;
-            }
-            let link = (node.vertex != NO_VERTEX)
-                .then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
-            // The candidates of a child: those not kept for branching, plus
-            // the kept ones of lower colour, all intersected with N(v).
-            let rest = &mut s.class;
-            rest.copy_from_slice(&node.cand);
-            for &(v, _) in &s.order {
-                rest[v as usize / WORD] &= !(1 << (v as usize % WORD));
-            }
-            children.reserve(s.order.len());
-            for &(v, c) in &s.order {
-                let row = matrix.row(v as usize);
-                let cand: Box<[u64]> = rest.iter().zip(row).map(|(a, b)| a & b).collect();
-                children.push(CliqueNode {
-                    bound: size + c,
-                    size: size + 1,
-                    vertex: v,
-                    prefix: link.clone(),
-                    cand,
-                    part: node.part,
-                    local: local.cloned(),
-                });
-                rest[v as usize / WORD] |= 1 << (v as usize % WORD);
-            }
+            with_width!(matrix.words, branch(matrix, &node, local, kmin, s, children));
         });
     }
 
@@ -709,6 +800,55 @@ impl crate::bnb::NodeBound for CliqueSearch {
     }
 }
 
+/// Colours `node`'s candidates (see [`colour`]) and pushes one child per
+/// vertex worth branching on: candidates `P ∩ N(v)` minus the branched
+/// vertices of higher colour, bound `size + colour`, lowest colour first.
+#[inline(always)]
+fn branch<W: Width>(
+    width: W,
+    matrix: &BitMatrix,
+    node: &CliqueNode,
+    local: Option<&Arc<Local>>,
+    kmin: u32,
+    s: &mut Scratch,
+    children: &mut Children<'_, CliqueNode>,
+) {
+    let words = width.get();
+    debug_assert_eq!(matrix.words, words);
+    colour(width, matrix, &node.cand, kmin, s);
+    if s.order.is_empty() {
+        return;
+    }
+    let size = node.size;
+    let link =
+        (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    // The candidates of a child: those not kept for branching, plus the
+    // kept ones of lower colour, all intersected with N(v).
+    let rest = &mut s.class[..words];
+    rest.copy_from_slice(&node.cand[..words]);
+    for &(v, _) in &s.order {
+        rest[v as usize / WORD] &= !(1 << (v as usize % WORD));
+    }
+    children.reserve(s.order.len());
+    for &(v, c) in &s.order {
+        let row = matrix.row_w(width, v as usize);
+        let mut cand = vec![0u64; words].into_boxed_slice();
+        for ((x, a), b) in cand[..words].iter_mut().zip(&*rest).zip(row) {
+            *x = a & b;
+        }
+        children.push(CliqueNode {
+            bound: size + c,
+            size: size + 1,
+            vertex: v,
+            prefix: link.clone(),
+            cand,
+            part: node.part,
+            local: local.cloned(),
+        });
+        rest[v as usize / WORD] |= 1 << (v as usize % WORD);
+    }
+}
+
 /// Greedy sequential colouring of `cand` in vertex order, one colour class
 /// at a time; records in `s.order` the vertices of colour above `kmin` with
 /// their colours (non-decreasing).
@@ -720,19 +860,22 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// class `k2 <= kmin` in which it has no neighbour. Every class stays an
 /// independent set, so the colouring stays proper and the bound of every
 /// branched vertex stays valid; `v` is no longer branched on.
-#[inline]
-fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
-    let words = cand.len();
+#[inline(always)]
+fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
+    let words = width.get();
     s.uncoloured.clear();
-    s.uncoloured.extend_from_slice(cand);
+    s.uncoloured.extend_from_slice(&cand[..words]);
     s.class.resize(words, 0);
     s.order.clear();
     let recolour = kmin >= 2;
     if recolour {
         s.classes.clear();
         s.classes.resize(kmin as usize * words, 0);
+        s.frozen.clear();
+        s.frozen.resize(kmin as usize, false);
     }
-    let (u, q, classes) = (&mut s.uncoloured, &mut s.class, &mut s.classes);
+    let (u, q, classes) = (&mut s.uncoloured[..words], &mut s.class[..words], &mut s.classes);
+    let (frozen, singles, witnesses) = (&mut s.frozen, &mut s.singles, &mut s.witnesses);
     let mut first = 0;
     let mut k = 0u32;
     loop {
@@ -756,9 +899,12 @@ fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
             let v = at * WORD + bit;
             q[at] &= q[at] - 1;
             u[at] &= !(1 << bit);
-            let row = graph.row(v);
+            let row = graph.row_w(width, v);
             if k > kmin {
-                if recolour && recolour_into(graph, v, row, classes, kmin as usize, words) {
+                if recolour
+                    && (recolour_into(width, graph, v, row, classes, frozen, singles)
+                        || (graph.infra && absorb(width, graph, row, classes, frozen, singles, witnesses)))
+                {
                     continue;
                 }
                 s.order.push((v as u32, k));
@@ -774,17 +920,27 @@ fn colour(graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
 
 /// Moves `v` into one of the classes `1..=kmin` (see [`colour`]); whether
 /// it could.
-#[inline]
-fn recolour_into(
+#[inline(always)]
+fn recolour_into<W: Width>(
+    width: W,
     graph: &BitMatrix,
     v: usize,
     row: &[u64],
     classes: &mut [u64],
-    kmin: usize,
-    words: usize,
+    frozen: &[bool],
+    singles: &mut Vec<(u32, u32)>,
 ) -> bool {
+    let words = width.get();
+    let row = &row[..words];
+    let kmin = frozen.len();
+    // Nothing is frozen where no infra-chromatic set is sought.
+    let infra = graph.infra;
+    singles.clear();
     for k1 in 0..kmin {
-        let c1 = &classes[k1 * words..(k1 + 1) * words];
+        if infra && frozen[k1] {
+            continue;
+        }
+        let c1 = &classes[k1 * words..][..words];
         // The one neighbour of `v` in class k1, if it has exactly one.
         let mut conflict = None;
         let mut many = false;
@@ -805,14 +961,104 @@ fn recolour_into(
             classes[k1 * words + v / WORD] |= 1 << (v % WORD);
             return true;
         };
-        let row_w = graph.row(w);
-        for k2 in (0..kmin).filter(|&k2| k2 != k1) {
-            let c2 = &classes[k2 * words..(k2 + 1) * words];
+        if infra {
+            singles.push((k1 as u32, w as u32));
+        }
+        let row_w = graph.row_w(width, w);
+        for k2 in (0..kmin).filter(|&k2| k2 != k1 && !(infra && frozen[k2])) {
+            let c2 = &classes[k2 * words..][..words];
             if row_w.iter().zip(c2).all(|(&a, &b)| a & b == 0) {
                 classes[k1 * words + w / WORD] &= !(1 << (w % WORD));
                 classes[k2 * words + w / WORD] |= 1 << (w % WORD);
                 classes[k1 * words + v / WORD] |= 1 << (v % WORD);
                 return true;
+            }
+        }
+    }
+    false
+}
+
+/// Infra-chromatic bound (San Segundo, Nikolaev and Batsyn's BBMCX): leaves
+/// `v`, which could not be re-coloured, out of every class and off the
+/// branching list when some classes `Ci`, `Cj` (and `Ck`) among `1..=kmin`
+/// form with it a set whose cliques are smaller than its number of
+/// classes; whether it could.
+///
+/// `v` has exactly one neighbour `ci` in `Ci` and one, `cj`, in `Cj`
+/// (`singles`, from [`recolour_into`]). A clique holds at most one vertex
+/// of each class, and a vertex of a class besides `v` only if it is
+/// adjacent to `v`: so a clique of `{v} ∪ Ci ∪ Cj` with three vertices is
+/// `{v, ci, cj}`, impossible when `ci` and `cj` are not adjacent; and a
+/// clique of `{v} ∪ Ci ∪ Cj ∪ Ck` with four vertices is `{v, ci, cj, x}`
+/// with `x ∈ Ck` adjacent to all three, impossible when there is none. In
+/// both cases the set has one clique vertex fewer than it has classes, so
+/// `{v}` with the classes `1..=kmin` still holds no clique of more than
+/// `kmin` vertices — as long as each class belongs to at most one such set
+/// and keeps its vertices, which is why the classes used are frozen.
+/// The pairs of witnesses [`absorb`] tries for a third class: four
+/// take 95 % of the node savings of trying all of them on C125.9 and the
+/// brock graphs, at a fraction of the cost.
+const TRIPLE_PAIRS: usize = 4;
+
+#[inline(always)]
+fn absorb<W: Width>(
+    width: W,
+    graph: &BitMatrix,
+    row: &[u64],
+    classes: &[u64],
+    frozen: &mut [bool],
+    singles: &[(u32, u32)],
+    witnesses: &mut Vec<u64>,
+) -> bool {
+    let words = width.get();
+    if singles.len() < 2 {
+        return false;
+    }
+    let row = &row[..words];
+    witnesses.clear();
+    witnesses.resize(words, 0);
+    let witnesses = &mut witnesses[..words];
+    for &(_, w) in singles {
+        witnesses[w as usize / WORD] |= 1 << (w % WORD as u32);
+    }
+    // Two witnesses that are not adjacent: a set of three classes.
+    for &(i, ci) in singles {
+        let row_i = graph.row_w(width, ci as usize);
+        let ci = ci as usize;
+        for x in 0..words {
+            let mut other = witnesses[x] & !row_i[x];
+            if x == ci / WORD {
+                other &= !(1 << (ci % WORD));
+            }
+            if other != 0 {
+                let cj = (x * WORD + other.trailing_zeros() as usize) as u32;
+                let j = singles.iter().find(|&&(_, w)| w == cj).map(|&(j, _)| j).expect("a witness");
+                frozen[i as usize] = true;
+                frozen[j as usize] = true;
+                return true;
+            }
+        }
+    }
+    // Every two witnesses are adjacent: look for a third class without a
+    // common neighbour, for a few pairs.
+    let mut budget = TRIPLE_PAIRS;
+    for (a, &(i, ci)) in singles.iter().enumerate() {
+        let row_i = graph.row_w(width, ci as usize);
+        for &(j, cj) in &singles[a + 1..] {
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
+            let (i, j) = (i as usize, j as usize);
+            let row_j = graph.row_w(width, cj as usize);
+            for k in (0..frozen.len()).filter(|&k| !frozen[k] && k != i && k != j) {
+                let ck = &classes[k * words..][..words];
+                if (0..words).all(|x| row[x] & row_i[x] & row_j[x] & ck[x] == 0) {
+                    frozen[i] = true;
+                    frozen[j] = true;
+                    frozen[k] = true;
+                    return true;
+                }
             }
         }
     }
