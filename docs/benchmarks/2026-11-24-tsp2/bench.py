@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[3]
 INSTANCES = REPO.parent / "shared" / "instances" / "tsp"
 # name, published optimum, the goal's limit in seconds at P = 2 ("minutes":
 # 10 for the 200-node tier). Concorde proves every one of the files up to
-# 150 nodes at its root (one search node, as issue 16 states).
+# 150 nodes at its root (one search node).
 TIERS = [
     ("pr76", 108159, 30),
     ("eil76", 538, 30),
