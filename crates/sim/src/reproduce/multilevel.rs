@@ -96,6 +96,20 @@ impl FanoutRow {
         self.shapes.iter().find(|t| t.fanout[0] == root)
     }
 
+    /// The points (log₂ p₁, ln W) of the root fan-out with the least work
+    /// and of its two neighbours on the grid, in order of p₁ (`None` where
+    /// the least work is at an edge of the grid).
+    fn best_and_neighbours(&self) -> Option<[(f64, f64); 3]> {
+        let mut pts: Vec<(f64, f64)> = self
+            .shapes
+            .iter()
+            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
+        Some([pts[i - 1], pts[i], pts[i + 1]])
+    }
+
     /// The root fan-out between the grid points that needs the least work:
     /// the vertex of the parabola through (log₂ p₁, ln W) at the best root
     /// fan-out and its two neighbours (`None` at the edge of the grid).
@@ -115,14 +129,7 @@ impl FanoutRow {
     /// assert!((row.vertex().unwrap() - 2f64.powf(2.5)).abs() < 1e-6);
     /// ```
     pub fn vertex(&self) -> Option<f64> {
-        let mut pts: Vec<(f64, f64)> = self
-            .shapes
-            .iter()
-            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
-        let ((x0, y0), (x1, y1), (x2, y2)) = (pts[i - 1], pts[i], pts[i + 1]);
+        let [(x0, y0), (x1, y1), (x2, y2)] = self.best_and_neighbours()?;
         if y1 > y0 || y1 > y2 || (x1 - x0 - (x2 - x1)).abs() > 1e-9 {
             return None;
         }
@@ -152,14 +159,7 @@ impl FanoutRow {
     /// assert!((row.relative_work_at(2f64.powf(2.5)).unwrap() - 0.25f64.exp()).abs() < 1e-6);
     /// ```
     pub fn relative_work_at(&self, root: f64) -> Option<f64> {
-        let mut pts: Vec<(f64, f64)> = self
-            .shapes
-            .iter()
-            .filter_map(|t| t.work.map(|w| (f64::from(t.fanout[0]).log2(), (w as f64).ln())))
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let i = (1..pts.len().saturating_sub(1)).min_by(|&a, &b| pts[a].1.total_cmp(&pts[b].1))?;
-        let ((x0, y0), (x1, y1), (x2, y2)) = (pts[i - 1], pts[i], pts[i + 1]);
+        let [(x0, y0), (x1, y1), (x2, y2)] = self.best_and_neighbours()?;
         let x = root.log2();
         if !(x0..=x2).contains(&x) {
             return None;
