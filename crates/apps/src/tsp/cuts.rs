@@ -41,6 +41,7 @@
 //! these costs unchanged — each of their arguments holds for any costs
 //! that, with the constant, give a lower bound on every tour's length.
 
+use super::find;
 use super::search::AscentParams;
 
 /// A comb inequality `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) −
@@ -339,15 +340,6 @@ fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
         odd_components(m, &xs, &groups, x, known, &mut found);
     }
     found
-}
-
-/// The root of `v` in a union-find forest (halving the path).
-fn find(up: &mut [usize], mut v: usize) -> usize {
-    while up[v] != v {
-        up[v] = up[up[v]];
-        v = up[v];
-    }
-    v
 }
 
 /// The odd-component heuristic on the `m` nodes of `x` (dense, symmetric),

@@ -42,6 +42,17 @@ pub const MAX_DISTANCE: i64 = 1 << 40;
 
 use crate::splitmix::SplitMix64;
 
+/// The root of `v` in a union-find forest `up` (each node's parent, a root
+/// its own), halving the path on the way: the subtour test of tour files
+/// and the comb separation share it.
+fn find(up: &mut [usize], mut v: usize) -> usize {
+    while up[v] != v {
+        up[v] = up[up[v]];
+        v = up[v];
+    }
+    v
+}
+
 /// A symmetric TSP instance: `n` nodes and integer distances.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Tsp {

@@ -32,7 +32,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::Tsp;
+use super::{Tsp, find};
 
 /// The largest `DIMENSION` accepted (the distance matrix has `n²` entries).
 pub const MAX_DIMENSION: usize = 4096;
@@ -843,13 +843,6 @@ fn fixed_edges(lines: &mut Lines<impl BufRead>, n: usize) -> Result<Vec<(u32, u3
 /// Hamiltonian cycle.
 fn closes_short_cycle(edges: &[(u32, u32)], n: usize) -> bool {
     let mut parent: Vec<usize> = (0..n).collect();
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
     for (k, &(a, b)) in edges.iter().enumerate() {
         let (ra, rb) = (find(&mut parent, a as usize), find(&mut parent, b as usize));
         if ra == rb {
