@@ -86,6 +86,15 @@ pub struct NQueensResult {
     pub nodes: u64,
 }
 
+impl NQueensResult {
+    /// The counts of `weight` subtrees like this one (a subtree and its
+    /// mirror image under [`NQueens::with_mirror`]).
+    #[inline]
+    fn times(self, weight: u64) -> NQueensResult {
+        NQueensResult { solutions: weight * self.solutions, nodes: weight * self.nodes }
+    }
+}
+
 impl Reduce for NQueensResult {
     #[inline]
     fn merge(&mut self, other: Self) {
@@ -162,6 +171,12 @@ impl NQueens {
         free & (left | middle)
     }
 
+    /// The columns free for a queen on `node`'s next row.
+    #[inline]
+    fn free(&self, node: &NQueensNode) -> u32 {
+        self.all & !(node.cols | node.diag_up | node.diag_down)
+    }
+
     /// The child of `node` with a queen on column `bit`.
     #[inline]
     fn child(node: &NQueensNode, bit: u32) -> NQueensNode {
@@ -227,7 +242,7 @@ impl NQueens {
             out.solutions = 1;
             return out;
         }
-        let mut free = self.halved(node, self.all & !(node.cols | node.diag_up | node.diag_down));
+        let mut free = self.halved(node, self.free(node));
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
@@ -236,7 +251,7 @@ impl NQueens {
                 out.merge(self.count_halved(&child));
             } else {
                 let below = self.subtree(&child);
-                out.merge(NQueensResult { solutions: 2 * below.solutions, nodes: 2 * below.nodes });
+                out.merge(below.times(2));
             }
         }
         out
@@ -250,7 +265,7 @@ impl NQueens {
         if left == 0 {
             out.solutions = 1;
         } else {
-            let free = self.all & !(node.cols | node.diag_up | node.diag_down);
+            let free = self.free(node);
             let (nodes, solutions) = below(self.all, node.cols, node.diag_up, node.diag_down, free, left);
             out.nodes += nodes;
             out.solutions += solutions;
@@ -313,7 +328,7 @@ impl Search for NQueens {
         let weight = self.weight(&node);
         if self.n - node.row <= self.bulk_rows {
             let below = self.subtree(&node);
-            acc.merge(NQueensResult { solutions: weight * below.solutions, nodes: weight * below.nodes });
+            acc.merge(below.times(weight));
             return;
         }
         acc.nodes += weight;
@@ -321,7 +336,7 @@ impl Search for NQueens {
             acc.solutions += weight;
             return;
         }
-        let mut free = self.all & !(node.cols | node.diag_up | node.diag_down);
+        let mut free = self.free(&node);
         if self.mirror && weight == 1 {
             free = self.halved(&node, free);
         }
