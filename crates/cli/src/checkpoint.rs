@@ -706,30 +706,14 @@ where
 
 #[cfg(test)]
 mod tests {
-    use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
     use treelb::seq;
 
     use super::*;
 
-    struct Binary(u32);
-    impl Search for Binary {
-        type Node = u32;
-        type Output = u64;
-        fn root(&self) -> u32 {
-            0
-        }
-        fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-            *acc += 1;
-            if d < self.0 {
-                c.push(d + 1);
-                c.push(d + 1);
-            }
-        }
-    }
-
     #[test]
     fn a_drained_bag_keeps_every_open_node_once() {
-        let tree = Binary(12);
+        let tree = BinaryTree(12);
         let drain = Drain::new(Duration::MAX);
         let mut bag = Resumable::new(vec![DfsWork::new(&tree, SplitPolicy::OldestHalf)], &drain);
         let mut done = 0;
@@ -752,7 +736,7 @@ mod tests {
 
     #[test]
     fn a_bag_of_pieces_splits_by_halves_and_works_to_the_end() {
-        let tree = Binary(10);
+        let tree = BinaryTree(10);
         let drain = Drain::new(Duration::MAX);
         let pieces = vec![DfsWork::new(&tree, SplitPolicy::OldestHalf); 5];
         let mut bag = Resumable::new(pieces, &drain);

@@ -14,9 +14,12 @@
 //! at the victim's next poll, within about one Δt of work) is worth a long
 //! yield phase; waiting before the next request after a rejection is not.
 //!
-//! The runtimes (threads, MPI) pass the time waited so far and carry out the
-//! [`Pause`] themselves; the simulator needs no back-off at all (an idle PE
-//! there costs nothing).
+//! [`Backoff`] has no clock: it is told the time waited so far, so the
+//! policy is tested without sleeping. The runtimes (threads, MPI) wait with
+//! [`Waiter`], which carries the policy out with this thread's clock and
+//! scheduler; the simulator needs no back-off at all (an idle PE there
+//! costs nothing). With more PEs than cores, sleeping PEs leave the cores to
+//! the busy ones.
 //!
 //! ```
 //! use std::time::Duration;
@@ -28,7 +31,7 @@
 //! assert_eq!(b.pause(Duration::from_millis(1)), Pause::Sleep(Duration::from_micros(2)));
 //! ```
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The longest sleep of one pause.
 pub const MAX_SLEEP: Duration = Duration::from_micros(500);
@@ -96,6 +99,43 @@ impl Backoff {
             let sleep = Duration::from_micros(1 << self.sleep_exp).min(MAX_SLEEP);
             self.sleep_exp = (self.sleep_exp + 1).min(10);
             Pause::Sleep(sleep)
+        }
+    }
+}
+
+/// A [`Backoff`] carried out on this thread: the time waited is measured
+/// from when the waiter was made, spinning is a few dozen `spin_loop`
+/// hints, yielding and sleeping are the scheduler's.
+///
+/// ```
+/// use treelb::backoff::{Patience, Waiter};
+/// let mut wait = Waiter::new(Patience::RETRY);
+/// for _ in 0..3 {
+///     wait.wait(); // spins: the wait has just begun
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Waiter {
+    policy: Backoff,
+    since: Instant,
+}
+
+impl Waiter {
+    /// A wait that starts now.
+    pub fn new(patience: Patience) -> Self {
+        Waiter { policy: Backoff::new(patience), since: Instant::now() }
+    }
+
+    /// Waits once, a little longer than last time.
+    pub fn wait(&mut self) {
+        match self.policy.pause(self.since.elapsed()) {
+            Pause::Spin => {
+                for _ in 0..64 {
+                    std::hint::spin_loop();
+                }
+            }
+            Pause::Yield => std::thread::yield_now(),
+            Pause::Sleep(d) => std::thread::sleep(d),
         }
     }
 }

@@ -82,20 +82,10 @@ pub struct Share<W: Work> {
 ///
 /// ```
 /// use treelb::init::selective;
-/// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+/// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 /// use treelb::{seq, Reduce};
 ///
-/// struct Binary(u32);
-/// impl Search for Binary {
-///     type Node = u32;
-///     type Output = u64;
-///     fn root(&self) -> u32 { 0 }
-///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-///         *acc += 1;
-///         if d < self.0 { c.push(d + 1); c.push(d + 1); }
-///     }
-/// }
-/// let tree = Binary(12);
+/// let tree = BinaryTree(12);
 /// let root = DfsWork::new(&tree, SplitPolicy::OldestHalf);
 /// let mut total = 0u64;
 /// for pe in 0..5 {
@@ -157,19 +147,9 @@ type Subtree<W> = (Option<W>, usize, usize, <W as Work>::Output, u64);
 ///
 /// ```
 /// use treelb::init::{selective, selective_shares};
-/// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+/// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 ///
-/// struct Binary(u32);
-/// impl Search for Binary {
-///     type Node = u32;
-///     type Output = u64;
-///     fn root(&self) -> u32 { 0 }
-///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-///         *acc += 1;
-///         if d < self.0 { c.push(d + 1); c.push(d + 1); }
-///     }
-/// }
-/// let tree = Binary(10);
+/// let tree = BinaryTree(10);
 /// let root = DfsWork::new(&tree, SplitPolicy::OldestHalf);
 /// let shares = selective_shares(&root, &[1, 4, 6], 8);
 /// assert_eq!(shares.len(), 3);

@@ -14,30 +14,18 @@
 //!
 //! ```
 //! use treelb::limit::{Limit, Limited};
-//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 //! use treelb::{seq, Work};
 //!
-//! /// The complete binary tree of height 20: 2²¹ − 1 nodes.
-//! struct Binary;
-//! impl Search for Binary {
-//!     type Node = u32;
-//!     type Output = u64;
-//!     fn root(&self) -> u32 { 0 }
-//!     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-//!         *acc += 1;
-//!         if d < 20 { c.push(d + 1); c.push(d + 1); }
-//!     }
-//! }
-//!
 //! let limit = Limit::new(10_000);
-//! let (nodes, units) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &limit));
+//! let (nodes, units) = seq::run_work(Limited::new(DfsWork::new(&BinaryTree(20), SplitPolicy::OldestHalf), &limit));
 //! assert!(limit.reached() && limit.interrupted());
 //! assert!(nodes >= 10_000 && nodes < (1 << 21) - 1);
 //! assert_eq!(units, limit.units());
 //!
 //! // Exactly enough: the limit is reached, but nothing was dropped.
 //! let enough = Limit::new((1 << 21) - 1);
-//! let (nodes, _) = seq::run_work(Limited::new(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &enough));
+//! let (nodes, _) = seq::run_work(Limited::new(DfsWork::new(&BinaryTree(20), SplitPolicy::OldestHalf), &enough));
 //! assert!(enough.reached() && !enough.interrupted());
 //! assert_eq!(nodes, (1 << 21) - 1);
 //! ```

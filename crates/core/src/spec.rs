@@ -262,20 +262,10 @@ impl RunSpec {
     /// (see [`crate::init`]).
     ///
     /// ```
-    /// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    /// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
     /// use treelb::{seq, Reduce, RunSpec, Strategy};
-    /// struct Binary;
-    /// impl Search for Binary {
-    ///     type Node = u32;
-    ///     type Output = u64;
-    ///     fn root(&self) -> u32 { 0 }
-    ///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-    ///         *acc += 1;
-    ///         if d < 12 { c.push(d + 1); c.push(d + 1); }
-    ///     }
-    /// }
     /// let spec = RunSpec::with_strategy(Strategy::StaticCyclic);
-    /// let shares = spec.initial_shares(&DfsWork::new(&Binary, SplitPolicy::OldestHalf), 3, &[0, 1, 2], false);
+    /// let shares = spec.initial_shares(&DfsWork::new(&BinaryTree(12), SplitPolicy::OldestHalf), 3, &[0, 1, 2], false);
     /// let mut total = 0u64;
     /// for share in shares.into_iter().flatten() {
     ///     total.merge(share.output);

@@ -53,9 +53,8 @@ use serde::de::DeserializeOwned;
 use treelb::spec::unpack;
 use treelb::{PeStats, Reduce, RunStats, Work};
 
-use treelb::backoff::Patience;
+use treelb::backoff::{Patience, Waiter};
 
-use crate::backoff::Backoff;
 use crate::counter::SharedCounter;
 use crate::shared::{Shared, rank_shares};
 use crate::wire::{self, Codec, RankReport};
@@ -232,7 +231,7 @@ impl Mpi {
         let world = self.universe.world();
         let root = world.process_at_rank(0);
         let mut len = bytes.len() as u64;
-        let mut backoff = Backoff::new(Patience::RETRY);
+        let mut backoff = Waiter::new(Patience::RETRY);
         mpi::request::scope(|scope| {
             let mut request = root.immediate_broadcast_into(scope, &mut len);
             loop {

@@ -53,8 +53,6 @@ pub mod shared;
 pub mod wire;
 
 #[cfg(feature = "mpi")]
-mod backoff;
-#[cfg(feature = "mpi")]
 mod counter;
 #[cfg(feature = "mpi")]
 mod driver;

@@ -59,12 +59,11 @@ use treelb::strategy::{
 use treelb::termination::{FourCounter, Signal};
 use treelb::{PeStats, Work};
 
-use crate::backoff::Backoff;
 use crate::driver::kind::*;
 use crate::driver::{Ctx, Out, PeResult, Start};
 use crate::outbox::Outbox;
 use crate::wire::{self, Codec, Note};
-use treelb::backoff::Patience;
+use treelb::backoff::{Patience, Waiter};
 
 thread_local! {
     /// The global index of the PE this thread runs, while it runs one.
@@ -267,8 +266,8 @@ where
         // Between attempts: escalates over the whole idle phase, so a PE
         // that keeps hearing "no work" ends up sleeping. Waiting for an
         // answer it is owed: yields rather than sleeps.
-        let mut between = Backoff::new(Patience::RETRY);
-        let mut answer = Backoff::new(Patience::REPLY);
+        let mut between = Waiter::new(Patience::RETRY);
+        let mut answer = Waiter::new(Patience::REPLY);
         loop {
             let activity = self.poll(None);
             if self.stopped() {
@@ -698,7 +697,7 @@ where
     /// After termination: the two stages of the module documentation; then
     /// let every send complete.
     fn drain(&mut self, world: Option<&SimpleCommunicator>) {
-        let mut backoff = Backoff::new(Patience::RETRY);
+        let mut backoff = Waiter::new(Patience::RETRY);
         // Stage 1: every answer this PE (and the hub) is owed.
         while self.owed > 0 || self.hub.as_ref().is_some_and(|h| h.demands_out() > 0) {
             if !self.poll(None) {
@@ -737,7 +736,7 @@ where
     /// one-way messages each rank sent to each other one (it completes only
     /// once every rank has entered it); then receive until every one-way
     /// message sent to this rank is in, answering requests meanwhile.
-    fn drain_one_way(&mut self, world: &SimpleCommunicator, backoff: &mut Backoff) {
+    fn drain_one_way(&mut self, world: &SimpleCommunicator, backoff: &mut Waiter) {
         let sent: Vec<u64> = self.ctx.shared.one_way_sent.iter().map(|n| n.load(Ordering::Acquire)).collect();
         let mut incoming = vec![0u64; self.ctx.ranks];
         mpi::request::scope(|scope| {

@@ -43,23 +43,11 @@
 //! correct, are in `docs/protocols.md` (§4a, §4b).
 //!
 //! ```
-//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 //! use treelb_threads::{run, Config};
 //!
-//! /// The complete binary tree of height 16; counts its nodes.
-//! struct Binary;
-//! impl Search for Binary {
-//!     type Node = u32;
-//!     type Output = u64;
-//!     fn root(&self) -> u32 { 0 }
-//!     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-//!         *acc += 1;
-//!         if d < 16 { c.push(d + 1); c.push(d + 1); }
-//!     }
-//! }
-//!
 //! let config = Config::new(3);
-//! let outcome = run(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &config).unwrap();
+//! let outcome = run(DfsWork::new(&BinaryTree(16), SplitPolicy::OldestHalf), &config).unwrap();
 //! assert_eq!(outcome.output, (1 << 17) - 1);
 //! assert_eq!(outcome.stats.work_units(), (1 << 17) - 1);
 //! assert_eq!(outcome.stats.pes.len(), 3);
@@ -105,7 +93,6 @@
 //! assert_eq!(outcome.output, outcome.stats.work_units()); // the nodes done before the stop
 //! ```
 
-mod backoff;
 mod gate;
 mod mailbox;
 mod pe;

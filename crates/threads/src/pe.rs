@@ -38,9 +38,9 @@ use treelb::strategy::{Action, Balance, Decision, Event, HubAction, HubEvent, Ma
 use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
-use crate::backoff::{Backoff, Wait};
 use crate::mailbox::{Reply, Request};
 use crate::trace::{State, Tracer};
+use treelb::backoff::{Patience, Waiter};
 
 /// What a turn of [`Pe::step`] ended with.
 pub(crate) enum Step {
@@ -57,9 +57,9 @@ pub(crate) enum Step {
 struct IdlePhase {
     /// Between attempts to find work (the back-off of the strategies that
     /// ask again by themselves).
-    between: Backoff,
+    between: Waiter,
     /// For an answer, when PEs spin (every PE has a core).
-    answer: Backoff,
+    answer: Waiter,
     /// Whether the PE queued for a search permit.
     queued: bool,
 }
@@ -309,8 +309,8 @@ impl<'a, W: Work> Pe<'a, W> {
         // A permit holder asks only on a core nobody works on (see `gate`):
         // it need not sleep between attempts.
         self.idle = Some(IdlePhase {
-            between: Backoff::new(if shared.gate.is_some() { Wait::SEARCH } else { Wait::RETRY }),
-            answer: Backoff::new(Wait::REPLY),
+            between: Waiter::new(if shared.gate.is_some() { Patience::SEARCH } else { Patience::RETRY }),
+            answer: Waiter::new(Patience::REPLY),
             queued: false,
         });
         Ok(())
@@ -358,10 +358,10 @@ impl<'a, W: Work> Pe<'a, W> {
                     }
                     if std::mem::take(&mut phase.queued) {
                         // The search starts now, not when the queueing did.
-                        phase.between = Backoff::new(Wait::SEARCH);
+                        phase.between = Waiter::new(Patience::SEARCH);
                     }
                 }
-                phase.answer = Backoff::new(Wait::REPLY);
+                phase.answer = Waiter::new(Patience::REPLY);
                 self.feed(Event::Idle { local_work: false }, None);
             }
             let phase = self.idle.as_mut().expect("in the idle phase");

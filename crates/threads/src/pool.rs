@@ -90,25 +90,13 @@ thread_local! {
 /// to do (see [`crate::run`]).
 ///
 /// ```
-/// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+/// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 /// use treelb_threads::{Config, Pool};
-///
-/// /// The complete binary tree of height 8.
-/// struct Binary;
-/// impl Search for Binary {
-///     type Node = u32;
-///     type Output = u64;
-///     fn root(&self) -> u32 { 0 }
-///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-///         *acc += 1;
-///         if d < 8 { c.push(d + 1); c.push(d + 1); }
-///     }
-/// }
 ///
 /// let pool = Pool::new(2);
 /// let config = Config::new(2);
 /// for _ in 0..100 {
-///     let outcome = pool.run(DfsWork::new(&Binary, SplitPolicy::OldestHalf), &config).unwrap();
+///     let outcome = pool.run(DfsWork::new(&BinaryTree(8), SplitPolicy::OldestHalf), &config).unwrap();
 ///     assert_eq!(outcome.output, 511);
 /// }
 /// ```

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+use treelb::search::{BinaryTree, Children, DfsWork, Search, SplitPolicy};
 use treelb::{Progress, seq};
 
 use super::*;
@@ -479,24 +479,6 @@ fn a_stop_from_another_thread_ends_the_run_on_every_strategy() {
     }
 }
 
-/// The complete binary tree of a given height: 2^(h+1) − 1 nodes.
-struct Binary(u32);
-
-impl Search for Binary {
-    type Node = u32;
-    type Output = u64;
-    fn root(&self) -> u32 {
-        0
-    }
-    fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-        *acc += 1;
-        if d < self.0 {
-            c.push(d + 1);
-            c.push(d + 1);
-        }
-    }
-}
-
 #[test]
 fn a_thousand_tiny_runs_on_one_pool_are_exact() {
     let pool = Pool::new(2);
@@ -513,7 +495,7 @@ fn a_thousand_tiny_runs_on_one_pool_are_exact() {
     }
     // And through the global pool.
     for _ in 0..1000 {
-        let outcome = run(DfsWork::new(&Binary(6), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+        let outcome = run(DfsWork::new(&BinaryTree(6), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
         assert_eq!(outcome.output, 127);
     }
 }
@@ -528,7 +510,8 @@ fn a_panicking_run_leaves_the_pool_working() {
         let result = panic::catch_unwind(AssertUnwindSafe(|| pool.run(bomb, &config(p, Init::Root, 16))));
         let payload = result.expect_err("the panic must propagate");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom in user code"), "p = {p}");
-        let outcome = pool.run(DfsWork::new(&Binary(10), SplitPolicy::OldestHalf), &Config::new(p)).unwrap();
+        let outcome =
+            pool.run(DfsWork::new(&BinaryTree(10), SplitPolicy::OldestHalf), &Config::new(p)).unwrap();
         assert_eq!(outcome.output, 2047, "the run after the panic, p = {p}");
     }
 }
@@ -538,7 +521,7 @@ fn a_panicking_run_leaves_the_pool_working() {
 #[test]
 fn runs_from_two_threads_on_one_pool_are_serialized() {
     let pool = Pool::new(2);
-    let tree = Binary(12);
+    let tree = BinaryTree(12);
     std::thread::scope(|s| {
         for t in 0..2 {
             let (pool, tree) = (&pool, &tree);
@@ -578,7 +561,8 @@ fn a_run_inside_a_run_uses_a_pool_of_its_own_and_pool_run_refuses() {
                 c.push(d + 1);
                 c.push(d + 1);
             } else {
-                let inner = run(DfsWork::new(&Binary(5), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+                let inner =
+                    run(DfsWork::new(&BinaryTree(5), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
                 *acc += inner.output;
             }
         }
@@ -596,7 +580,7 @@ fn a_run_inside_a_run_uses_a_pool_of_its_own_and_pool_run_refuses() {
         fn expand(&self, (): (), acc: &mut u64, _: &mut Children<'_, ()>) {
             *acc += self
                 .0
-                .run(DfsWork::new(&Binary(1), SplitPolicy::OldestHalf), &Config::new(1))
+                .run(DfsWork::new(&BinaryTree(1), SplitPolicy::OldestHalf), &Config::new(1))
                 .unwrap()
                 .output;
         }
@@ -608,6 +592,6 @@ fn a_run_inside_a_run_uses_a_pool_of_its_own_and_pool_run_refuses() {
     let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
     assert!(message.contains("inside a run on the same pool"), "{message}");
     // And the pool still works.
-    let outcome = pool.run(DfsWork::new(&Binary(3), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
+    let outcome = pool.run(DfsWork::new(&BinaryTree(3), SplitPolicy::OldestHalf), &Config::new(2)).unwrap();
     assert_eq!(outcome.output, 15);
 }

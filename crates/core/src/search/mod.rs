@@ -19,6 +19,28 @@ use crate::{Progress, Reduce, Work};
 /// `expand` must be deterministic and must not depend on the order in which
 /// nodes are expanded (for counting and enumeration problems); then every
 /// schedule of the same tree gives the same output.
+///
+/// The complete binary tree of a given height, counting its nodes (this is
+/// [`BinaryTree`]):
+///
+/// ```
+/// use treelb::search::{Children, Search};
+///
+/// struct Binary(u32);
+/// impl Search for Binary {
+///     type Node = u32; // depth
+///     type Output = u64;
+///     fn root(&self) -> u32 { 0 }
+///     fn expand(&self, depth: u32, acc: &mut u64, children: &mut Children<'_, u32>) {
+///         *acc += 1;
+///         if depth < self.0 {
+///             children.push(depth + 1);
+///             children.push(depth + 1);
+///         }
+///     }
+/// }
+/// assert_eq!(treelb::seq::run_search(&Binary(10)).0, (1 << 11) - 1);
+/// ```
 pub trait Search: Sync {
     /// A node of the search tree: what must be stored to expand it later.
     type Node: Send;
@@ -37,6 +59,44 @@ pub trait Search: Sync {
     /// once per slice of work, not per node. Default: never.
     fn should_stop(&self) -> bool {
         false
+    }
+}
+
+/// The complete binary tree of the given height, as a [`Search`] that
+/// counts its nodes: a tree of known size for examples, tests and measuring
+/// a runtime's cost per node.
+///
+/// ```
+/// use treelb::search::BinaryTree;
+/// let tree = BinaryTree(12);
+/// assert_eq!(tree.nodes(), (1 << 13) - 1);
+/// assert_eq!(treelb::seq::run_search(&tree).0, tree.nodes());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinaryTree(pub u32);
+
+impl BinaryTree {
+    /// Its number of nodes, 2^(height + 1) − 1 (saturating at `u64::MAX`).
+    pub fn nodes(self) -> u64 {
+        1u64.checked_shl(self.0.saturating_add(1)).map_or(u64::MAX, |n| n - 1)
+    }
+}
+
+impl Search for BinaryTree {
+    type Node = u32;
+    type Output = u64;
+
+    fn root(&self) -> u32 {
+        0
+    }
+
+    #[inline]
+    fn expand(&self, depth: u32, acc: &mut u64, children: &mut Children<'_, u32>) {
+        *acc += 1;
+        if depth < self.0 {
+            children.push(depth + 1);
+            children.push(depth + 1);
+        }
     }
 }
 
@@ -144,25 +204,10 @@ impl<'s, S: Search> DfsWork<'s, S> {
     /// The whole search: a stack holding only the root.
     ///
     /// ```
-    /// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    /// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
     /// use treelb::Work;
     ///
-    /// /// A complete binary tree of the given height; counts its nodes.
-    /// struct Binary(u32);
-    /// impl Search for Binary {
-    ///     type Node = u32; // depth
-    ///     type Output = u64;
-    ///     fn root(&self) -> u32 { 0 }
-    ///     fn expand(&self, depth: u32, acc: &mut u64, children: &mut Children<'_, u32>) {
-    ///         *acc += 1;
-    ///         if depth < self.0 {
-    ///             children.push(depth + 1);
-    ///             children.push(depth + 1);
-    ///         }
-    ///     }
-    /// }
-    ///
-    /// let tree = Binary(10);
+    /// let tree = BinaryTree(10);
     /// let mut a = DfsWork::new(&tree, SplitPolicy::OldestHalf);
     /// let (mut na, mut nb) = (0u64, 0u64);
     /// a.work(5, &mut na);
@@ -215,24 +260,15 @@ impl<'s, S: Search> DfsWork<'s, S> {
     /// levels and generation, working on `search`.
     ///
     /// ```
-    /// use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+    /// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
     /// use treelb::{seq, Work};
     ///
-    /// struct Binary;
-    /// impl Search for Binary {
-    ///     type Node = u32;
-    ///     type Output = u64;
-    ///     fn root(&self) -> u32 { 0 }
-    ///     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-    ///         *acc += 1;
-    ///         if d < 10 { c.push(d + 1); c.push(d + 1); }
-    ///     }
-    /// }
-    /// let mut a = DfsWork::new(&Binary, SplitPolicy::OldestHalf);
+    /// let tree = BinaryTree(10);
+    /// let mut a = DfsWork::new(&tree, SplitPolicy::OldestHalf);
     /// let mut count = 0;
     /// a.work(20, &mut count);
     /// let (stack, generation) = a.split().unwrap().into_parts();
-    /// let b = DfsWork::from_parts(&Binary, stack, generation, SplitPolicy::OldestHalf);
+    /// let b = DfsWork::from_parts(&tree, stack, generation, SplitPolicy::OldestHalf);
     /// assert_eq!(b.generation(), 1);
     /// count += seq::run_work(a).0 + seq::run_work(b).0;
     /// assert_eq!(count, (1 << 11) - 1);

@@ -11,23 +11,13 @@
 //! pieces, which it sees all of.
 //!
 //! ```
-//! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
+//! use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
 //! use treelb::strategy::stepper::Stepper;
 //! use treelb::{RunSpec, Strategy};
 //!
-//! struct Binary;
-//! impl Search for Binary {
-//!     type Node = u32;
-//!     type Output = u64;
-//!     fn root(&self) -> u32 { 0 }
-//!     fn expand(&self, d: u32, acc: &mut u64, c: &mut Children<'_, u32>) {
-//!         *acc += 1;
-//!         if d < 14 { c.push(d + 1); c.push(d + 1); }
-//!     }
-//! }
 //! for strategy in Strategy::ALL {
 //!     let spec = RunSpec { budget: 64, ..RunSpec::with_strategy(strategy) };
-//!     let run = Stepper::new(spec, 4).run(DfsWork::new(&Binary, SplitPolicy::OldestHalf));
+//!     let run = Stepper::new(spec, 4).run(DfsWork::new(&BinaryTree(14), SplitPolicy::OldestHalf));
 //!     assert_eq!(run.output, (1 << 15) - 1, "{strategy}");
 //! }
 //! ```
