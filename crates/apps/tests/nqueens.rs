@@ -55,19 +55,7 @@ fn split_pieces_add_up_to_the_sequential_result() {
     let problem = NQueens::new(9).unwrap();
     let (expected, _) = seq::run_search(&problem);
     for policy in SplitPolicy::ALL {
-        let mut pieces = vec![DfsWork::new(&problem, policy)];
-        let mut total = NQueensResult::default();
-        while let Some(mut piece) = pieces.pop() {
-            let mut acc = NQueensResult::default();
-            let done = piece.work(11, &mut acc).is_exhausted();
-            total.merge(acc);
-            if !done {
-                if let Some(other) = piece.split() {
-                    pieces.push(other);
-                }
-                pieces.push(piece);
-            }
-        }
+        let total = seq::run_splitting(DfsWork::new(&problem, policy), 11);
         assert_eq!(total, expected, "{policy:?}");
     }
 }

@@ -2,7 +2,7 @@
 //! validation messages.
 
 use treelb::search::{DfsWork, SplitPolicy, expand_one};
-use treelb::{Reduce, Work, seq};
+use treelb::{Reduce, seq};
 use treelb_apps::uts::{
     GeoShape, MAX_NUM_CHILDREN, Params, ParamsError, SAMPLE_TREES, SampleTree, TreeType, Uts, UtsResult,
     sample_names,
@@ -104,19 +104,7 @@ fn split_pieces_add_up_to_the_sequential_result() {
     let (expected, _) = seq::run_search(&uts);
     assert!(expected.nodes > 10_000, "{expected}");
     for policy in SplitPolicy::ALL {
-        let mut pieces = vec![DfsWork::new(&uts, policy)];
-        let mut total = UtsResult::default();
-        while let Some(mut piece) = pieces.pop() {
-            let mut acc = UtsResult::default();
-            let done = piece.work(37, &mut acc).is_exhausted();
-            total.merge(acc);
-            if !done {
-                if let Some(other) = piece.split() {
-                    pieces.push(other);
-                }
-                pieces.push(piece);
-            }
-        }
+        let total = seq::run_splitting(DfsWork::new(&uts, policy), 37);
         assert_eq!(total, expected, "{policy:?}");
     }
 }

@@ -58,3 +58,35 @@ pub fn run_work<W: Work>(mut piece: W) -> (W::Output, u64) {
         }
     }
 }
+
+/// Works a piece to the end the hard way for its splits: in slices of
+/// `slice` units, splitting every piece after each of its slices and
+/// working both halves the same way. Returns the merged output, which must
+/// equal [`run_work`]'s for any piece whose split neither loses nor
+/// duplicates work — the check an application's tests make of its split.
+///
+/// ```
+/// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
+/// let tree = BinaryTree(10);
+/// for policy in SplitPolicy::ALL {
+///     let piece = DfsWork::new(&tree, policy);
+///     assert_eq!(treelb::seq::run_splitting(piece, 3), tree.nodes());
+/// }
+/// ```
+pub fn run_splitting<W: Work>(piece: W, slice: u64) -> W::Output {
+    use crate::Reduce;
+    let mut total = W::Output::default();
+    let mut pieces = vec![piece];
+    while let Some(mut piece) = pieces.pop() {
+        let mut acc = W::Output::default();
+        let done = piece.work(slice, &mut acc).is_exhausted();
+        total.merge(acc);
+        if !done {
+            if let Some(other) = piece.split() {
+                pieces.push(other);
+            }
+            pieces.push(piece);
+        }
+    }
+    total
+}
