@@ -300,7 +300,7 @@ impl Ascent<'_> {
 /// Violated combs of `x` (dense, symmetric): blossoms by the
 /// odd-component heuristic, on `x` and on `x` with its paths of edges at
 /// (nearly) 1 shrunk to single nodes — a blossom there is a comb of `x`.
-fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
+pub(super) fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
     let mut found: Vec<Comb> = Vec::new();
     let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
     odd_components(n, x, &singletons, x, known, &mut found);
@@ -459,6 +459,19 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     };
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
+    if params.lp_rounds > 0 {
+        let found = super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize);
+        if std::env::var_os("TSP_DEBUG").is_some() {
+            eprintln!("lp: value {} subtours {} combs {}", found.value, found.subtours, found.combs.len());
+        }
+        a.restore_best();
+        for cut in found.combs {
+            a.cuts.push(cut);
+            a.mu.push(0.0);
+            a.best_mu.push(0.0);
+        }
+        a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+    }
     let mut history = vec![a.best];
     for _ in 0..params.cut_rounds {
         // Stop once three rounds raised the bound by less than 10⁻⁵ of it.

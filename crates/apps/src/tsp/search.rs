@@ -39,6 +39,9 @@ pub struct AscentParams {
     /// Rounds of blossom separation at the root (relax-and-cut, see
     /// [`RootCuts`]); 0 keeps the plain Held–Karp bound.
     pub cut_rounds: u32,
+    /// Rounds of the root's cutting-plane LP (a point to separate combs
+    /// on, see `lp`), before relax-and-cut; 0: none.
+    pub lp_rounds: u32,
 }
 
 impl AscentParams {
@@ -54,6 +57,7 @@ impl AscentParams {
             root_patience: n.clamp(5, 200),
             min_lambda: 1e-5,
             cut_rounds: 200,
+            lp_rounds: 300,
         }
     }
 }
