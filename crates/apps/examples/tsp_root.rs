@@ -5,6 +5,12 @@ fn main() {
         let t = std::time::Instant::now();
         let s = treelb_apps::tsp::TspSearch::new(&tsp);
         let c = s.root_cuts().unwrap();
-        println!("{path}: hk {:.1} bound {:.1} combs {} in {:.2}s", c.held_karp, c.bound, c.combs, t.elapsed().as_secs_f64());
+        println!(
+            "{path}: hk {:.1} bound {:.1} combs {} in {:.2}s",
+            c.held_karp,
+            c.bound,
+            c.combs,
+            t.elapsed().as_secs_f64()
+        );
     }
 }

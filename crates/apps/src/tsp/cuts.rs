@@ -55,7 +55,25 @@ pub(super) struct Comb {
 }
 
 impl Comb {
+    /// The comb with handle `handle` and teeth `teeth` (each sorted, the
+    /// teeth in order, so that equal combs compare equal).
+    pub(super) fn new(mut handle: Vec<u32>, mut teeth: Vec<Vec<u32>>) -> Comb {
+        handle.sort_unstable();
+        teeth.iter_mut().for_each(|t| t.sort_unstable());
+        teeth.sort_unstable();
+        Comb { handle, teeth }
+    }
+
+    /// The subtour inequality `x(E(S)) ≤ |S| − 1`, as a comb with no
+    /// teeth.
+    pub(super) fn subtour(set: Vec<u32>) -> Comb {
+        Comb::new(set, Vec::new())
+    }
+
     pub(super) fn rhs(&self) -> f64 {
+        if self.teeth.is_empty() {
+            return self.handle.len() as f64 - 1.0;
+        }
         let k = self.teeth.len() as f64;
         self.handle.len() as f64 + self.teeth.iter().map(|t| t.len() as f64 - 1.0).sum::<f64>()
             - (k + 1.0) / 2.0
@@ -109,7 +127,7 @@ impl Comb {
     }
 
     /// `a x − b` for a dense `x`.
-    fn violation(&self, n: usize, x: &[f64]) -> f64 {
+    pub(super) fn violation(&self, n: usize, x: &[f64]) -> f64 {
         let mut lhs = 0.0;
         for set in self.sets() {
             for (k, &a) in set.iter().enumerate() {
@@ -437,7 +455,7 @@ fn odd_components(
 const STALL: f64 = 1e-5;
 
 /// The smallest violation of a comb worth adding.
-const MIN_VIOLATION: f64 = 0.02;
+pub(super) const MIN_VIOLATION: f64 = 0.02;
 
 /// Relax-and-cut at the root of an instance with dense costs `cost`
 /// (`n ≥ 5`): the Held–Karp ascent, then `params.cut_rounds` rounds of
@@ -461,19 +479,39 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     let held_karp = a.best;
     if params.lp_rounds > 0 {
         let found = super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize);
-        if std::env::var_os("TSP_DEBUG").is_some() {
-            eprintln!("lp: value {} subtours {} combs {}", found.value, found.subtours, found.combs.len());
+        let debug = std::env::var_os("TSP_DEBUG").is_some();
+        if debug {
+            eprintln!("lp: value {} subtours {} cuts {}", found.value, found.subtours, found.cuts.len());
         }
         a.restore_best();
-        for cut in found.combs {
+        let duals = found.duals.filter(|d| d.len() == n + found.cuts.len());
+        for (k, cut) in found.cuts.into_iter().enumerate() {
+            let mu = duals.as_ref().map_or(0.0, |d| d[n + k]);
+            if duals.is_some() && mu <= 0.0 {
+                // Slack in the LP's optimum.
+                continue;
+            }
+            if mu > 0.0 {
+                cut.add(n, &mut a.extra, mu);
+            }
             a.cuts.push(cut);
-            a.mu.push(0.0);
+            a.mu.push(mu);
             a.best_mu.push(0.0);
         }
-        a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+        if let Some(d) = &duals {
+            a.pi.copy_from_slice(&d[..n]);
+            a.run(1, 0.0, 1, 0.0);
+            if debug {
+                eprintln!("lagrangian at the lp duals: {}", a.best);
+            }
+        }
+        a.run(30 * n as u32, 0.01, (n as u32 / 2).max(10), params.min_lambda);
+        if debug {
+            eprintln!("after ascent: {}", a.best);
+        }
     }
     let mut history = vec![a.best];
-    for _ in 0..params.cut_rounds {
+    for _ in 0..if params.lp_rounds > 0 { 0 } else { params.cut_rounds } {
         // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
         if let [.., before, _, _, last] = history[..]
             && last - before < STALL * last.abs()

@@ -38,24 +38,37 @@ const MAX_SUBTOURS: usize = 60;
 
 /// What the LP's rounds found.
 pub(super) struct LpCuts {
-    /// The combs violated by one of the LP's points, in the order found.
-    pub combs: Vec<Comb>,
-    /// The subtour cuts added to the LP.
+    /// The cuts of the LP: subtour inequalities (in the form `x(E(S)) ≤
+    /// |S| − 1`, combs without teeth) and combs, in the order found.
+    pub cuts: Vec<Comb>,
+    /// The number of subtour inequalities among them.
     pub subtours: usize,
     /// The LP's last optimum (over its sparse edge set).
     pub value: f64,
+    /// Its dual solution, when the dual LP was solved: the degree
+    /// equations' multipliers as the Lagrangian's `π` (the negated duals),
+    /// then the cuts' (`≥ 0`).
+    pub duals: Option<Vec<f64>>,
 }
 
 /// Up to `rounds` rounds of LP solution and separation at the root of an
 /// instance with dense costs `cost`; `xbar` (dense) adds its support to the
 /// LP's edges. Returns what was found before the LP stopped (it stops when
 /// no cut is violated, after `rounds` rounds, or if the simplex fails).
+///
+/// When no cut is violated, the dual LP gives the multipliers, and every
+/// edge of the instance is priced: those outside the LP's set with a
+/// negative reduced cost join it, and the LP is solved again with all its
+/// cuts (at most [`MAX_PRICING`] times). Once none is negative, the
+/// Lagrangian at these multipliers is the LP's value.
 pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> LpCuts {
-    let mut out = LpCuts { combs: Vec::new(), subtours: 0, value: f64::NAN };
+    let mut out = LpCuts { cuts: Vec::new(), subtours: 0, value: f64::NAN, duals: None };
+    let debug = std::env::var_os("TSP_DEBUG").is_some();
+    let clock = std::time::Instant::now();
     // The edge set.
     let mut var_of = vec![usize::MAX; n * n];
     let mut edges: Vec<(usize, usize)> = Vec::new();
-    let mut add_edge = |i: usize, j: usize, edges: &mut Vec<(usize, usize)>| {
+    let add_edge = |i: usize, j: usize, edges: &mut Vec<(usize, usize)>, var_of: &mut [usize]| {
         let (a, b) = (i.min(j), i.max(j));
         if a != b && var_of[a * n + b] == usize::MAX {
             var_of[a * n + b] = edges.len();
@@ -67,16 +80,126 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
         let mut near: Vec<usize> = (0..n).filter(|&j| j != i).collect();
         near.sort_by(|&a, &b| cost[i * n + a].total_cmp(&cost[i * n + b]).then(a.cmp(&b)));
         for &j in near.iter().take(NEIGHBOURS) {
-            add_edge(i, j, &mut edges);
+            add_edge(i, j, &mut edges, &mut var_of);
         }
         for j in 0..n {
             if xbar[i * n + j] > 1e-3 {
-                add_edge(i, j, &mut edges);
+                add_edge(i, j, &mut edges, &mut var_of);
             }
         }
     }
+    let mut x = vec![0.0; n * n];
+    let mut round = 0;
+    for _ in 0..=MAX_PRICING {
+        let Some((mut solution, vars)) = build(n, cost, &edges, &var_of, &out.cuts) else {
+            return out;
+        };
+        while round < rounds {
+            round += 1;
+            out.value = solution.objective();
+            x.iter_mut().for_each(|v| *v = 0.0);
+            for (e, &(a, b)) in edges.iter().enumerate() {
+                let v = solution.var_value(vars[e]);
+                x[a * n + b] = v;
+                x[b * n + a] = v;
+            }
+            let mut new: Vec<Comb> = Vec::new();
+            for mut set in subtour_sets(n, &x) {
+                // The smaller side: the same inequality for tours.
+                if 2 * set.len() > n {
+                    let mut mark = vec![false; n];
+                    set.iter().for_each(|&v| mark[v as usize] = true);
+                    set = (0..n as u32).filter(|&v| !mark[v as usize]).collect();
+                }
+                let cut = Comb::subtour(set);
+                if !out.cuts.contains(&cut) && !new.contains(&cut) {
+                    new.push(cut);
+                    out.subtours += 1;
+                }
+            }
+            for comb in exact_blossoms(n, &x, &edges, &out.cuts).into_iter().chain(separate(n, &x, &out.cuts))
+            {
+                if !new.contains(&comb) {
+                    new.push(comb);
+                }
+            }
+            if debug && round % 10 == 0 {
+                eprintln!(
+                    "lp round {round}: value {} new cuts {} at {:.2}s",
+                    out.value,
+                    new.len(),
+                    clock.elapsed().as_secs_f64()
+                );
+            }
+            if new.is_empty() {
+                break;
+            }
+            for cut in new {
+                let expr: LinearExpr = row(n, &cut, &var_of).into_iter().map(|(e, c)| (vars[e], c)).collect();
+                match resolve(solution, expr, ComparisonOp::Le, cut.rhs()) {
+                    Some(s) => solution = s,
+                    None => return out,
+                }
+                out.cuts.push(cut);
+            }
+        }
+        let rows: Vec<Vec<(usize, f64)>> = out.cuts.iter().map(|c| row(n, c, &var_of)).collect();
+        out.duals = duals(n, cost, &edges, &out.cuts, &rows);
+        let Some(d) = &out.duals else { return out };
+        // Pricing: the reduced costs of all edges.
+        let mut reduced = cost.to_vec();
+        for (k, cut) in out.cuts.iter().enumerate() {
+            if d[n + k] > 0.0 {
+                cut.add(n, &mut reduced, d[n + k]);
+            }
+        }
+        let mut negative: Vec<(f64, usize, usize)> = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                let r = reduced[i * n + j] + d[i] + d[j];
+                if r < -1e-6 && var_of[i * n + j] == usize::MAX {
+                    negative.push((r, i, j));
+                }
+            }
+        }
+        if debug {
+            eprintln!(
+                "lp value {} priced at {:.2}s: {} negative edges",
+                out.value,
+                clock.elapsed().as_secs_f64(),
+                negative.len()
+            );
+        }
+        if negative.is_empty() {
+            break;
+        }
+        negative.sort_by(|p, q| p.0.total_cmp(&q.0));
+        for &(_, i, j) in negative.iter().take(MAX_PRICED) {
+            add_edge(i, j, &mut edges, &mut var_of);
+        }
+        out.duals = None;
+    }
+    out
+}
+
+/// How many times the LP is solved again after pricing.
+const MAX_PRICING: usize = 10;
+
+/// At most this many edges join the LP per pricing.
+const MAX_PRICED: usize = 200;
+
+/// The LP over `edges` (indexed by `var_of`) with the degree equations and
+/// the cuts `cuts`, solved.
+fn build(
+    n: usize,
+    cost: &[f64],
+    edges: &[(usize, usize)],
+    var_of: &[usize],
+    cuts: &[Comb],
+) -> Option<(Solution, Vec<Variable>)> {
     let mut problem = Problem::new(OptimizationDirection::Minimize);
-    let vars: Vec<Variable> = edges.iter().map(|&(a, b)| problem.add_var(cost[a * n + b], (0.0, 1.0))).collect();
+    let vars: Vec<Variable> =
+        edges.iter().map(|&(a, b)| problem.add_var(cost[a * n + b], (0.0, 1.0))).collect();
     let mut incident: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (e, &(a, b)) in edges.iter().enumerate() {
         incident[a].push(e);
@@ -86,57 +209,69 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
         let expr: LinearExpr = list.iter().map(|&e| (vars[e], 1.0)).collect();
         problem.add_constraint(expr, ComparisonOp::Eq, 2.0);
     }
-    let Some(mut solution) = problem.solve().ok().and_then(|o| o.into_solution().ok()) else {
-        return out;
-    };
-    let mut x = vec![0.0; n * n];
-    for _ in 0..rounds {
-        out.value = solution.objective();
-        x.iter_mut().for_each(|v| *v = 0.0);
-        for (e, &(a, b)) in edges.iter().enumerate() {
-            let v = solution.var_value(vars[e]);
-            x[a * n + b] = v;
-            x[b * n + a] = v;
-        }
-        let mut rows: Vec<(LinearExpr, ComparisonOp, f64)> = Vec::new();
-        let mut inside = vec![false; n];
-        for set in subtour_sets(n, &x) {
-            set.iter().for_each(|&v| inside[v as usize] = true);
-            let expr: LinearExpr = (edges.iter().enumerate())
-                .filter(|&(_, &(a, b))| inside[a] != inside[b])
-                .map(|(e, _)| (vars[e], 1.0))
-                .collect();
-            set.iter().for_each(|&v| inside[v as usize] = false);
-            rows.push((expr, ComparisonOp::Ge, 2.0));
-            out.subtours += 1;
-        }
-        for comb in separate(n, &x, &out.combs) {
-            let mut count = vec![0.0; edges.len()];
-            for set in comb.sets() {
-                set.iter().for_each(|&v| inside[v as usize] = true);
-                for (e, &(a, b)) in edges.iter().enumerate() {
-                    if inside[a] && inside[b] {
-                        count[e] += 1.0;
-                    }
+    for cut in cuts {
+        let expr: LinearExpr = row(n, cut, var_of).into_iter().map(|(e, c)| (vars[e], c)).collect();
+        problem.add_constraint(expr, ComparisonOp::Le, cut.rhs());
+    }
+    let solution = problem.solve().ok()?.into_solution().ok()?;
+    Some((solution, vars))
+}
+
+/// The coefficients of `cut` on the LP's edges (indexed by `var_of`).
+fn row(n: usize, cut: &Comb, var_of: &[usize]) -> Vec<(usize, f64)> {
+    let mut row: Vec<(usize, f64)> = Vec::new();
+    for set in cut.sets() {
+        for (k, &a) in set.iter().enumerate() {
+            for &b in &set[k + 1..] {
+                let e = var_of[a as usize * n + b as usize];
+                if e != usize::MAX {
+                    row.push((e, 1.0));
                 }
-                set.iter().for_each(|&v| inside[v as usize] = false);
-            }
-            let expr: LinearExpr =
-                count.iter().enumerate().filter(|&(_, &c)| c != 0.0).map(|(e, &c)| (vars[e], c)).collect();
-            rows.push((expr, ComparisonOp::Le, comb.rhs()));
-            out.combs.push(comb);
-        }
-        if rows.is_empty() {
-            break;
-        }
-        for (expr, op, rhs) in rows {
-            match resolve(solution, expr, op, rhs) {
-                Some(s) => solution = s,
-                None => return out,
             }
         }
     }
-    out
+    row.sort_unstable_by_key(|&(e, _)| e);
+    let mut merged: Vec<(usize, f64)> = Vec::with_capacity(row.len());
+    for (e, c) in row {
+        match merged.last_mut() {
+            Some((last, total)) if *last == e => *total += c,
+            _ => merged.push((e, c)),
+        }
+    }
+    merged
+}
+
+/// The dual LP's optimum: `max 2 Σ y − Σ_k b_k μ_k − Σ_e u_e` subject to
+/// `y_i + y_j − Σ_k a_ke μ_k − u_e ≤ c_e` for every edge `{i, j}` of the
+/// LP, `μ, u ≥ 0`; returned as `−y` (the Lagrangian's `π`) and `μ`.
+fn duals(
+    n: usize,
+    cost: &[f64],
+    edges: &[(usize, usize)],
+    cuts: &[Comb],
+    rows: &[Vec<(usize, f64)>],
+) -> Option<Vec<f64>> {
+    let mut problem = Problem::new(OptimizationDirection::Maximize);
+    let y: Vec<Variable> = (0..n).map(|_| problem.add_var(2.0, (f64::NEG_INFINITY, f64::INFINITY))).collect();
+    let mu: Vec<Variable> = cuts.iter().map(|c| problem.add_var(-c.rhs(), (0.0, f64::INFINITY))).collect();
+    let u: Vec<Variable> = edges.iter().map(|_| problem.add_var(-1.0, (0.0, f64::INFINITY))).collect();
+    let mut by_edge: Vec<Vec<(Variable, f64)>> = vec![Vec::new(); edges.len()];
+    for (k, row) in rows.iter().enumerate() {
+        for &(e, a) in row {
+            by_edge[e].push((mu[k], -a));
+        }
+    }
+    for (e, &(a, b)) in edges.iter().enumerate() {
+        let mut expr = std::mem::take(&mut by_edge[e]);
+        expr.push((y[a], 1.0));
+        expr.push((y[b], 1.0));
+        expr.push((u[e], -1.0));
+        problem.add_constraint(expr.into_iter().collect::<LinearExpr>(), ComparisonOp::Le, cost[a * n + b]);
+    }
+    let solution = problem.solve().ok()?.into_solution().ok()?;
+    let mut out: Vec<f64> = y.iter().map(|&v| -solution.var_value(v)).collect();
+    out.extend(mu.iter().map(|&v| solution.var_value(v).max(0.0)));
+    Some(out)
 }
 
 /// The solution with one more constraint (`None` if the simplex failed).
@@ -170,7 +305,9 @@ pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
         by_root[r].push(v as u32);
     }
     if by_root[root0].len() < n {
-        sets.extend(by_root.into_iter().enumerate().filter(|(r, s)| *r != root0 && !s.is_empty()).map(|(_, s)| s));
+        sets.extend(
+            by_root.into_iter().enumerate().filter(|(r, s)| *r != root0 && !s.is_empty()).map(|(_, s)| s),
+        );
         sets.truncate(MAX_SUBTOURS);
         return sets;
     }
@@ -230,4 +367,166 @@ pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
     }
     sets.truncate(MAX_SUBTOURS);
     sets
+}
+
+/// Blossoms violated by `x` (dense; its support among `edges`), by the
+/// Gomory–Hu method of Padberg and Rao (1982) as simplified by Grötschel
+/// and Holland: with edge weights `w_e = min(x_e, 1 − x_e)` and the nodes
+/// with an odd number of edges at `x_e > 1/2` marked odd, a node set `H`
+/// holding an odd number of odd nodes has an odd number of such edges in
+/// `δ(H)` (their count at the nodes of `H` is twice those inside plus
+/// those leaving); with those edges as teeth `T`, the blossom reads
+/// `Σ_{δ(H) \ T} x_e + Σ_T (1 − x_e) ≥ 1`, whose left side is `w(δ(H))`.
+/// The cuts of a Gomory–Hu tree (Gusfield's algorithm: `n − 1` maximum
+/// flows) hold a minimum one among such `H`; every cut of the tree whose
+/// shore is odd and whose weight is below 1 is a candidate, and each is
+/// checked against `x` before it is kept.
+pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], known: &[Comb]) -> Vec<Comb> {
+    let mut graph = Flow::new(n);
+    let mut odd = vec![false; n];
+    for &(a, b) in edges {
+        let v = x[a * n + b];
+        if v > 0.5 {
+            odd[a] = !odd[a];
+            odd[b] = !odd[b];
+        }
+        let w = v.min(1.0 - v);
+        if w > 1e-9 {
+            graph.add_edge(a, b, w);
+        }
+    }
+    let mut found: Vec<Comb> = Vec::new();
+    let mut parent = vec![0usize; n];
+    let mut side = vec![false; n];
+    for s in 1..n {
+        let t = parent[s];
+        let value = graph.min_cut(s, t, &mut side);
+        for i in s + 1..n {
+            if side[i] && parent[i] == t {
+                parent[i] = s;
+            }
+        }
+        let odd_count = (0..n).filter(|&v| side[v] && odd[v]).count();
+        if value >= 1.0 - 1e-6 || odd_count % 2 == 0 {
+            continue;
+        }
+        let size = side.iter().filter(|&&b| b).count();
+        // The smaller shore: the same blossom for tours (degree equations).
+        let small = size * 2 <= n;
+        let handle: Vec<u32> = (0..n as u32).filter(|&v| side[v as usize] == small).collect();
+        if handle.len() < 2 {
+            continue;
+        }
+        let teeth: Vec<Vec<u32>> = (edges.iter())
+            .filter(|&&(a, b)| side[a] != side[b] && x[a * n + b] > 0.5)
+            .map(|&(a, b)| vec![a as u32, b as u32])
+            .collect();
+        if teeth.len() < 3 {
+            continue;
+        }
+        let comb = Comb::new(handle, teeth);
+        if comb.violation(n, x) >= super::cuts::MIN_VIOLATION
+            && !known.contains(&comb)
+            && !found.contains(&comb)
+        {
+            found.push(comb);
+        }
+    }
+    found
+}
+
+/// An undirected graph with capacities, for maximum flows (Dinic).
+struct Flow {
+    n: usize,
+    /// Arcs: head, capacity; arc `2k` and `2k + 1` are the two directions
+    /// of edge `k`.
+    head: Vec<usize>,
+    cap: Vec<f64>,
+    flow: Vec<f64>,
+    out: Vec<Vec<usize>>,
+    level: Vec<i32>,
+    next: Vec<usize>,
+}
+
+impl Flow {
+    fn new(n: usize) -> Flow {
+        Flow {
+            n,
+            head: Vec::new(),
+            cap: Vec::new(),
+            flow: Vec::new(),
+            out: vec![Vec::new(); n],
+            level: vec![0; n],
+            next: vec![0; n],
+        }
+    }
+
+    fn add_edge(&mut self, a: usize, b: usize, c: f64) {
+        self.out[a].push(self.head.len());
+        self.head.push(b);
+        self.cap.push(c);
+        self.out[b].push(self.head.len());
+        self.head.push(a);
+        self.cap.push(c);
+    }
+
+    /// The value of a minimum `s`–`t` cut; `side` marks its shore holding
+    /// `s` (the nodes reachable from `s` in the residual graph).
+    fn min_cut(&mut self, s: usize, t: usize, side: &mut [bool]) -> f64 {
+        const EPS: f64 = 1e-9;
+        self.flow.clear();
+        self.flow.resize(self.cap.len(), 0.0);
+        let mut total = 0.0;
+        loop {
+            // Levels by breadth-first search over residual arcs.
+            self.level.iter_mut().for_each(|l| *l = -1);
+            self.level[s] = 0;
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(v) = queue.pop_front() {
+                for &a in &self.out[v] {
+                    let u = self.head[a];
+                    if self.level[u] < 0 && self.cap[a] - self.flow[a] > EPS {
+                        self.level[u] = self.level[v] + 1;
+                        queue.push_back(u);
+                    }
+                }
+            }
+            if self.level[t] < 0 {
+                break;
+            }
+            self.next.iter_mut().for_each(|x| *x = 0);
+            loop {
+                let pushed = self.augment(s, t, f64::INFINITY);
+                if pushed <= EPS {
+                    break;
+                }
+                total += pushed;
+            }
+        }
+        for v in 0..self.n {
+            side[v] = self.level[v] >= 0;
+        }
+        total
+    }
+
+    fn augment(&mut self, v: usize, t: usize, limit: f64) -> f64 {
+        if v == t {
+            return limit;
+        }
+        while self.next[v] < self.out[v].len() {
+            let a = self.out[v][self.next[v]];
+            let u = self.head[a];
+            let room = self.cap[a] - self.flow[a];
+            if room > 1e-9 && self.level[u] == self.level[v] + 1 {
+                let pushed = self.augment(u, t, limit.min(room));
+                if pushed > 1e-9 {
+                    self.flow[a] += pushed;
+                    self.flow[a ^ 1] -= pushed;
+                    return pushed;
+                }
+            }
+            self.next[v] += 1;
+        }
+        0.0
+    }
 }
