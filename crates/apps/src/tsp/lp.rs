@@ -381,7 +381,69 @@ pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
 /// flows) hold a minimum one among such `H`; every cut of the tree whose
 /// shore is odd and whose weight is below 1 is a candidate, and each is
 /// checked against `x` before it is kept.
+///
+/// The same on `x` with its paths of edges at 1 shrunk to single nodes
+/// finds combs: a blossom of the shrunk graph is a comb of `x`, its teeth
+/// the shrunk paths (each path is a set meeting the handle and its
+/// complement, or lies on one side).
 pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], known: &[Comb]) -> Vec<Comb> {
+    let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
+    let mut found = blossoms_of(n, x, edges, &singletons, x, known);
+    let mut up: Vec<usize> = (0..n).collect();
+    for &(a, b) in edges {
+        if x[a * n + b] >= 1.0 - 1e-6 {
+            let (ra, rb) = (super::find(&mut up, a), super::find(&mut up, b));
+            up[ra] = rb;
+        }
+    }
+    let mut index = vec![usize::MAX; n];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for v in 0..n {
+        let r = super::find(&mut up, v);
+        if index[r] == usize::MAX {
+            index[r] = groups.len();
+            groups.push(Vec::new());
+        }
+        groups[index[r]].push(v as u32);
+    }
+    let m = groups.len();
+    if m < n && m >= 6 {
+        let group = |v: usize, up: &mut [usize]| index[super::find(up, v)];
+        let mut xs = vec![0.0; m * m];
+        let mut shrunk: Vec<(usize, usize)> = Vec::new();
+        for &(a, b) in edges {
+            let (ga, gb) = (group(a, &mut up), group(b, &mut up));
+            let v = x[a * n + b];
+            if ga != gb && v > 0.0 {
+                if xs[ga * m + gb] == 0.0 {
+                    shrunk.push((ga.min(gb), ga.max(gb)));
+                }
+                xs[ga * m + gb] += v;
+                xs[gb * m + ga] += v;
+            }
+        }
+        let mut known = known.to_vec();
+        known.extend(found.iter().cloned());
+        for comb in blossoms_of(m, &xs, &shrunk, &groups, x, &known) {
+            found.push(comb);
+        }
+    }
+    found
+}
+
+/// [`exact_blossoms`] on the `m` nodes of `x` (dense), node `i` standing
+/// for the nodes `groups[i]` of the instance, with `orig` the instance's
+/// point that each comb is checked against.
+fn blossoms_of(
+    m: usize,
+    x: &[f64],
+    edges: &[(usize, usize)],
+    groups: &[Vec<u32>],
+    orig: &[f64],
+    known: &[Comb],
+) -> Vec<Comb> {
+    let n = m;
+    let n_orig = orig.len().isqrt();
     let mut graph = Flow::new(n);
     let mut odd = vec![false; n];
     for &(a, b) in edges {
@@ -413,19 +475,20 @@ pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], know
         let size = side.iter().filter(|&&b| b).count();
         // The smaller shore: the same blossom for tours (degree equations).
         let small = size * 2 <= n;
-        let handle: Vec<u32> = (0..n as u32).filter(|&v| side[v as usize] == small).collect();
+        let handle: Vec<u32> =
+            (0..n).filter(|&v| side[v] == small).flat_map(|v| groups[v].iter().copied()).collect();
         if handle.len() < 2 {
             continue;
         }
         let teeth: Vec<Vec<u32>> = (edges.iter())
             .filter(|&&(a, b)| side[a] != side[b] && x[a * n + b] > 0.5)
-            .map(|&(a, b)| vec![a as u32, b as u32])
+            .map(|&(a, b)| groups[a].iter().chain(&groups[b]).copied().collect())
             .collect();
         if teeth.len() < 3 {
             continue;
         }
         let comb = Comb::new(handle, teeth);
-        if comb.violation(n, x) >= super::cuts::MIN_VIOLATION
+        if comb.violation(n_orig, orig) >= super::cuts::MIN_VIOLATION
             && !known.contains(&comb)
             && !found.contains(&comb)
         {
