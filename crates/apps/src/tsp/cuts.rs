@@ -155,7 +155,7 @@ pub(super) struct RootCuts {
 
 /// The minimum 1-tree under edge costs `w` (dense, `n ≥ 3`): its edges
 /// (in `edges`), the nodes' degrees, and its cost.
-fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]) -> f64 {
+pub(super) fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]) -> f64 {
     edges.clear();
     degree.iter_mut().for_each(|d| *d = 0);
     let mut key = vec![f64::INFINITY; n];

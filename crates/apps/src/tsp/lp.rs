@@ -132,6 +132,13 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                 );
             }
             if new.is_empty() {
+                if debug {
+                    let frac: Vec<(usize, usize, f64)> = (edges.iter())
+                        .map(|&(a, b)| (a, b, x[a * n + b]))
+                        .filter(|t| t.2 > 1e-6 && t.2 < 1.0 - 1e-6)
+                        .collect();
+                    eprintln!("fractional edges {}: {:?}", frac.len(), frac);
+                }
                 break;
             }
             for cut in new {
@@ -591,5 +598,124 @@ impl Flow {
             self.next[v] += 1;
         }
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tsp::{Tsp, held_karp};
+
+    /// A dense symmetric point with the given edge values.
+    fn point(n: usize, values: &[(usize, usize, f64)]) -> Vec<f64> {
+        let mut x = vec![0.0; n * n];
+        for &(a, b, v) in values {
+            x[a * n + b] = v;
+            x[b * n + a] = v;
+        }
+        x
+    }
+
+    #[test]
+    fn subtour_sets_are_exactly_the_cuts_below_two() {
+        // Two 4-cycles (edges at 0.9 and 1 in turn) joined by four edges
+        // at 0.1: every degree is 2, one cut is 0.4, all others ≥ 2.
+        let mut values: Vec<(usize, usize, f64)> = Vec::new();
+        for base in [0, 4] {
+            values.extend((0..4).map(|k| (base + k, base + (k + 1) % 4, if k % 2 == 0 { 0.9 } else { 1.0 })));
+        }
+        values.extend((0..4).map(|k| (k, k + 4, 0.1)));
+        assert_eq!(subtour_sets(8, &point(8, &values)), vec![vec![4, 5, 6, 7]]);
+        // Without the joining edges: the component without node 0.
+        assert_eq!(subtour_sets(8, &point(8, &values[..8])), vec![vec![4, 5, 6, 7]]);
+        // A tour: every cut is at least 2.
+        let tour: Vec<(usize, usize, f64)> = (0..8).map(|k| (k, (k + 1) % 8, 1.0)).collect();
+        assert!(subtour_sets(8, &point(8, &tour)).is_empty());
+    }
+
+    #[test]
+    fn exact_blossoms_find_the_two_triangles() {
+        // Two triangles at 1/2 joined by three edges at 1: the classic
+        // point of the subtour polytope that violates a blossom by 1/2.
+        let values = [
+            (0, 1, 0.5),
+            (1, 2, 0.5),
+            (0, 2, 0.5),
+            (3, 4, 0.5),
+            (4, 5, 0.5),
+            (3, 5, 0.5),
+            (0, 3, 1.0),
+            (1, 4, 1.0),
+            (2, 5, 1.0),
+        ];
+        let x = point(6, &values);
+        assert!(subtour_sets(6, &x).is_empty());
+        let edges: Vec<(usize, usize)> = values.iter().map(|&(a, b, _)| (a, b)).collect();
+        let found = exact_blossoms(6, &x, &edges, &[]);
+        assert!(!found.is_empty());
+        for comb in &found {
+            assert_eq!(comb.violation(6, &x), 0.5, "{comb:?}");
+        }
+    }
+
+    /// `L(π, μ)` at the multipliers `m` (degrees', then the cuts').
+    fn lagrangian(n: usize, cost: &[f64], cuts: &[Comb], m: &[f64]) -> f64 {
+        let mut w = cost.to_vec();
+        let mut constant = -2.0 * m[..n].iter().sum::<f64>();
+        for (k, cut) in cuts.iter().enumerate() {
+            cut.add(n, &mut w, m[n + k]);
+            constant -= m[n + k] * cut.rhs();
+        }
+        for i in 0..n {
+            for j in 0..n {
+                w[i * n + j] += m[i] + m[j];
+            }
+        }
+        let mut edges = Vec::new();
+        let mut degree = vec![0; n];
+        super::super::cuts::one_tree(n, &w, &mut edges, &mut degree) + constant
+    }
+
+    #[test]
+    fn the_lagrangian_at_the_duals_is_the_lp_value_and_below_the_optimum() {
+        let mut compared = 0;
+        for seed in 0..40 {
+            for n in [8, 10, 12, 13] {
+                let tsp = if seed % 2 == 0 {
+                    Tsp::random_euclidean(n, 1000.0, seed)
+                } else {
+                    Tsp::random_matrix(n, 100, seed)
+                };
+                let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
+                let (optimum, _) = held_karp(&tsp).unwrap();
+                let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+                let tolerance = 1e-6 * found.value.abs().max(1.0);
+                assert!(
+                    found.value <= optimum as f64 + tolerance,
+                    "seed {seed} n {n}: {} > {optimum}",
+                    found.value
+                );
+                let duals = found.duals.expect("the dual LP solves");
+                let l = lagrangian(n, &cost, &found.cuts, &duals);
+                assert!(l <= optimum as f64 + tolerance, "seed {seed} n {n}: L {l} > {optimum}");
+                assert!((l - found.value).abs() <= tolerance, "seed {seed} n {n}: L {l}, LP {}", found.value);
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 160);
+    }
+
+    #[test]
+    fn pricing_makes_the_lagrangian_reach_the_lp_on_sparse_starts() {
+        // 60 nodes: the LP starts from the 10 nearest neighbours only.
+        for seed in 0..3 {
+            let n = 60;
+            let tsp = Tsp::random_euclidean(n, 1000.0, seed);
+            let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
+            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+            let duals = found.duals.expect("the dual LP solves");
+            let l = lagrangian(n, &cost, &found.cuts, &duals);
+            assert!((l - found.value).abs() <= 1e-6 * found.value, "seed {seed}: L {l}, LP {}", found.value);
+        }
     }
 }
