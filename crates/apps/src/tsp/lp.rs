@@ -487,13 +487,18 @@ fn blossoms_of(
         if handle.len() < 2 {
             continue;
         }
-        let teeth: Vec<Vec<u32>> = (edges.iter())
-            .filter(|&&(a, b)| side[a] != side[b] && x[a * n + b] > 0.5)
-            .map(|&(a, b)| groups[a].iter().chain(&groups[b]).copied().collect())
-            .collect();
-        if teeth.len() < 3 {
+        let heavy: Vec<(usize, usize)> =
+            edges.iter().copied().filter(|&(a, b)| side[a] != side[b] && x[a * n + b] > 0.5).collect();
+        // Two heavy edges may share an end outside the handle. On single
+        // nodes the blossom stays valid (see [`Comb`]); the teeth of a
+        // comb with sets for nodes must be pairwise disjoint.
+        let mut used = vec![false; n];
+        let disjoint = heavy.iter().all(|&(a, b)| !std::mem::replace(&mut used[a], true) && !std::mem::replace(&mut used[b], true));
+        if heavy.len() < 3 || !(disjoint || m == n_orig) {
             continue;
         }
+        let teeth: Vec<Vec<u32>> =
+            heavy.iter().map(|&(a, b)| groups[a].iter().chain(&groups[b]).copied().collect()).collect();
         let comb = Comb::new(handle, teeth);
         if comb.violation(n_orig, orig) >= super::cuts::MIN_VIOLATION
             && !known.contains(&comb)
