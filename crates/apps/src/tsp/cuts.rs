@@ -477,59 +477,50 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     };
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
-    if params.lp_rounds > 0 {
-        let found = super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize);
-        let debug = std::env::var_os("TSP_DEBUG").is_some();
-        if debug {
-            eprintln!("lp: value {} subtours {} cuts {}", found.value, found.subtours, found.cuts.len());
-        }
+    // The root LP's cuts at its dual multipliers, when it solves.
+    let lp = (params.lp_rounds > 0)
+        .then(|| super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize))
+        .and_then(|mut found| Some((found.duals.take().filter(|d| d.len() == n + found.cuts.len())?, found)));
+    if let Some((duals, found)) = lp {
         a.restore_best();
-        let duals = found.duals.filter(|d| d.len() == n + found.cuts.len());
-        for (k, cut) in found.cuts.into_iter().enumerate() {
-            let mu = duals.as_ref().map_or(0.0, |d| d[n + k]);
-            if duals.is_some() && mu <= 0.0 {
-                // Slack in the LP's optimum.
-                continue;
-            }
+        a.pi.copy_from_slice(&duals[..n]);
+        // Only the cuts tight at the LP's optimum (a positive dual).
+        for (cut, &mu) in found.cuts.into_iter().zip(&duals[n..]) {
             if mu > 0.0 {
                 cut.add(n, &mut a.extra, mu);
-            }
-            a.cuts.push(cut);
-            a.mu.push(mu);
-            a.best_mu.push(0.0);
-        }
-        if let Some(d) = &duals {
-            a.pi.copy_from_slice(&d[..n]);
-            a.run(1, 0.0, 1, 0.0);
-            if debug {
-                eprintln!("lagrangian at the lp duals: {}", a.best);
+                a.cuts.push(cut);
+                a.mu.push(mu);
+                a.best_mu.push(0.0);
             }
         }
-        a.run(30 * n as u32, 0.01, (n as u32 / 2).max(10), params.min_lambda);
-        if debug {
-            eprintln!("after ascent: {}", a.best);
+        // One step evaluates `L` there: the LP's value once pricing found
+        // no negative edge. Short of it, the ascent goes on.
+        a.run(1, 0.0, 1, 0.0);
+        if a.best < found.value - 1e-6 * found.value.abs() {
+            a.run(30 * n as u32, 0.01, (n as u32 / 2).max(10), params.min_lambda);
         }
-    }
-    let mut history = vec![a.best];
-    for _ in 0..if params.lp_rounds > 0 { 0 } else { params.cut_rounds } {
-        // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
-        if let [.., before, _, _, last] = history[..]
-            && last - before < STALL * last.abs()
-        {
-            break;
+    } else {
+        let mut history = vec![a.best];
+        for _ in 0..params.cut_rounds {
+            // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
+            if let [.., before, _, _, last] = history[..]
+                && last - before < STALL * last.abs()
+            {
+                break;
+            }
+            let new = separate(n, &a.xbar, &a.cuts);
+            if new.is_empty() {
+                break;
+            }
+            a.restore_best();
+            for cut in new {
+                a.cuts.push(cut);
+                a.mu.push(0.0);
+                a.best_mu.push(0.0);
+            }
+            a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+            history.push(a.best);
         }
-        let new = separate(n, &a.xbar, &a.cuts);
-        if new.is_empty() {
-            break;
-        }
-        a.restore_best();
-        for cut in new {
-            a.cuts.push(cut);
-            a.mu.push(0.0);
-            a.best_mu.push(0.0);
-        }
-        a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
-        history.push(a.best);
     }
     a.restore_best();
     let mut multipliers = a.best_pi;

@@ -63,8 +63,6 @@ pub(super) struct LpCuts {
 /// Lagrangian at these multipliers is the LP's value.
 pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> LpCuts {
     let mut out = LpCuts { cuts: Vec::new(), subtours: 0, value: f64::NAN, duals: None };
-    let debug = std::env::var_os("TSP_DEBUG").is_some();
-    let clock = std::time::Instant::now();
     // The edge set.
     let mut var_of = vec![usize::MAX; n * n];
     let mut edges: Vec<(usize, usize)> = Vec::new();
@@ -88,6 +86,8 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
             }
         }
     }
+    // The combs of the average 1-tree start the LP.
+    out.cuts = separate(n, xbar, &[]);
     let mut x = vec![0.0; n * n];
     let mut round = 0;
     for _ in 0..=MAX_PRICING {
@@ -123,22 +123,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                     new.push(comb);
                 }
             }
-            if debug && round % 10 == 0 {
-                eprintln!(
-                    "lp round {round}: value {} new cuts {} at {:.2}s",
-                    out.value,
-                    new.len(),
-                    clock.elapsed().as_secs_f64()
-                );
-            }
             if new.is_empty() {
-                if debug {
-                    let frac: Vec<(usize, usize, f64)> = (edges.iter())
-                        .map(|&(a, b)| (a, b, x[a * n + b]))
-                        .filter(|t| t.2 > 1e-6 && t.2 < 1.0 - 1e-6)
-                        .collect();
-                    eprintln!("fractional edges {}: {:?}", frac.len(), frac);
-                }
                 break;
             }
             for cut in new {
@@ -168,14 +153,6 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                     negative.push((r, i, j));
                 }
             }
-        }
-        if debug {
-            eprintln!(
-                "lp value {} priced at {:.2}s: {} negative edges",
-                out.value,
-                clock.elapsed().as_secs_f64(),
-                negative.len()
-            );
         }
         if negative.is_empty() {
             break;
@@ -493,7 +470,9 @@ fn blossoms_of(
         // nodes the blossom stays valid (see [`Comb`]); the teeth of a
         // comb with sets for nodes must be pairwise disjoint.
         let mut used = vec![false; n];
-        let disjoint = heavy.iter().all(|&(a, b)| !std::mem::replace(&mut used[a], true) && !std::mem::replace(&mut used[b], true));
+        let disjoint = heavy
+            .iter()
+            .all(|&(a, b)| !std::mem::replace(&mut used[a], true) && !std::mem::replace(&mut used[b], true));
         if heavy.len() < 3 || !(disjoint || m == n_orig) {
             continue;
         }
