@@ -491,7 +491,6 @@ fn blossoms_of(
 
 /// An undirected graph with capacities, for maximum flows (Dinic).
 struct Flow {
-    n: usize,
     /// Arcs: head, capacity; arc `2k` and `2k + 1` are the two directions
     /// of edge `k`.
     head: Vec<usize>,
@@ -505,7 +504,6 @@ struct Flow {
 impl Flow {
     fn new(n: usize) -> Flow {
         Flow {
-            n,
             head: Vec::new(),
             cap: Vec::new(),
             flow: Vec::new(),
@@ -557,8 +555,8 @@ impl Flow {
                 total += pushed;
             }
         }
-        for v in 0..self.n {
-            side[v] = self.level[v] >= 0;
+        for (s, &l) in side.iter_mut().zip(&self.level) {
+            *s = l >= 0;
         }
         total
     }

@@ -699,12 +699,13 @@ impl TspSearch {
                 }
             }
             // The cheapest key among the nodes left (the smallest node on
-            // ties, as a scan of all nodes in order would find).
+            // ties, as a scan of all nodes in order would find: `left`
+            // stays in increasing order, so the first minimum is it).
             let mut best = f64::INFINITY;
             let mut slot = usize::MAX;
             for (i, &j) in left.iter().enumerate() {
                 let k = key[j as usize];
-                if k < best || (k == best && slot != usize::MAX && j < left[slot]) {
+                if k < best {
                     best = k;
                     slot = i;
                 }
@@ -712,7 +713,7 @@ impl TspSearch {
             if slot == usize::MAX {
                 return None;
             }
-            let next = left.swap_remove(slot) as usize;
+            let next = left.remove(slot) as usize;
             done[next] = true;
             let p = parent[next] as usize;
             total += cost[p * n + next] + pi[p] + pi[next];
