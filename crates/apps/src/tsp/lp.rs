@@ -1,14 +1,15 @@
-//! A cutting-plane LP at the root: a better point to separate combs on.
+//! A cutting-plane LP at the root: the point to separate cuts on, and the
+//! multipliers to start the Lagrangian from.
 //!
-//! The combs of relax-and-cut ([`super::cuts`]) are found on the average
-//! `x̄` of the ascent's 1-trees, a blurred estimate of the subtour LP's
-//! optimum: on kroA150, d198 and kroA200 the odd-component heuristic finds
-//! few violated combs there. This module solves the LP itself,
+//! Relax-and-cut ([`super::cuts`]) finds its combs on the average `x̄` of
+//! the ascent's 1-trees, a blurred estimate of the subtour LP's optimum,
+//! and its subgradient ascent does not reach the LP bound of the cuts it
+//! has. This module solves the LP itself,
 //!
 //! ```text
 //! min c x   subject to   x(δ(v)) = 2 for every node v,   0 ≤ x ≤ 1,
-//!                        x(δ(S)) ≥ 2 for the subtour cuts found,
-//!                        a x ≤ b     for the combs found,
+//!                        x(E(S)) ≤ |S| − 1 for the subtour cuts found,
+//!                        a x ≤ b           for the blossoms and combs found,
 //! ```
 //!
 //! over a sparse set of edges (each node's nearest neighbours and the
@@ -16,15 +17,20 @@
 //! separation on its optimal point `x*`: exact subtour separation (the
 //! connected components of the support of `x*`, then the cuts of the
 //! phases of Stoer and Wagner's minimum-cut algorithm that are below 2),
-//! and the comb heuristics of [`super::cuts`] on `x*`.
+//! blossoms on a Gomory–Hu tree ([`exact_blossoms`]), on `x*` and on `x*`
+//! with its paths of ones shrunk, and the comb heuristics of
+//! [`super::cuts`]. When no cut is violated, the dual LP gives multipliers
+//! for the degree equations and for every cut, and pricing brings in the
+//! edges outside the sparse set that these multipliers make profitable.
 //!
 //! Why this keeps the search exact: the LP decides nothing. Its value is
-//! not used as a bound (over a sparse edge set it need not be one), and
-//! the only thing it hands on is a list of comb inequalities, each valid
-//! for every tour whatever point it was separated on. They join the
-//! Lagrangian of relax-and-cut with multipliers `μ ≥ 0`, where every
-//! `(π, μ)` gives a lower bound (the proof is in [`super::cuts`]); an LP
-//! that fails or stops early only leaves fewer combs.
+//! not used as a bound (over a sparse edge set it need not be one); what it
+//! hands on is a list of cuts, each valid for every tour whatever point it
+//! was separated on (the structure of a subtour inequality, blossom or comb
+//! is all its validity needs, see [`super::cuts`]), and multipliers, of
+//! which every choice with `μ ≥ 0` gives a lower bound in the Lagrangian
+//! over all edges. An LP that fails or stops early only leaves fewer cuts
+//! or worse multipliers.
 
 use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Solution, Variable};
 
@@ -685,6 +691,27 @@ mod tests {
             }
         }
         assert_eq!(compared, 160);
+    }
+
+    #[test]
+    fn distances_up_to_the_largest_allowed_keep_the_lp_below_the_optimum() {
+        // Random matrices scaled towards `MAX_DISTANCE`: the simplex works
+        // on costs up to 2⁴⁰ (the cuts it returns are valid whatever its
+        // accuracy; its value must still be no bound above the optimum).
+        for seed in 0..20 {
+            let n = 8 + (seed as usize % 5);
+            let small = Tsp::random_matrix(n, 1000, seed);
+            let scale = crate::tsp::MAX_DISTANCE / 1000;
+            let dist: Vec<i64> = (0..n * n).map(|k| small.dist(k / n, k % n) * scale).collect();
+            let tsp = Tsp::from_matrix(n, dist).unwrap();
+            let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
+            let (optimum, _) = held_karp(&tsp).unwrap();
+            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+            if let Some(duals) = found.duals {
+                let l = lagrangian(n, &cost, &found.cuts, &duals);
+                assert!(l <= optimum as f64 * (1.0 + 1e-9), "seed {seed}: L {l} > {optimum}");
+            }
+        }
     }
 
     #[test]
