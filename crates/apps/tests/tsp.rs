@@ -193,6 +193,35 @@ fn root_bounds_with_combs_never_exceed_the_optimum() {
     assert!(raised >= 7, "combs raised {raised} root bounds");
 }
 
+#[test]
+fn relax_and_cut_without_the_lp_stays_below_the_optimum() {
+    // The fallback when the LP is off (or its simplex fails).
+    for (name, optimum) in UP_TO_130 {
+        let tsp = read(name);
+        let params = AscentParams { lp_rounds: 0, ..AscentParams::for_n(tsp.n()) };
+        let search = TspSearch::with_params(&tsp, params, true);
+        let cuts = search.root_cuts().expect("relax-and-cut runs from 8 nodes on");
+        assert_eq!(cuts.subtours, 0, "{name}: relax-and-cut finds combs only");
+        assert!(cuts.bound <= optimum as f64 + 1e-6, "{name}: {cuts:?} above {optimum}");
+        assert!(search.root_bound().unwrap() <= optimum, "{name}");
+    }
+}
+
+#[test]
+fn the_root_lp_narrows_the_held_karp_gap_on_the_200_node_files() {
+    // Held–Karp leaves 68 (d198) and 303 (kroA200) below the optimum; the
+    // LP's cuts at its dual multipliers leave 40.5 and about 14.
+    for (name, optimum, left) in [("d198", 15780, 0.65), ("kroA200", 29368, 0.1)] {
+        let search = TspSearch::new(&read(name));
+        let cuts = search.root_cuts().unwrap();
+        let (hk, bound) = (cuts.held_karp, cuts.bound);
+        assert!(bound <= optimum as f64 + 1e-6, "{name}: {cuts:?} above {optimum}");
+        assert!(optimum as f64 - bound <= left * (optimum as f64 - hk), "{name}: {cuts:?}");
+        assert!(cuts.subtours > 0 && cuts.combs > 0, "{name}: {cuts:?}");
+        assert!(search.root_bound().unwrap() <= optimum, "{name}");
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The TSP benchmark with comb inequalities at the root, in one command, from
+# The TSP benchmark with cutting planes at the root, in one command, from
 # anywhere in the repository:
 #
 #   docs/benchmarks/2026-11-24-tsp2/run.sh                  # every instance, P = 1 and 2

@@ -1,53 +1,68 @@
-//! Relax-and-cut at the root: blossom inequalities dualized in the
-//! Held–Karp Lagrangian.
+//! Cutting planes dualized in the Held–Karp Lagrangian: subtour, blossom
+//! and comb inequalities, each with its own multiplier.
 //!
 //! The Held–Karp bound is the optimum of the subtour LP; where the optimal
 //! tours need more than that (pr76: 2.8 % above it), the branch and bound
-//! closes the gap by branching alone. A *blossom* — a node set `H` (the
-//! handle) and an odd number `k ≥ 3` of pairwise disjoint edges `T` (the
-//! teeth), each with exactly one end in `H` — gives the inequality
+//! closes the gap by branching alone. Three families of inequalities that
+//! every tour satisfies, all written `a x ≤ b` with `a x` a sum of
+//! `x(E(S))` (the edges with both ends in `S`) over a list of node sets:
 //!
-//! ```text
-//! x(E(H)) + Σ_{e ∈ T} x_e ≤ |H| + (k − 1) / 2
-//! ```
+//! * a *subtour inequality* `x(E(S)) ≤ |S| − 1` for a set `S` of `2` to
+//!   `n − 1` nodes: a tour restricted to `S` is a set of paths;
+//! * a *blossom*: a node set `H` (the handle) and an odd number `k ≥ 3` of
+//!   edges `T` (the teeth), each with exactly one end in `H`, give
 //!
-//! which every tour satisfies (every 2-matching does: count the degrees in
-//! `H`, `2|H| = 2 x(E(H)) + x(δ(H))`, and `x(δ(H)) ≥ Σ_T x_e`; if all
-//! teeth were used, `x(δ(H)) − k` would be even while `k` is odd, so one
-//! more unit crosses `δ(H)` or a tooth is missing). Each blossom `c` gets a
-//! multiplier `μ_c ≥ 0`, and the Lagrangian becomes
+//!   ```text
+//!   x(E(H)) + Σ_{e ∈ T} x_e ≤ |H| + (k − 1) / 2
+//!   ```
+//!
+//!   which every tour satisfies: add the degree equations of the nodes of
+//!   `H`, `2 x(E(H)) + x(δ(H)) = 2|H|`, and `x_e ≤ 1` for `e ∈ T`, drop
+//!   `x(δ(H) \ T) ≥ 0`, halve, and round the right side down to an
+//!   integer (the left side is one for a tour): `|H| + (k − 1) / 2`. The
+//!   teeth need not be disjoint for this argument;
+//! * a *comb*: a handle `H` and an odd number `k ≥ 3` of pairwise disjoint
+//!   teeth `T_j`, node sets each meeting `H` and its complement, give
+//!   `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) − (k + 1) / 2`
+//!   (Chvátal 1973, Grötschel and Padberg 1979); a blossom with disjoint
+//!   teeth is the comb whose teeth have two nodes.
+//!
+//! Each cut `c` gets a multiplier `μ_c ≥ 0`, and the Lagrangian becomes
 //!
 //! ```text
 //! L(π, μ) = min over 1-trees x of Σ_e (c_e + π_i + π_j + Σ_c μ_c a_ce) x_e − 2 Σ π − Σ_c μ_c b_c
 //! ```
 //!
-//! (`a_c x ≤ b_c` the blossom): for every tour `x`, `c x ≥ c x + π (deg − 2)
-//! + μ (a x − b)` because the degree terms vanish and the blossom terms are
-//! not positive, so `L(π, μ)` is a lower bound on every tour for every `π`
-//! and every `μ ≥ 0`. The ascent moves `π` by `deg − 2` and `μ` by
-//! `a_c x − b_c` (projected onto `μ ≥ 0`), with the same step size.
+//! For every tour `x`, `c x ≥ c x + π (deg − 2) + μ (a x − b)` because the
+//! degree terms vanish and the cut terms are not positive, and every tour
+//! is a 1-tree, so `L(π, μ)` is a lower bound on every tour for every `π`
+//! and every `μ ≥ 0` — whatever cuts are in the list and however they were
+//! found. The ascent moves `π` by `deg − 2` and `μ` by `a_c x − b_c`
+//! (projected onto `μ ≥ 0`), with the same step size.
 //!
-//! Blossoms are found on the average `x̄` of the 1-trees of the ascent — an
-//! estimate of the subtour LP's optimal solution — by the odd-component
-//! heuristic of Padberg and Hong (1980): the components of the edges with
-//! fractional `x̄` are handles; the edges with the largest `x̄` leaving a
-//! handle, pairwise disjoint, an odd number of them, are teeth; the blossom
-//! is kept if `x̄` violates it. Rounds of separation and ascent alternate
-//! until no new blossom is found.
+//! The cuts come from the root's LP ([`super::lp`]), which also gives the
+//! multipliers: its dual solution, at which `L` equals the LP's value.
+//! Without it (the LP off, or its simplex failing), relax-and-cut finds
+//! combs on the average `x̄` of the 1-trees of the ascent — an estimate of
+//! the subtour LP's optimal solution — by the odd-component heuristic of
+//! Padberg and Hong (1980): the components of the edges with fractional
+//! `x̄` are handles; the edges with the largest `x̄` leaving a handle,
+//! pairwise disjoint, an odd number of them, are teeth; the comb is kept if
+//! `x̄` violates it. Rounds of separation and ascent alternate until the
+//! bound stalls.
 //!
-//! The search then keeps the root's multipliers `μ` fixed: they are folded
-//! into the edge costs (`c_e + Σ_c μ_c a_ce`) and a constant
-//! (`−Σ_c μ_c b_c`), so every node's ascent, elimination and fixing work on
-//! these costs unchanged — each of their arguments holds for any costs
-//! that, with the constant, give a lower bound on every tour's length.
+//! Every node of the search moves the cuts' multipliers too, from its
+//! parent's (see `TspSearch`).
 
 use super::find;
 use super::search::AscentParams;
 
 /// A comb inequality `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) −
 /// (k + 1) / 2`: a handle `H` and an odd number `k ≥ 3` of pairwise
-/// disjoint teeth `T_j`, each meeting `H` and its complement. A blossom is
-/// a comb whose teeth are edges.
+/// disjoint teeth `T_j`, each meeting `H` and its complement; or a blossom
+/// (teeth are edges leaving `H`, possibly sharing an end outside it: the
+/// same formula); or, with no teeth, the subtour inequality `x(E(H)) ≤
+/// |H| − 1` (see the module's docs for why each is valid).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Comb {
     handle: Vec<u32>,
@@ -55,7 +70,31 @@ pub(super) struct Comb {
 }
 
 impl Comb {
+    /// The comb with handle `handle` and teeth `teeth` (each sorted, the
+    /// teeth in order, so that equal combs compare equal).
+    pub(super) fn new(mut handle: Vec<u32>, mut teeth: Vec<Vec<u32>>) -> Comb {
+        handle.sort_unstable();
+        teeth.iter_mut().for_each(|t| t.sort_unstable());
+        teeth.sort_unstable();
+        Comb { handle, teeth }
+    }
+
+    /// The subtour inequality `x(E(S)) ≤ |S| − 1`, as a comb with no
+    /// teeth.
+    pub(super) fn subtour(set: Vec<u32>) -> Comb {
+        Comb::new(set, Vec::new())
+    }
+
+    /// Whether this is a subtour inequality (no teeth).
+    pub(super) fn is_subtour(&self) -> bool {
+        self.teeth.is_empty()
+    }
+
+    /// The right side `b` of the inequality `a x ≤ b`.
     pub(super) fn rhs(&self) -> f64 {
+        if self.teeth.is_empty() {
+            return self.handle.len() as f64 - 1.0;
+        }
         let k = self.teeth.len() as f64;
         self.handle.len() as f64 + self.teeth.iter().map(|t| t.len() as f64 - 1.0).sum::<f64>()
             - (k + 1.0) / 2.0
@@ -109,7 +148,7 @@ impl Comb {
     }
 
     /// `a x − b` for a dense `x`.
-    fn violation(&self, n: usize, x: &[f64]) -> f64 {
+    pub(super) fn violation(&self, n: usize, x: &[f64]) -> f64 {
         let mut lhs = 0.0;
         for set in self.sets() {
             for (k, &a) in set.iter().enumerate() {
@@ -122,22 +161,22 @@ impl Comb {
     }
 }
 
-/// What relax-and-cut leaves for the search.
+/// What the root's cutting planes leave for the search.
 #[derive(Clone, Debug)]
 pub(super) struct RootCuts {
-    /// The combs kept (those with a positive multiplier).
+    /// The cuts kept (those with a positive multiplier).
     pub combs: Vec<Comb>,
-    /// The degree multipliers of the best bound, then the combs'.
+    /// The degree multipliers of the best bound, then the cuts'.
     pub multipliers: Vec<f64>,
     /// The Held–Karp bound (before any comb).
     pub held_karp: f64,
-    /// The bound with the combs.
+    /// The bound with the cuts.
     pub bound: f64,
 }
 
 /// The minimum 1-tree under edge costs `w` (dense, `n ≥ 3`): its edges
 /// (in `edges`), the nodes' degrees, and its cost.
-fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]) -> f64 {
+pub(super) fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree: &mut [i32]) -> f64 {
     edges.clear();
     degree.iter_mut().for_each(|d| *d = 0);
     let mut key = vec![f64::INFINITY; n];
@@ -300,7 +339,7 @@ impl Ascent<'_> {
 /// Violated combs of `x` (dense, symmetric): blossoms by the
 /// odd-component heuristic, on `x` and on `x` with its paths of edges at
 /// (nearly) 1 shrunk to single nodes — a blossom there is a comb of `x`.
-fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
+pub(super) fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
     let mut found: Vec<Comb> = Vec::new();
     let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
     odd_components(n, x, &singletons, x, known, &mut found);
@@ -437,12 +476,14 @@ fn odd_components(
 const STALL: f64 = 1e-5;
 
 /// The smallest violation of a comb worth adding.
-const MIN_VIOLATION: f64 = 0.02;
+pub(super) const MIN_VIOLATION: f64 = 0.02;
 
-/// Relax-and-cut at the root of an instance with dense costs `cost`
-/// (`n ≥ 5`): the Held–Karp ascent, then `params.cut_rounds` rounds of
-/// blossom separation and joint ascent. `target` is the step size's
-/// estimate of the optimum.
+/// Cutting planes at the root of an instance with dense costs `cost`
+/// (`n ≥ 5`): the Held–Karp ascent, then the LP's cuts at its dual
+/// multipliers (`params.lp_rounds` rounds of separation at most), or, if
+/// that is off or fails, `params.cut_rounds` rounds of comb separation on
+/// `x̄` and joint ascent. `target` is the step size's estimate of the
+/// optimum.
 pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &AscentParams) -> RootCuts {
     let mut a = Ascent {
         n,
@@ -459,26 +500,50 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     };
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
-    let mut history = vec![a.best];
-    for _ in 0..params.cut_rounds {
-        // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
-        if let [.., before, _, _, last] = history[..]
-            && last - before < STALL * last.abs()
-        {
-            break;
-        }
-        let new = separate(n, &a.xbar, &a.cuts);
-        if new.is_empty() {
-            break;
-        }
+    // The root LP's cuts at its dual multipliers, when it solves.
+    let lp = (params.lp_rounds > 0)
+        .then(|| super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize))
+        .and_then(|mut found| Some((found.duals.take().filter(|d| d.len() == n + found.cuts.len())?, found)));
+    if let Some((duals, found)) = lp {
         a.restore_best();
-        for cut in new {
-            a.cuts.push(cut);
-            a.mu.push(0.0);
-            a.best_mu.push(0.0);
+        a.pi.copy_from_slice(&duals[..n]);
+        // Only the cuts tight at the LP's optimum (a positive dual).
+        for (cut, &mu) in found.cuts.into_iter().zip(&duals[n..]) {
+            if mu > 0.0 {
+                cut.add(n, &mut a.extra, mu);
+                a.cuts.push(cut);
+                a.mu.push(mu);
+                a.best_mu.push(0.0);
+            }
         }
-        a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
-        history.push(a.best);
+        // One step evaluates `L` there: the LP's value once pricing found
+        // no negative edge. Short of it, the ascent goes on.
+        a.run(1, 0.0, 1, 0.0);
+        if a.best < found.value - 1e-6 * found.value.abs() {
+            a.run(30 * n as u32, 0.01, (n as u32 / 2).max(10), params.min_lambda);
+        }
+    } else {
+        let mut history = vec![a.best];
+        for _ in 0..params.cut_rounds {
+            // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
+            if let [.., before, _, _, last] = history[..]
+                && last - before < STALL * last.abs()
+            {
+                break;
+            }
+            let new = separate(n, &a.xbar, &a.cuts);
+            if new.is_empty() {
+                break;
+            }
+            a.restore_best();
+            for cut in new {
+                a.cuts.push(cut);
+                a.mu.push(0.0);
+                a.best_mu.push(0.0);
+            }
+            a.run(30 * n as u32, 0.1, (n as u32 / 2).max(10), params.min_lambda);
+            history.push(a.best);
+        }
     }
     a.restore_best();
     let mut multipliers = a.best_pi;

@@ -27,6 +27,7 @@
 mod cuts;
 mod dp;
 pub mod heuristic;
+mod lp;
 mod search;
 pub mod tsplib;
 

@@ -36,9 +36,14 @@ pub struct AscentParams {
     pub root_patience: u32,
     /// The ascent stops once `λ` is below this.
     pub min_lambda: f64,
-    /// Rounds of blossom separation at the root (relax-and-cut, see
-    /// [`RootCuts`]); 0 keeps the plain Held–Karp bound.
+    /// Rounds of comb separation on the average 1-tree at the root
+    /// (relax-and-cut, see [`RootCuts`]), when the LP is off or fails; with
+    /// `lp_rounds`, 0 keeps the plain Held–Karp bound.
     pub cut_rounds: u32,
+    /// Rounds of separation of the root's cutting-plane LP (exact subtour
+    /// cuts, blossoms on a Gomory–Hu tree, combs; see [`RootCuts`]), whose
+    /// cuts and dual solution start the Lagrangian; 0: no LP.
+    pub lp_rounds: u32,
 }
 
 impl AscentParams {
@@ -54,6 +59,7 @@ impl AscentParams {
             root_patience: n.clamp(5, 200),
             min_lambda: 1e-5,
             cut_rounds: 200,
+            lp_rounds: 300,
         }
     }
 }
@@ -72,8 +78,8 @@ impl AscentParams {
 /// 2. runs a subgradient ascent from the parent's multipliers on the
 ///    1-trees (minimum spanning tree on nodes `1..n` plus the two cheapest
 ///    edges of node 0) that contain the included and avoid the excluded
-///    edges. Besides the degree multipliers, it moves those of the comb
-///    inequalities found at the root (relax-and-cut, see [`RootCuts`]),
+///    edges. Besides the degree multipliers, it moves those of the subtour,
+///    blossom and comb inequalities found at the root (see [`RootCuts`]),
 ///    whose terms are part of the edge costs. It stops early when the
 ///    bound reaches the incumbent (prune) or a 1-tree is a tour that the
 ///    bound reaches (optimal for the node: offered);
@@ -113,12 +119,13 @@ pub struct TspSearch {
     /// `U` of the step size: the initial tour's length (or a crude bound).
     target: f64,
     params: AscentParams,
-    /// The combs found at the root, dualized at every node.
+    /// The cuts found at the root (combs, blossoms, subtour
+    /// inequalities), dualized at every node.
     combs: Vec<cuts::Comb>,
-    /// The root's multipliers from relax-and-cut: the degrees', then the
-    /// combs' (`None`: all zero).
+    /// The root's multipliers from its cutting planes: the degrees', then
+    /// the cuts' (`None`: all zero).
     root_pi: Option<Arc<[f64]>>,
-    /// What relax-and-cut found at the root.
+    /// What the cutting planes found at the root.
     cuts: Option<RootCuts>,
     /// The shortest tour found: its length and the tour (starting at node 0).
     pub incumbent: Incumbent<Vec<u32>>,
@@ -282,21 +289,24 @@ thread_local! {
 /// A list of edges `(a, b)`.
 type Edges = Vec<(u32, u32)>;
 
-/// The smallest instance relax-and-cut runs on.
+/// The smallest instance the root's cutting planes run on.
 const MIN_CUT_N: usize = 8;
 
-/// The root's bounds before and after relax-and-cut (comb inequalities
-/// dualized in the Lagrangian with their own multipliers, found by the
-/// odd-component heuristic on the average 1-tree; every node's ascent
-/// moves their multipliers too).
+/// The root's bounds before and after its cutting planes (subtour, blossom
+/// and comb inequalities dualized in the Lagrangian with their own
+/// multipliers, found by a cutting-plane LP whose dual solution gives the
+/// starting multipliers, or by relax-and-cut on the average 1-tree; every
+/// node's ascent moves their multipliers too).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RootCuts {
     /// The Held–Karp bound at the root (unrounded).
     pub held_karp: f64,
-    /// The Lagrangian bound with the blossoms (unrounded).
+    /// The Lagrangian bound with the cuts (unrounded).
     pub bound: f64,
-    /// The combs kept (with a positive multiplier at the root).
+    /// The blossoms and combs kept (with a positive multiplier at the root).
     pub combs: usize,
+    /// The subtour inequalities kept (with a positive multiplier).
+    pub subtours: usize,
 }
 
 /// How many times a node is bounded again after reduced costs fixed edges.
@@ -340,19 +350,25 @@ impl TspSearch {
             cuts: None,
             incumbent,
         };
-        if params.cut_rounds > 0 && n >= MIN_CUT_N {
-            // Blossoms are valid for every tour, with or without fixed
+        if (params.cut_rounds > 0 || params.lp_rounds > 0) && n >= MIN_CUT_N {
+            // The cuts are valid for every tour, with or without fixed
             // edges: the root's relaxation ignores those.
             let found = cuts::relax_and_cut(n, &search.cost, target, &params);
-            search.cuts =
-                Some(RootCuts { held_karp: found.held_karp, bound: found.bound, combs: found.combs.len() });
+            let subtours = found.combs.iter().filter(|c| c.is_subtour()).count();
+            search.cuts = Some(RootCuts {
+                held_karp: found.held_karp,
+                bound: found.bound,
+                combs: found.combs.len() - subtours,
+                subtours,
+            });
             search.combs = found.combs;
             search.root_pi = Some(Arc::from(found.multipliers));
         }
         search
     }
 
-    /// What relax-and-cut found at the root (`None` if it did not run).
+    /// What the cutting planes found at the root (`None` if they did not
+    /// run).
     pub fn root_cuts(&self) -> Option<RootCuts> {
         self.cuts
     }
@@ -683,12 +699,13 @@ impl TspSearch {
                 }
             }
             // The cheapest key among the nodes left (the smallest node on
-            // ties, as a scan of all nodes in order would find).
+            // ties, as a scan of all nodes in order would find: `left`
+            // stays in increasing order, so the first minimum is it).
             let mut best = f64::INFINITY;
             let mut slot = usize::MAX;
             for (i, &j) in left.iter().enumerate() {
                 let k = key[j as usize];
-                if k < best || (k == best && slot != usize::MAX && j < left[slot]) {
+                if k < best {
                     best = k;
                     slot = i;
                 }
@@ -696,7 +713,7 @@ impl TspSearch {
             if slot == usize::MAX {
                 return None;
             }
-            let next = left.swap_remove(slot) as usize;
+            let next = left.remove(slot) as usize;
             done[next] = true;
             let p = parent[next] as usize;
             total += cost[p * n + next] + pi[p] + pi[next];

@@ -135,8 +135,9 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     if let Some(b) = root_bound {
         lines.push(Line::new("root bound", b).note(match search_cuts {
             Some(c) => format!(
-                "1-tree bound with {} comb inequalities (Held–Karp alone: {})",
+                "1-tree bound with {} comb and {} subtour inequalities (Held–Karp alone: {})",
                 c.combs,
+                c.subtours,
                 (c.held_karp - 1e-6 * c.held_karp.abs().max(1.0)).ceil()
             ),
             None => "Held–Karp 1-tree bound".to_string(),
