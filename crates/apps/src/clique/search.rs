@@ -856,10 +856,22 @@ fn branch<W: Width>(
 /// Re-colouring (Tomita's Re-NUMBER in MCS, as San Segundo's BBMCR does it
 /// class by class): a vertex `v` that lands in a class above `kmin` — one
 /// that would be branched on — is moved into a class `k1 <= kmin` where it
-/// has no neighbour, or exactly one, `w`, that can itself move to another
-/// class `k2 <= kmin` in which it has no neighbour. Every class stays an
-/// independent set, so the colouring stays proper and the bound of every
-/// branched vertex stays valid; `v` is no longer branched on.
+/// has no neighbour, or exactly one, `w`, that can itself move to a later
+/// class `k1 < k2 <= kmin` in which it has no neighbour. Every class stays
+/// an independent set, so the colouring stays proper and the bound of every
+/// branched vertex stays valid; `v` is no longer branched on. (`w` is not
+/// tried in the classes before its own, as MCS does: the greedy colouring
+/// put it in `k1` because it has a neighbour in every earlier class, and
+/// only a re-colouring that moves that neighbour out could change this —
+/// looking anyway cost 10 % of brock200_1's instructions and saved 0.4 %
+/// of its nodes.)
+///
+/// A class is built by taking the lowest vertex of `q` (the uncoloured
+/// vertices not adjacent to the class so far) word by word, and removing
+/// its neighbours from all of `q`: the words before the current one are
+/// already empty, and a whole-width operation on a width known at compile
+/// time is a few vector instructions, where a loop from the current word
+/// on had a length unknown to the compiler.
 #[inline(always)]
 fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mut Scratch) {
     let words = width.get();
@@ -886,33 +898,29 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
             break;
         }
         k += 1;
-        q[first..].copy_from_slice(&u[first..]);
-        let mut at = first;
-        loop {
-            while at < words && q[at] == 0 {
-                at += 1;
-            }
-            if at == words {
-                break;
-            }
-            let bit = q[at].trailing_zeros() as usize;
-            let v = at * WORD + bit;
-            q[at] &= q[at] - 1;
-            u[at] &= !(1 << bit);
-            let row = graph.row_w(width, v);
-            if k > kmin {
-                if recolour
-                    && (recolour_into(width, graph, v, row, classes, frozen, singles)
-                        || (graph.infra && absorb(width, graph, row, classes, frozen, singles, witnesses)))
-                {
-                    continue;
+        q.copy_from_slice(u);
+        for at in first..words {
+            while q[at] != 0 {
+                let bit = q[at].trailing_zeros() as usize;
+                let v = at * WORD + bit;
+                q[at] &= q[at] - 1;
+                u[at] &= !(1 << bit);
+                let row = graph.row_w(width, v);
+                if k > kmin {
+                    if recolour
+                        && (recolour_into(width, graph, v, row, classes, frozen, singles)
+                            || (graph.infra
+                                && absorb(width, graph, row, classes, frozen, singles, witnesses)))
+                    {
+                        continue;
+                    }
+                    s.order.push((v as u32, k));
+                } else if recolour {
+                    classes[(k as usize - 1) * words + at] |= 1 << bit;
                 }
-                s.order.push((v as u32, k));
-            } else if recolour {
-                classes[(k as usize - 1) * words + at] |= 1 << bit;
-            }
-            for (x, r) in q[at..].iter_mut().zip(&row[at..]) {
-                *x &= !r;
+                for (x, r) in q.iter_mut().zip(row) {
+                    *x &= !r;
+                }
             }
         }
     }
@@ -964,10 +972,13 @@ fn recolour_into<W: Width>(
         if infra {
             singles.push((k1 as u32, w as u32));
         }
+        // `w` has no neighbour in class k2: an OR of the words' intersections
+        // (no early exit) compiles to vector instructions, and is faster
+        // than stopping at the first common word.
         let row_w = graph.row_w(width, w);
-        for k2 in (0..kmin).filter(|&k2| k2 != k1 && !(infra && frozen[k2])) {
+        for k2 in (k1 + 1..kmin).filter(|&k2| !(infra && frozen[k2])) {
             let c2 = &classes[k2 * words..][..words];
-            if row_w.iter().zip(c2).all(|(&a, &b)| a & b == 0) {
+            if row_w.iter().zip(c2).fold(0, |acc, (&a, &b)| acc | (a & b)) == 0 {
                 classes[k1 * words + w / WORD] &= !(1 << (w % WORD));
                 classes[k2 * words + w / WORD] |= 1 << (w % WORD);
                 classes[k1 * words + v / WORD] |= 1 << (v % WORD);
@@ -1053,7 +1064,7 @@ fn absorb<W: Width>(
             let row_j = graph.row_w(width, cj as usize);
             for k in (0..frozen.len()).filter(|&k| !frozen[k] && k != i && k != j) {
                 let ck = &classes[k * words..][..words];
-                if (0..words).all(|x| row[x] & row_i[x] & row_j[x] & ck[x] == 0) {
+                if (0..words).fold(0, |acc, x| acc | (row[x] & row_i[x] & row_j[x] & ck[x])) == 0 {
                     frozen[i] = true;
                     frozen[j] = true;
                     frozen[k] = true;
