@@ -949,22 +949,23 @@ fn recolour_into<W: Width>(
             continue;
         }
         let c1 = &classes[k1 * words..][..words];
-        // The one neighbour of `v` in class k1, if it has exactly one.
-        let mut conflict = None;
-        let mut many = false;
-        for (i, (&a, &b)) in row.iter().zip(c1).enumerate() {
+        // The one neighbour of `v` in class k1, if it has exactly one:
+        // counted over all the words without a branch (vector
+        // instructions), the nonzero words and whether one of them has two
+        // bits.
+        let (mut nonzero, mut multi) = (0u64, 0u64);
+        for (&a, &b) in row.iter().zip(c1) {
             let x = a & b;
-            if x != 0 {
-                if conflict.is_some() || x & (x - 1) != 0 {
-                    many = true;
-                    break;
-                }
-                conflict = Some(i * WORD + x.trailing_zeros() as usize);
-            }
+            nonzero += (x | x.wrapping_neg()) >> 63;
+            multi |= x & x.wrapping_sub(1);
         }
-        if many {
+        if multi != 0 || nonzero > 1 {
             continue;
         }
+        let conflict = (nonzero == 1).then(|| {
+            let i = (0..words).find(|&i| row[i] & c1[i] != 0).expect("one word meets the class");
+            i * WORD + (row[i] & c1[i]).trailing_zeros() as usize
+        });
         let Some(w) = conflict else {
             classes[k1 * words + v / WORD] |= 1 << (v % WORD);
             return true;
