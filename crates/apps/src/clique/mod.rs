@@ -24,6 +24,7 @@
 
 pub mod dimacs;
 mod graph;
+mod local;
 mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
