@@ -99,6 +99,12 @@ macro_rules! with_width {
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
 ///
+/// A dense maximum-clique search starts from a greedy clique and, once a
+/// thread has expanded 65,536 nodes, runs a local search (DLS-MC, see
+/// `local.rs`) in short bursts each time that thread's node count doubles,
+/// a few per cent of its time; a larger clique it finds becomes the
+/// incumbent. Short searches never reach a burst.
+///
 /// Graphs with more than [`DENSE_MAX_VERTICES`] vertices with an edge are
 /// searched by parts ([`Mode::Sparse`]): the root splits the positions into
 /// ranges, a range into the subproblems of its vertices, and the subproblem
@@ -134,7 +140,7 @@ pub struct CliqueSearch {
     /// sorted). Read it after the run.
     pub incumbent: Incumbent<Vec<u32>>,
     /// Dense maximum-clique searches: the local search that runs in bursts
-    /// beside the branch and bound ([`CliqueSearch::local_burst`]).
+    /// beside the branch and bound ([`CliqueSearch::tick`]).
     local: Option<Mutex<LocalSearch>>,
     /// Tells this search's per-thread node counts from another's.
     id: u64,
