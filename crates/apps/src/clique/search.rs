@@ -139,7 +139,8 @@ pub struct CliqueSearch {
     /// The largest clique found: its size and vertices (original numbering,
     /// sorted). Read it after the run.
     pub incumbent: Incumbent<Vec<u32>>,
-    /// Dense maximum-clique searches: the local search that runs in bursts
+    /// Dense maximum-clique searches seeded with a greedy clique: the local
+    /// search that runs in bursts
     /// beside the branch and bound ([`CliqueSearch::tick`]).
     local: Option<Mutex<LocalSearch>>,
     /// Tells this search's per-thread node counts from another's.
@@ -693,9 +694,10 @@ impl CliqueSearch {
 impl CliqueSearch {
     /// Counts a node of this thread; runs a burst of local search when the
     /// count has doubled since the last one (the first after
-    /// [`FIRST_BURST`] nodes), of one step per [`NODES_PER_MOVE`] nodes
-    /// since, and offers a larger clique it finds to the incumbent. A
-    /// thread that finds another in a burst skips its own.
+    /// [`FIRST_BURST`] nodes), of one move per [`NODES_PER_MOVE`] nodes
+    /// since, and offers a larger clique it finds to the incumbent. The local
+    /// search keeps its state from burst to burst: together the bursts are
+    /// one walk.
     ///
     /// The bursts give a search that runs long a good incumbent early — the
     /// brock graphs hide their maximum clique from the greedy start and
@@ -708,16 +710,15 @@ impl CliqueSearch {
             clock = Clock { search: self.id, nodes: 0, last: self.first_burst / 2 };
         }
         clock.nodes += 1;
-        let due = clock.nodes >= 2 * clock.last;
-        let moves = (clock.nodes - clock.last) / self.nodes_per_move;
-        if due {
-            clock.last = clock.nodes;
-        }
         CLOCK.set(clock);
-        if !due {
+        if clock.nodes < 2 * clock.last {
             return;
         }
+        // While another thread's burst runs, this one's waits for a later
+        // node: every thread's nodes pay for their share of the walk.
         let Ok(mut ls) = local.try_lock() else { return };
+        let moves = (clock.nodes - clock.last) / self.nodes_per_move;
+        CLOCK.set(Clock { last: clock.nodes, ..clock });
         if !ls.run(&matrix.adj, moves) {
             return;
         }
