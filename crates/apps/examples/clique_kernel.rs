@@ -50,8 +50,23 @@ fn main() -> ExitCode {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--nodes" => limit = it.next().and_then(|s| s.parse().ok()).unwrap_or(u64::MAX),
-            "--repeat" => repeat = it.next().and_then(|s| s.parse().ok()).unwrap_or(1),
+            flag @ ("--nodes" | "--repeat") => {
+                let Some(n) = it.next().and_then(|s| s.parse::<u64>().ok()) else {
+                    eprintln!("clique_kernel: {flag} needs a number");
+                    return ExitCode::from(2);
+                };
+                if flag == "--nodes" {
+                    limit = n;
+                } else {
+                    repeat = n.max(1);
+                }
+            }
+            f if f.starts_with("--") || file.is_some() => {
+                eprintln!(
+                    "clique_kernel: unexpected argument {f} (usage: clique_kernel FILE [--nodes N] [--repeat R])"
+                );
+                return ExitCode::from(2);
+            }
             f => file = Some(f.to_string()),
         }
     }
