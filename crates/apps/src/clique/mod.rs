@@ -1,6 +1,8 @@
 //! Maximum clique and k-clique decision on DIMACS graphs, by branch and bound
 //! with bitset colouring bounds (Tomita's MCQ/MCS as San Segundo's BBMC
-//! implements them, with re-colouring and infra-chromatic sets).
+//! implements them, with re-colouring and infra-chromatic sets), and a local
+//! search (Pullan and Hoos's DLS-MC) in bursts beside it for a good
+//! incumbent early.
 //!
 //! * [`Graph`] — adjacency bitsets up to 4096 vertices, sorted neighbour lists
 //!   above (`O(n + m)`), and families with a known clique number
@@ -24,6 +26,7 @@
 
 pub mod dimacs;
 mod graph;
+mod local;
 mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
