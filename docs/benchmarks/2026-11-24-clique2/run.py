@@ -3,7 +3,7 @@
 
 usage: python3 docs/benchmarks/2026-11-24-clique2/run.py --glasgow PATH --cliquer PATH
            [--rounds N] [--bin PATH] [--instances DIR] [--tier easy|hard|both]
-           [--cliquer-timeout S] [--hard-limit S]
+           [--cliquer-timeout S] [--hard-limit S] [--hard NAME,...] [--suffix S]
 
 Builds the release binary (cargo build --release -p treelb-cli; the target
 directory is $CARGO_TARGET_DIR or target/) unless --bin names one. The DIMACS
@@ -21,7 +21,9 @@ time is the whole process's wall time, the fastest of the rounds. Hard tier
 (brock400_2, keller5): one round, each engine with a time limit (treelb
 `--time-limit`, Glasgow `--timeout`), cliquer not run. Every answer is checked
 against the published clique number. Writes results.md and results.json next
-to this script (results-hard.* for the hard tier).
+to this script (results-hard.* for the hard tier); --suffix S writes
+resultsS.* and results-hardS.* instead. --hard names the hard instances to run
+(default: brock400_2,keller5).
 
 Goals: treelb at P = 1 within 0.5 of the Glasgow solver's time on every
 instance, speedup P = 1 / P = 2 at least 1.9, the hard tier solved with proof.
@@ -37,11 +39,14 @@ EASY = ["brock200_1", "brock200_4", "C125.9", "p_hat300-1", "gen200_p0.9_44", "M
         "p_hat700-1", "p_hat700-2"]
 HARD = ["brock400_2", "keller5"]
 RATIO_GOAL, SPEEDUP_GOAL = 0.5, 1.9
+# The output files are results{SUFFIX}.md/.json and results-hard{SUFFIX}.md/.json.
+SUFFIX = ""
 
 
 def usage(msg):
     sys.exit(f"run.py: {msg} (usage: run.py --glasgow PATH --cliquer PATH [--rounds N] [--bin PATH] "
-             "[--instances DIR] [--tier easy|hard|both] [--cliquer-timeout S] [--hard-limit S])")
+             "[--instances DIR] [--tier easy|hard|both] [--cliquer-timeout S] [--hard-limit S] [--hard NAME,...] "
+             "[--suffix S])")
 
 
 LAST_CPU = [None]
@@ -135,6 +140,7 @@ def main():
     rounds, binary, glasgow, cliquer, tier = 3, None, None, None, "easy"
     instances = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
     cliquer_timeout, hard_limit = 60.0, 1800
+    global HARD, SUFFIX
     while args:
         a = args.pop(0)
         if not args:
@@ -156,6 +162,12 @@ def main():
             cliquer_timeout = float(v)
         elif a == "--hard-limit":
             hard_limit = int(v)
+        elif a == "--hard":
+            HARD = v.split(",")
+            if not all(n in OMEGA for n in HARD):
+                usage(f"--hard takes instances of {', '.join(OMEGA)}, not `{v}`")
+        elif a == "--suffix":
+            SUFFIX = v
         else:
             usage(f"unknown argument `{a}`")
     if not glasgow or not cliquer:
@@ -217,7 +229,7 @@ def easy(binary, glasgow, cliquer, instances, tmp, rounds, cliquer_timeout, meta
                      "p1_over_glasgow": ratio, "p1_over_glasgow_cpu": cpu_ratio, "speedup_p2": speedup,
                      "efficiency_estimate_p2": eff, "meets_goals": ok})
     meta["all_goals_met"] = verdict
-    with open(os.path.join(HERE, "results.json"), "w") as f:
+    with open(os.path.join(HERE, f"results{SUFFIX}.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows, "runs": res}, f, indent=1)
     lines = [f"Run at {meta['started']} on commit {meta['commit']}, {meta['rounds']} rounds, fastest shown; "
              f"load average before {meta['load_before'][0]:.1f}, after {meta['load_after'][0]:.1f}.", "",
@@ -233,7 +245,7 @@ def easy(binary, glasgow, cliquer, instances, tmp, rounds, cliquer_timeout, meta
                      f"{row['efficiency_estimate_p2']:.2f} | "
                      f"{'met' if row['meets_goals'] else 'NOT met'} |")
     lines += ["", f"All goals met: {'yes' if verdict else 'no'}."]
-    with open(os.path.join(HERE, "results.md"), "w") as f:
+    with open(os.path.join(HERE, f"results{SUFFIX}.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -253,7 +265,7 @@ def hard(binary, glasgow, instances, tmp, limit, meta):
             print(f"{name} {e}: {x}", file=sys.stderr)
         rows.append(row)
     meta["load_after_hard"] = os.getloadavg()
-    with open(os.path.join(HERE, "results-hard.json"), "w") as f:
+    with open(os.path.join(HERE, f"results-hard{SUFFIX}.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
     lines = [f"Run at {meta['started']} on commit {meta['commit']}, one round, time limit {limit} s; load "
              f"average before {meta['load_before'][0]:.1f}, after {meta['load_after_hard'][0]:.1f}.", "",
@@ -269,7 +281,7 @@ def hard(binary, glasgow, instances, tmp, limit, meta):
                 result = "stopped at the time limit"
             lines.append(f"| {row['instance']} | {row['omega']} | {e} | {fmt(x.get('secs'), 1)} | {fmt(x.get('cpu'), 1)} | "
                          f"{x.get('nodes', '—')} | {result} |")
-    with open(os.path.join(HERE, "results-hard.md"), "w") as f:
+    with open(os.path.join(HERE, f"results-hard{SUFFIX}.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
