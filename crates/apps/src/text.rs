@@ -3,6 +3,7 @@
 //! U+FFFD, so that a comment keeps whatever it says and any other line that
 //! holds one fails to parse with its line number, like any other bad text.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead};
 
 /// The lines of `reader` with their 1-based numbers, without the line end
@@ -19,10 +20,12 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-impl<R: BufRead> Iterator for Lines<R> {
-    type Item = io::Result<(usize, String)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<R: BufRead> Lines<R> {
+    /// The next line, borrowed from the reader's buffer: no allocation
+    /// unless it holds bytes that are not UTF-8 (large files of short
+    /// lines, such as a DIMACS graph's edges, read at the speed of the
+    /// parsing itself).
+    pub(crate) fn read(&mut self) -> Option<io::Result<(usize, Cow<'_, str>)>> {
         self.buf.clear();
         match self.reader.read_until(b'\n', &mut self.buf) {
             Ok(0) => None,
@@ -34,10 +37,18 @@ impl<R: BufRead> Iterator for Lines<R> {
                         self.buf.pop();
                     }
                 }
-                Some(Ok((self.line, String::from_utf8_lossy(&self.buf).into_owned())))
+                Some(Ok((self.line, String::from_utf8_lossy(&self.buf))))
             }
             Err(e) => Some(Err(e)),
         }
+    }
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = io::Result<(usize, String)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read().map(|read| read.map(|(line, text)| (line, text.into_owned())))
     }
 }
 

@@ -238,8 +238,9 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
     let mut end: Option<usize> = None;
     let (mut declared, mut edge_lines) = (0u64, 0u64);
     let mut last = 0;
-    for text in crate::text::Lines::new(reader) {
-        let (line, text) = text?;
+    let mut lines = crate::text::Lines::new(reader);
+    while let Some(read) = lines.read() {
+        let (line, text) = read?;
         last = line;
         let mut fields = text.split_whitespace();
         let Some(kind) = fields.next() else {
@@ -252,7 +253,18 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
         if let Some(end) = end {
             return Err(DimacsError::AfterEnd { line, end, found: text.trim().to_owned() });
         }
-        let rest: Vec<&str> = fields.collect();
+        // The fields after the first: at most three are ever wanted, so a
+        // fourth only marks the line as too long (no allocation per line).
+        let mut held = [""; 4];
+        let mut count = 0;
+        for field in fields {
+            held[count.min(3)] = field;
+            count += 1;
+            if count > 4 {
+                break;
+            }
+        }
+        let rest = &held[..count.min(4)];
         match kind {
             "p" => {
                 if let Some((_, first)) = graph {
