@@ -499,8 +499,12 @@ fn a_wrong_expected_score_is_a_mismatch_on_mpi() {
     ];
     let (status, o, e) = mpirun_status(2, &args, &[]);
     assert_eq!(status.code(), Some(1), "{o}\n{e}");
-    assert!(o.contains("checked: 1, mismatches: 1"), "{o}");
-    assert_eq!(e.matches("mismatch: position 37475: score -18, expected 5").count(), 1, "{e}");
+    assert!(o.contains("checked: 1, mismatches: 1"), "stdout:\n{o}\nstderr:\n{e}");
+    assert_eq!(
+        e.matches("mismatch: position 37475: score -18, expected 5").count(),
+        1,
+        "stdout:\n{o}\nstderr:\n{e}"
+    );
     std::fs::remove_file(file).ok();
 }
 
