@@ -182,6 +182,8 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
             eprintln!("treelb: mismatch: value {value}, sequential value {seq}");
         }
     }
+    // Out before MPI is finalized, as in `run` below.
+    out.flush()?;
     engine.finish(ok);
     Engine::finalize(library);
     Ok(ok.into())
@@ -337,6 +339,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             r.expected.unwrap_or_default()
         );
     }
+    // The report leaves this process before MPI is finalized: once a rank
+    // exits with a failure code, mpirun tears the job down and may drop
+    // output it has not forwarded yet.
+    out.flush()?;
     // Rank 0's verdict goes to every rank, so every rank ends with it.
     let ok = mismatches.is_empty();
     engine.finish(ok);
