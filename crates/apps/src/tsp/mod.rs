@@ -43,13 +43,35 @@ pub const MAX_DISTANCE: i64 = 1 << 40;
 
 use crate::splitmix::SplitMix64;
 
+/// An index of a node in a union-find forest: `usize`, or `u32` where the
+/// forest sits on the bound's hot path and half the memory counts.
+trait ForestIndex: Copy + Eq {
+    /// The index as a slice position.
+    fn at(self) -> usize;
+}
+
+impl ForestIndex for usize {
+    #[inline]
+    fn at(self) -> usize {
+        self
+    }
+}
+
+impl ForestIndex for u32 {
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
 /// The root of `v` in a union-find forest `up` (each node's parent, a root
-/// its own), halving the path on the way: the subtour test of tour files
-/// and the comb separation share it.
-fn find(up: &mut [usize], mut v: usize) -> usize {
-    while up[v] != v {
-        up[v] = up[up[v]];
-        v = up[v];
+/// its own), halving the path on the way: the subtour test of tour files,
+/// the cut separations and the bound's replacement edges share it.
+#[inline]
+fn find<I: ForestIndex>(up: &mut [I], mut v: I) -> I {
+    while up[v.at()] != v {
+        up[v.at()] = up[up[v.at()].at()];
+        v = up[v.at()];
     }
     v
 }

@@ -954,28 +954,15 @@ impl TspSearch {
         // parent has no replacement yet (path-compressed).
         let mut up: Vec<u32> = (0..n as u32).collect();
         let mut repl = vec![f64::INFINITY; n];
-        fn find(up: &mut [u32], v: u32) -> u32 {
-            let mut r = v;
-            while up[r as usize] != r {
-                r = up[r as usize];
-            }
-            let mut v = v;
-            while up[v as usize] != r {
-                let next = up[v as usize];
-                up[v as usize] = r;
-                v = next;
-            }
-            r
-        }
         for &(c, i, j) in &edges {
-            let (mut a, mut b) = (find(&mut up, i), find(&mut up, j));
+            let (mut a, mut b) = (super::find(&mut up, i), super::find(&mut up, j));
             while a != b {
                 if depth[a as usize] < depth[b as usize] {
                     std::mem::swap(&mut a, &mut b);
                 }
                 repl[a as usize] = c;
                 up[a as usize] = s.best_parent[a as usize];
-                a = find(&mut up, a);
+                a = super::find(&mut up, a);
             }
         }
         for (v, &r) in repl.iter().enumerate().skip(2) {
