@@ -11,7 +11,8 @@
 //! application's `expand`, no runtime), `treelb-1` or `treelb-2`
 //! (`treelb_threads::run` with 1 or 2 PEs, default configuration),
 //! `kernel` (N-Queens only: `NQueens::count_sequential`, the bitboard
-//! kernel alone), or `seq-node`, `treelb-node-1`, `treelb-node-2` (N-Queens
+//! kernel alone; `kernel-portable`, `kernel-bmi`, `kernel-avx512`: the same
+//! with that compilation of the kernel, see `nqueens::Kernel`), or `seq-node`, `treelb-node-1`, `treelb-node-2` (N-Queens
 //! only: every node its own expansion, `with_bulk_rows(0)`). WORKLOAD is
 //! `nqueens:N` (`nqueens:N:mirror`: half of the mirror symmetry, see
 //! `NQueens::with_mirror`), a UTS sample tree (`T1L`), `clique:NAME` (a DIMACS file of
@@ -30,7 +31,7 @@ use std::time::Instant;
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb_apps::clique::{CliqueSearch, dimacs};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
-use treelb_apps::nqueens::NQueens;
+use treelb_apps::nqueens::{Kernel, NQueens};
 use treelb_apps::uts::{SampleTree, Uts};
 use treelb_threads::{Config, run};
 
@@ -68,7 +69,16 @@ fn measure(engine: &str, workload: &str) -> Result<(f64, u64, String, bool), Str
         if engine.contains("node") {
             problem = problem.with_bulk_rows(0);
         }
-        let (secs, result) = if engine == "kernel" {
+        if let Some(name) = engine.strip_prefix("kernel-") {
+            let kernel = Kernel::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| format!("{engine}: no such kernel (portable, bmi, avx512)"))?;
+            problem = problem
+                .with_kernel(kernel)
+                .ok_or_else(|| format!("{engine}: this processor cannot run the kernel"))?;
+        }
+        let (secs, result) = if engine.starts_with("kernel") {
             let start = Instant::now();
             let result = problem.count_sequential();
             (start.elapsed().as_secs_f64(), result)

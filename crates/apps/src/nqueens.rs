@@ -25,6 +25,9 @@
 
 use std::fmt;
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
 use serde::Serialize;
 use treelb::Reduce;
 use treelb::search::{Children, Search};
@@ -60,6 +63,58 @@ pub struct NQueens {
     bulk_rows: u32,
     /// Search only the left half of the board's mirror symmetry.
     mirror: bool,
+    /// The compilation of the counting kernel that counts the bulk subtrees.
+    kernel: Kernel,
+}
+
+/// The compilations of the counting kernel. [`NQueens::new`] takes the
+/// fastest one that the processor has ([`Kernel::detect`]); the others stay
+/// available to compare them ([`NQueens::with_kernel`]). They count the same
+/// nodes and solutions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The scalar recursion, for any processor.
+    Portable,
+    /// The scalar recursion compiled for BMI1 and POPCNT (x86-64).
+    Bmi,
+    /// The explicit DFS stack with the children of a node generated in the
+    /// lanes of an AVX-512 vector (x86-64 with AVX-512F, BMI1 and POPCNT;
+    /// boards up to 16 columns, larger ones use [`Kernel::Bmi`]).
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel, slowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Bmi, Kernel::Avx512];
+
+    /// Whether this processor can run the kernel.
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi => {
+                std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => Kernel::Bmi.available() && std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest kernel this processor can run.
+    pub fn detect() -> Kernel {
+        Kernel::ALL.into_iter().rev().find(|k| k.available()).unwrap_or(Kernel::Portable)
+    }
+
+    /// The kernel's name, as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Bmi => "bmi",
+            Kernel::Avx512 => "avx512",
+        }
+    }
 }
 
 /// A partial placement: queens on rows `0..row`, and the columns that they
@@ -125,7 +180,26 @@ impl NQueens {
             all: u32::MAX >> (32 - n),
             bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(6)),
             mirror: false,
+            kernel: Kernel::detect(),
         })
+    }
+
+    /// The same problem counted by `kernel`, or `None` if this processor
+    /// cannot run it. The counts are the same.
+    ///
+    /// ```
+    /// use treelb_apps::nqueens::{Kernel, NQueens};
+    /// let q = NQueens::new(10).unwrap();
+    /// let portable = q.with_kernel(Kernel::Portable).unwrap();
+    /// assert_eq!(portable.count_sequential(), q.count_sequential());
+    /// ```
+    pub fn with_kernel(self, kernel: Kernel) -> Option<NQueens> {
+        kernel.available().then_some(NQueens { kernel, ..self })
+    }
+
+    /// The counting kernel in use.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// The same problem searched over half of the board's mirror symmetry
@@ -266,11 +340,36 @@ impl NQueens {
             out.solutions = 1;
         } else {
             let free = self.free(node);
-            let (nodes, solutions) = below(self.all, node.cols, node.diag_up, node.diag_down, free, left);
+            let (nodes, solutions) = self.below(node.cols, node.diag_up, node.diag_down, free, left);
             out.nodes += nodes;
             out.solutions += solutions;
         }
         out
+    }
+
+    /// The nodes and solutions strictly below a partial placement with
+    /// `left >= 1` rows to fill, whose free columns on the next row are
+    /// `free`, counted by the kernel chosen.
+    #[inline]
+    fn below(&self, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
+        let all = self.all;
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if self.n <= avx512::LANES as u32 && left >= 3 => {
+                // SAFETY: `with_kernel` and `Kernel::detect` choose
+                // `Avx512` only where the processor has AVX-512F, BMI1 and
+                // POPCNT, and `all = (1 << n) - 1` with `n <= 16`.
+                unsafe { avx512::below(all, cols, up, down, free, left) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi | Kernel::Avx512 => {
+                // SAFETY: `Bmi` and `Avx512` are chosen only where the
+                // processor has BMI1 and POPCNT, the features `below_bmi`
+                // is compiled for.
+                unsafe { below_bmi(all, cols, up, down, free, left) }
+            }
+            _ => below_portable(all, cols, up, down, free, left),
+        }
     }
 
     /// The board size.
@@ -346,22 +445,6 @@ impl Search for NQueens {
             children.push(Self::child(&node, bit));
         }
     }
-}
-
-/// The nodes and solutions strictly below a partial placement with
-/// `left >= 1` rows to fill, whose free columns on the next row are `free`:
-/// the portable kernel, or the same code compiled for the BMI1 and POPCNT
-/// instructions when the processor has them (one instruction each for the
-/// lowest set bit and for counting the children of the last row).
-#[inline]
-fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the processor has BMI1 and POPCNT (just detected), the only
-        // features `below_bmi` is compiled for.
-        return unsafe { below_bmi(all, cols, up, down, free, left) };
-    }
-    below_portable(all, cols, up, down, free, left)
 }
 
 /// The solutions below a partial placement with two rows left to fill and
