@@ -26,6 +26,7 @@
 //! `f`), or, on the last two rows, by its grandparent's turn.
 
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 /// Lanes of a vector of 32-bit columns sets: boards up to 16 columns.
 pub(super) const LANES: usize = 16;
@@ -55,12 +56,14 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
         return (0, 0);
     }
     let n = all.count_ones();
-    let mut sc = [0u32; STACK];
-    let mut su = [0u32; STACK];
-    let mut sd = [0u32; STACK];
-    sc[0] = cols;
-    su[0] = up;
-    sd[0] = down;
+    // The stacks are written before they are read: every entry below `sp`
+    // was stored by the starting node's write or by a push.
+    let mut sc = [MaybeUninit::<u32>::uninit(); STACK];
+    let mut su = [MaybeUninit::<u32>::uninit(); STACK];
+    let mut sd = [MaybeUninit::<u32>::uninit(); STACK];
+    sc[0].write(cols);
+    su[0].write(up);
+    sd[0].write(down);
     let mut sp = 1usize;
     let bits = _mm512_setr_epi32(
         1,
@@ -82,11 +85,23 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
     );
     let vall = _mm512_set1_epi32(all as i32);
     let zero = _mm512_setzero_si512();
-    let mut nodes = 0u64;
-    let mut solutions = 0u64;
+    let one = _mm512_set1_epi32(1);
+    // Counts per lane: a lane counts at most one node per node of the
+    // subtree, and a board of at most 16 columns has fewer than 2^32 nodes
+    // (1,141,190,303 at n = 16), so the 32-bit lanes cannot overflow.
+    let mut vnodes = zero;
+    let mut vsolutions = zero;
     while sp > 0 {
         sp -= 1;
-        let (c, u, d) = (sc[sp], su[sp], sd[sp]);
+        // SAFETY: `sp` is below the stack top, so the entry was written
+        // (see above), and inside the arrays (see `STACK`).
+        let (c, u, d) = unsafe {
+            (
+                sc.get_unchecked(sp).assume_init(),
+                su.get_unchecked(sp).assume_init(),
+                sd.get_unchecked(sp).assume_init(),
+            )
+        };
         let f = all & !(c | u | d);
         // Every node on the stack has three rows left or more.
         let deep = 0u16.wrapping_sub(u16::from(n - c.count_ones() > 3));
@@ -95,7 +110,7 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
         let vu = _mm512_slli_epi32::<1>(_mm512_or_si512(bits, _mm512_set1_epi32(u as i32)));
         let vd = _mm512_srli_epi32::<1>(_mm512_or_si512(bits, _mm512_set1_epi32(d as i32)));
         let vf = _mm512_andnot_si512(_mm512_or_si512(vc, _mm512_or_si512(vu, vd)), vall);
-        nodes += u64::from(f.count_ones());
+        vnodes = _mm512_mask_add_epi32(vnodes, k, vnodes, one);
 
         // More than three rows left: push the children with children.
         let push = _mm512_mask_test_epi32_mask(k & deep, vf, vf);
@@ -127,9 +142,12 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
         let (olo, ohi) = (open(lo), open(hi));
         let slo = _mm512_mask_test_epi32_mask(klo, olo, olo);
         let shi = _mm512_mask_test_epi32_mask(khi, ohi, ohi);
-        let s = u64::from(slo.count_ones() + shi.count_ones());
-        nodes += u64::from(klo.count_ones() + khi.count_ones()) + s;
-        solutions += s;
+        vnodes = _mm512_mask_add_epi32(vnodes, klo, vnodes, one);
+        vnodes = _mm512_mask_add_epi32(vnodes, khi, vnodes, one);
+        vsolutions = _mm512_mask_add_epi32(vsolutions, slo, vsolutions, one);
+        vsolutions = _mm512_mask_add_epi32(vsolutions, shi, vsolutions, one);
     }
-    (nodes, solutions)
+    let sum = |v: __m512i| u64::from(_mm512_reduce_add_epi32(v) as u32);
+    let solutions = sum(vsolutions);
+    (sum(vnodes) + solutions, solutions)
 }
