@@ -47,6 +47,10 @@ pub const MAX_N: u32 = 32;
 /// millisecond and a thief finds open nodes above (see `docs/benchmarks/`).
 pub const DEFAULT_BULK_ROWS: u32 = 9;
 
+/// Subtrees with at least this many rows left are counted by 16 searches
+/// side by side in the AVX-512 kernel.
+const LANE_ROWS: u32 = 8;
+
 /// The N-Queens problem on an `n × n` board, `1 <= n <= 32`: count the ways
 /// to place `n` queens so that none attacks another.
 ///
@@ -354,6 +358,11 @@ impl NQueens {
     fn below(&self, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
         let all = self.all;
         match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if self.n <= avx512::LANES as u32 && left >= LANE_ROWS => {
+                // SAFETY: as below.
+                unsafe { avx512::below_lanes(all, cols, up, down, free, left) }
+            }
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 if self.n <= avx512::LANES as u32 && left >= 3 => {
                 // SAFETY: `with_kernel` and `Kernel::detect` choose

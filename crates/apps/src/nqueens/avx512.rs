@@ -151,3 +151,156 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
     let solutions = sum(vsolutions);
     (sum(vnodes) + solutions, solutions)
 }
+
+/// Subtrees searched by [`below_lanes`] are cut into at least this many
+/// tasks, so that the 16 lanes stay busy until the last ones.
+const MIN_TASKS: usize = 256;
+
+/// The nodes and solutions strictly below a partial placement with
+/// `left >= 2` rows to fill on a board of `n = popcount(all) <= 16`
+/// columns, whose free columns on the next row are `free`: 16 depth-first
+/// searches side by side, one per lane.
+///
+/// The subtree is first cut, breadth first, into tasks: the nodes some rows
+/// further down that have children (at least [`MIN_TASKS`] of them, unless
+/// the rows run out first). Each lane then searches one task after the
+/// other; a lane that finishes its task loads the next one (`vpexpandd`).
+/// A step of the loop moves every lane by one edge of its tree: down to the
+/// next child of its node (the child is counted as a node, a solution if it
+/// fills the board, and entered if it has children of its own), or, with no
+/// child left, back up to the parent. The path down is kept reversible: a
+/// child's attacks are its parent's with the queen's bit added and shifted,
+/// and no bit is shifted out — `up` gains at most one bit position per row
+/// from column 15 (at most bit 30 before the last shift), and the down
+/// diagonals are kept 16 bits higher (`down << 16`), so they lose at most
+/// 15 of those 16 positions. Going back up therefore needs only the set of
+/// the parent's columns still to try, with the queen just placed as its
+/// lowest bit; each lane keeps these on its own stack, one word per row
+/// (`vpscatterdd` down, `vpgatherdd` up). Every node below the starting one
+/// is counted once: by the cutting if it lies above the tasks or is one,
+/// by the step that goes down to it otherwise.
+///
+/// # Safety
+///
+/// The processor must have AVX-512F, BMI1 and POPCNT, and `all` must be
+/// `(1 << n) - 1` with `n <= 16`.
+#[target_feature(enable = "avx512f,bmi1,popcnt")]
+pub(super) unsafe fn below_lanes(
+    all: u32,
+    cols: u32,
+    up: u32,
+    down: u32,
+    free: u32,
+    left: u32,
+) -> (u64, u64) {
+    debug_assert!(all < 1 << LANES && all.count_ones() >= left && left >= 2);
+    let mut nodes = 0u64;
+    let mut front = vec![(cols, up, down)];
+    if free == 0 {
+        return (0, 0);
+    }
+    // Rows left below the nodes of `front`: at least 1, so that the cutting
+    // meets no solution, and the tasks' children are the lanes' business.
+    let mut rows = left;
+    while front.len() < MIN_TASKS && rows > 2 {
+        let mut next = Vec::with_capacity(front.len() * rows as usize);
+        for &(c, u, d) in &front {
+            let mut f = all & !(c | u | d);
+            nodes += u64::from(f.count_ones());
+            while f != 0 {
+                let b = f & f.wrapping_neg();
+                f ^= b;
+                let (c, u, d) = (c | b, (u | b) << 1, (d | b) >> 1);
+                if all & !(c | u | d) != 0 {
+                    next.push((c, u, d));
+                }
+            }
+        }
+        front = next;
+        rows -= 1;
+    }
+    let tasks = front.len();
+    // Task arrays padded with 16 empty tasks: `vpexpandd` may read past the
+    // last task, and a lane given an empty task stays idle.
+    let pad = |v: &mut Vec<u32>| v.resize(tasks + LANES, 0);
+    let mut tc: Vec<u32> = front.iter().map(|t| t.0).collect();
+    let mut tu: Vec<u32> = front.iter().map(|t| t.1).collect();
+    let mut td: Vec<u32> = front.iter().map(|t| t.2 << 16).collect();
+    let mut tf: Vec<u32> = front.iter().map(|t| all & !(t.0 | t.1 | t.2)).collect();
+    for v in [&mut tc, &mut tu, &mut td, &mut tf] {
+        pad(v);
+    }
+    // A lane's stack: the columns still to try on each row of its task,
+    // lane `i`'s word of depth `j` at `16 * j + i`; depths are below
+    // `rows <= 16`.
+    let mut stack = [0u32; LANES * LANES];
+    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi32(1);
+    let vall = _mm512_set1_epi32(all as i32);
+    let last = _mm512_set1_epi32(rows as i32 - 1);
+    let (mut c, mut u, mut d, mut r, mut j) = (zero, zero, zero, zero, zero);
+    // Per lane, at most one count per node below the starting one: fewer
+    // than 2^32 (1,141,190,303 nodes at n = 16), so the lanes and their sum
+    // cannot overflow.
+    let mut vnodes = zero;
+    let mut vsolutions = zero;
+    let mut next = 0usize;
+    loop {
+        let idle = _mm512_mask_testn_epi32_mask(_mm512_testn_epi32_mask(j, j), r, r);
+        if next < tasks {
+            // SAFETY: at most 16 words are read from `next < tasks`, inside
+            // the padded arrays.
+            unsafe {
+                c = _mm512_mask_expandloadu_epi32(c, idle, tc.as_ptr().add(next).cast());
+                u = _mm512_mask_expandloadu_epi32(u, idle, tu.as_ptr().add(next).cast());
+                d = _mm512_mask_expandloadu_epi32(d, idle, td.as_ptr().add(next).cast());
+                r = _mm512_mask_expandloadu_epi32(r, idle, tf.as_ptr().add(next).cast());
+            }
+            next += idle.count_ones() as usize;
+        } else if idle == 0xffff {
+            break;
+        }
+        let has = _mm512_test_epi32_mask(r, r);
+        let b = _mm512_and_si512(r, _mm512_sub_epi32(zero, r));
+        let cc = _mm512_or_si512(c, b);
+        let cu = _mm512_slli_epi32::<1>(_mm512_or_si512(u, b));
+        let cd = _mm512_srli_epi32::<1>(_mm512_or_si512(d, _mm512_slli_epi32::<16>(b)));
+        let cf =
+            _mm512_andnot_si512(_mm512_or_si512(_mm512_or_si512(cc, cu), _mm512_srli_epi32::<16>(cd)), vall);
+        vnodes = _mm512_mask_add_epi32(vnodes, has, vnodes, one);
+        let solved = _mm512_mask_cmpeq_epi32_mask(has, j, last);
+        vsolutions = _mm512_mask_add_epi32(vsolutions, solved, vsolutions, one);
+        let down_ = _mm512_mask_test_epi32_mask(has, cf, cf);
+        let stay = has & !down_;
+        let back = !has & _mm512_test_epi32_mask(j, j);
+        let at = _mm512_or_si512(_mm512_slli_epi32::<4>(j), lane);
+        // SAFETY: a lane goes down only from depths `j < rows - 1` (a node
+        // on the last row has no free column), and goes up only from
+        // `j >= 1`, so every index `16 * j + i` or `16 * (j - 1) + i` is
+        // below `16 * 16`.
+        let s = unsafe {
+            _mm512_mask_i32scatter_epi32::<4>(stack.as_mut_ptr().cast(), down_, at, r);
+            _mm512_mask_i32gather_epi32::<4>(
+                zero,
+                back,
+                _mm512_sub_epi32(at, _mm512_set1_epi32(16)),
+                stack.as_ptr().cast(),
+            )
+        };
+        let bb = _mm512_and_si512(s, _mm512_sub_epi32(zero, s));
+        r = _mm512_mask_xor_epi32(r, stay, r, b);
+        r = _mm512_mask_mov_epi32(r, down_, cf);
+        r = _mm512_mask_xor_epi32(r, back, s, bb);
+        c = _mm512_mask_mov_epi32(c, down_, cc);
+        c = _mm512_mask_xor_epi32(c, back, c, bb);
+        u = _mm512_mask_mov_epi32(u, down_, cu);
+        u = _mm512_mask_xor_epi32(u, back, _mm512_srli_epi32::<1>(u), bb);
+        d = _mm512_mask_mov_epi32(d, down_, cd);
+        d = _mm512_mask_xor_epi32(d, back, _mm512_slli_epi32::<1>(d), _mm512_slli_epi32::<16>(bb));
+        j = _mm512_mask_add_epi32(j, down_, j, one);
+        j = _mm512_mask_sub_epi32(j, back, j, one);
+    }
+    let sum = |v: __m512i| u64::from(_mm512_reduce_add_epi32(v) as u32);
+    (nodes + sum(vnodes), sum(vsolutions))
+}
