@@ -18,6 +18,9 @@
 //! `NQueens::with_mirror`), a UTS sample tree (`T1L`), `clique:NAME` (a DIMACS file of
 //! `../shared/instances/clique/`) or `knapsack:CLASS:N:R:SEED`.
 //!
+//! `FINE_GRAIN_BULK_ROWS=R` in the environment sets N-Queens'
+//! `with_bulk_rows(R)` (the default is `DEFAULT_BULK_ROWS`).
+//!
 //! Prints one line: `ENGINE WORKLOAD WALL_SECONDS NODES ANSWER`, where the
 //! wall time covers the search alone (the instance is built before the
 //! clock starts) and NODES counts the tree's nodes (UTS, N-Queens) or the
@@ -68,6 +71,9 @@ fn measure(engine: &str, workload: &str) -> Result<(f64, u64, String, bool), Str
         let mut problem = NQueens::new(n).map_err(|e| e.to_string())?.with_mirror(mirror);
         if engine.contains("node") {
             problem = problem.with_bulk_rows(0);
+        } else if let Ok(rows) = std::env::var("FINE_GRAIN_BULK_ROWS") {
+            let rows = rows.parse().map_err(|_| format!("FINE_GRAIN_BULK_ROWS={rows}: not a number"))?;
+            problem = problem.with_bulk_rows(rows);
         }
         if let Some(name) = engine.strip_prefix("kernel-") {
             let kernel = Kernel::ALL

@@ -41,6 +41,16 @@ pub(super) const LANES: usize = 16;
 /// slack above it: 16 × 16 + 16 entries are more than enough.
 const STACK: usize = LANES * LANES + LANES;
 
+/// Lane `i` holds column `1 << i`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn column_bits() -> __m512i {
+    _mm512_sllv_epi32(
+        _mm512_set1_epi32(1),
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    )
+}
+
 /// The nodes and solutions strictly below a partial placement with
 /// `left >= 3` rows to fill on a board of `n = popcount(all) <= 16`
 /// columns, whose free columns on the next row are `free`.
@@ -65,24 +75,7 @@ pub(super) unsafe fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, l
     su[0].write(up);
     sd[0].write(down);
     let mut sp = 1usize;
-    let bits = _mm512_setr_epi32(
-        1,
-        1 << 1,
-        1 << 2,
-        1 << 3,
-        1 << 4,
-        1 << 5,
-        1 << 6,
-        1 << 7,
-        1 << 8,
-        1 << 9,
-        1 << 10,
-        1 << 11,
-        1 << 12,
-        1 << 13,
-        1 << 14,
-        1 << 15,
-    );
+    let bits = column_bits();
     let vall = _mm512_set1_epi32(all as i32);
     let zero = _mm512_setzero_si512();
     let one = _mm512_set1_epi32(1);
@@ -194,42 +187,65 @@ pub(super) unsafe fn below_lanes(
     left: u32,
 ) -> (u64, u64) {
     debug_assert!(all < 1 << LANES && all.count_ones() >= left && left >= 2);
-    let mut nodes = 0u64;
-    let mut front = vec![(cols, up, down)];
     if free == 0 {
         return (0, 0);
     }
-    // Rows left below the nodes of `front`: at least 1, so that the cutting
-    // meets no solution, and the tasks' children are the lanes' business.
+    let bits = column_bits();
+    let vall = _mm512_set1_epi32(all as i32);
+    let mut nodes = 0u64;
+    // The tasks, in structure-of-arrays form (`cols`, `up`, `down`), each
+    // array with 16 words of slack after its `len` tasks.
+    let mut front = [vec![cols; LANES + 1], vec![up; LANES + 1], vec![down; LANES + 1]];
+    let mut len = 1usize;
+    // Rows left below the tasks: at least 2, so that the cutting meets no
+    // solution and a task has rows for the lanes to search.
     let mut rows = left;
-    while front.len() < MIN_TASKS && rows > 2 {
-        let mut next = Vec::with_capacity(front.len() * rows as usize);
-        for &(c, u, d) in &front {
-            let mut f = all & !(c | u | d);
+    while len < MIN_TASKS && rows > 2 {
+        // Each task's children with children of their own, compressed into
+        // the next level's arrays as in `below`.
+        let size = len * LANES + LANES;
+        let mut next = [vec![0u32; size], vec![0u32; size], vec![0u32; size]];
+        let mut top = 0usize;
+        for i in 0..len {
+            let (c, u, d) = (front[0][i], front[1][i], front[2][i]);
+            let f = all & !(c | u | d);
             nodes += u64::from(f.count_ones());
-            while f != 0 {
-                let b = f & f.wrapping_neg();
-                f ^= b;
-                let (c, u, d) = (c | b, (u | b) << 1, (d | b) >> 1);
-                if all & !(c | u | d) != 0 {
-                    next.push((c, u, d));
-                }
+            let vc = _mm512_or_si512(bits, _mm512_set1_epi32(c as i32));
+            let vu = _mm512_slli_epi32::<1>(_mm512_or_si512(bits, _mm512_set1_epi32(u as i32)));
+            let vd = _mm512_srli_epi32::<1>(_mm512_or_si512(bits, _mm512_set1_epi32(d as i32)));
+            let vf = _mm512_andnot_si512(_mm512_or_si512(vc, _mm512_or_si512(vu, vd)), vall);
+            let push = _mm512_mask_test_epi32_mask(f as __mmask16, vf, vf);
+            // SAFETY: at most 16 children per task, so `top <= 16 * i` and
+            // the 16 words stored from `top` lie inside the `16 * len + 16`
+            // words of each array.
+            unsafe {
+                _mm512_storeu_si512(
+                    next[0].as_mut_ptr().add(top).cast(),
+                    _mm512_maskz_compress_epi32(push, vc),
+                );
+                _mm512_storeu_si512(
+                    next[1].as_mut_ptr().add(top).cast(),
+                    _mm512_maskz_compress_epi32(push, vu),
+                );
+                _mm512_storeu_si512(
+                    next[2].as_mut_ptr().add(top).cast(),
+                    _mm512_maskz_compress_epi32(push, vd),
+                );
             }
+            top += push.count_ones() as usize;
         }
         front = next;
+        len = top;
         rows -= 1;
     }
-    let tasks = front.len();
-    // Task arrays padded with 16 empty tasks: `vpexpandd` may read past the
-    // last task, and a lane given an empty task stays idle.
-    let pad = |v: &mut Vec<u32>| v.resize(tasks + LANES, 0);
-    let mut tc: Vec<u32> = front.iter().map(|t| t.0).collect();
-    let mut tu: Vec<u32> = front.iter().map(|t| t.1).collect();
-    let mut td: Vec<u32> = front.iter().map(|t| t.2 << 16).collect();
-    let mut tf: Vec<u32> = front.iter().map(|t| all & !(t.0 | t.1 | t.2)).collect();
-    for v in [&mut tc, &mut tu, &mut td, &mut tf] {
-        pad(v);
-    }
+    let tasks = len;
+    // The lanes' form of the tasks, with 16 empty tasks after them:
+    // `vpexpandd` may read past the last task, and a lane given an empty
+    // task stays idle.
+    let [tc, tu, mut td] = front;
+    td.iter_mut().for_each(|d| *d <<= 16);
+    let mut tf: Vec<u32> = (0..tasks).map(|i| all & !(tc[i] | tu[i] | td[i] >> 16)).collect();
+    tf.resize(tasks + LANES, 0);
     // A lane's stack: the columns still to try on each row of its task,
     // lane `i`'s word of depth `j` at `16 * j + i`; depths are below
     // `rows <= 16`.
@@ -237,7 +253,6 @@ pub(super) unsafe fn below_lanes(
     let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let zero = _mm512_setzero_si512();
     let one = _mm512_set1_epi32(1);
-    let vall = _mm512_set1_epi32(all as i32);
     let last = _mm512_set1_epi32(rows as i32 - 1);
     let (mut c, mut u, mut d, mut r, mut j) = (zero, zero, zero, zero, zero);
     // Per lane, at most one count per node below the starting one: fewer
