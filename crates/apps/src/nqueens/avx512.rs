@@ -206,8 +206,8 @@ pub(super) unsafe fn below_lanes(
         let size = len * LANES + LANES;
         let mut next = [vec![0u32; size], vec![0u32; size], vec![0u32; size]];
         let mut top = 0usize;
-        for i in 0..len {
-            let (c, u, d) = (front[0][i], front[1][i], front[2][i]);
+        let [fc, fu, fd] = &front;
+        for ((&c, &u), &d) in fc.iter().zip(fu).zip(fd).take(len) {
             let f = all & !(c | u | d);
             nodes += u64::from(f.count_ones());
             let vc = _mm512_or_si512(bits, _mm512_set1_epi32(c as i32));
@@ -215,9 +215,9 @@ pub(super) unsafe fn below_lanes(
             let vd = _mm512_srli_epi32::<1>(_mm512_or_si512(bits, _mm512_set1_epi32(d as i32)));
             let vf = _mm512_andnot_si512(_mm512_or_si512(vc, _mm512_or_si512(vu, vd)), vall);
             let push = _mm512_mask_test_epi32_mask(f as __mmask16, vf, vf);
-            // SAFETY: at most 16 children per task, so `top <= 16 * i` and
-            // the 16 words stored from `top` lie inside the `16 * len + 16`
-            // words of each array.
+            // SAFETY: at most 16 children per task, so before the `i`-th
+            // task `top <= 16 * i`, and the 16 words stored from `top` lie
+            // inside the `16 * len + 16` words of each array.
             unsafe {
                 _mm512_storeu_si512(
                     next[0].as_mut_ptr().add(top).cast(),
