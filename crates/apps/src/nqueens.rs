@@ -37,15 +37,20 @@ pub const MAX_N: u32 = 32;
 
 /// The number of last rows that one expansion counts by itself, at most:
 /// [`NQueens::new`] counts the subtrees of nodes with
-/// `min(DEFAULT_BULK_ROWS, n - 6)` rows left in one expansion, so that the
-/// top six rows are always expanded node by node.
+/// `min(DEFAULT_BULK_ROWS, n - 4)` rows left in one expansion, so that the
+/// top four rows are always expanded node by node.
 ///
-/// On the boards that take seconds (n = 15, 16) such a subtree holds some
-/// hundreds of nodes (about 300 at n = 15: 2 µs of work): enough to spread
-/// the cost of one pass through the DFS stack and the budget check over
-/// many nodes, few enough that a slice of Δt = 256 expansions stays near a
-/// millisecond and a thief finds open nodes above (see `docs/benchmarks/`).
-pub const DEFAULT_BULK_ROWS: u32 = 9;
+/// On the boards that take seconds (n = 15, 16) such a subtree holds about
+/// 12,000 nodes (n = 15, 11 rows: 13,980 subtrees) or 58,000 (n = 16, 12
+/// rows: 19,688 subtrees), some 20 or 110 µs of work. The AVX-512 kernel
+/// counts a subtree with 16 searches side by side after cutting it into
+/// tasks, and that cutting and the lanes left idle by the last tasks cost a
+/// few µs per expansion: subtrees this large keep the whole within about
+/// 2 % of the kernel run over the whole tree, smaller ones do not (10 rows
+/// at n = 15: +50 %; see `docs/benchmarks/2026-11-24-nqueens-simd/`). The
+/// price is longer slices: Δt = 256 such expansions take some 6 ms
+/// (n = 15) or 28 ms (n = 16) before a PE answers a request.
+pub const DEFAULT_BULK_ROWS: u32 = 12;
 
 /// Subtrees with at least this many rows left are counted by 16 searches
 /// side by side in the AVX-512 kernel.
@@ -182,7 +187,7 @@ impl NQueens {
         Ok(NQueens {
             n,
             all: u32::MAX >> (32 - n),
-            bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(6)),
+            bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(4)),
             mirror: false,
             kernel: Kernel::detect(),
         })

@@ -204,7 +204,7 @@ pub(super) unsafe fn below_lanes(
         // Each task's children with children of their own, compressed into
         // the next level's arrays as in `below`.
         let size = len * LANES + LANES;
-        let mut next = [vec![0u32; size], vec![0u32; size], vec![0u32; size]];
+        let mut next: [Vec<u32>; 3] = [Vec::with_capacity(size), Vec::with_capacity(size), Vec::with_capacity(size)];
         let mut top = 0usize;
         let [fc, fu, fd] = &front;
         for ((&c, &u), &d) in fc.iter().zip(fu).zip(fd).take(len) {
@@ -217,7 +217,7 @@ pub(super) unsafe fn below_lanes(
             let push = _mm512_mask_test_epi32_mask(f as __mmask16, vf, vf);
             // SAFETY: at most 16 children per task, so before the `i`-th
             // task `top <= 16 * i`, and the 16 words stored from `top` lie
-            // inside the `16 * len + 16` words of each array.
+            // inside the `16 * len + 16` words of each array's capacity.
             unsafe {
                 _mm512_storeu_si512(
                     next[0].as_mut_ptr().add(top).cast(),
@@ -233,6 +233,13 @@ pub(super) unsafe fn below_lanes(
                 );
             }
             top += push.count_ones() as usize;
+        }
+        for v in &mut next {
+            // SAFETY: the words below `top` were stored above (each store
+            // writes the 16 words from the `top` of its time), inside the
+            // capacity.
+            unsafe { v.set_len(top) };
+            v.resize(top + LANES, 0);
         }
         front = next;
         len = top;
