@@ -204,7 +204,8 @@ pub(super) unsafe fn below_lanes(
         // Each task's children with children of their own, compressed into
         // the next level's arrays as in `below`.
         let size = len * LANES + LANES;
-        let mut next: [Vec<u32>; 3] = [Vec::with_capacity(size), Vec::with_capacity(size), Vec::with_capacity(size)];
+        let mut next: [Vec<u32>; 3] =
+            [Vec::with_capacity(size), Vec::with_capacity(size), Vec::with_capacity(size)];
         let mut top = 0usize;
         let [fc, fu, fd] = &front;
         for ((&c, &u), &d) in fc.iter().zip(fu).zip(fd).take(len) {
