@@ -1,7 +1,10 @@
-//! The counting kernel for processors with AVX-512: an explicit DFS stack,
-//! and all children of a node generated at once in the 16 lanes of a vector.
+//! The counting kernel for processors with AVX-512, on boards of up to 16
+//! columns (a column set per 32-bit lane). Large subtrees go to
+//! [`below_lanes`]: 16 depth-first searches side by side, one per lane.
+//! Small ones go to [`below`]: an explicit DFS stack, and all children of a
+//! node generated at once in the 16 lanes of a vector.
 //!
-//! The stack holds nodes in structure-of-arrays form (`cols`, `up`, `down`)
+//! In [`below`], the stack holds nodes in structure-of-arrays form (`cols`, `up`, `down`)
 //! whose free set is not empty and which have at least three rows left to
 //! fill. One turn of the loop pops one node and, with lane `i` standing for
 //! column `1 << i`, builds all its children in the lanes (the lanes outside
