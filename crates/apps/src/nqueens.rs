@@ -81,6 +81,7 @@ pub const DEFAULT_BULK_ROWS: u32 = 12;
 
 /// Subtrees with at least this many rows left are counted by 16 searches
 /// side by side in the AVX-512 kernel.
+#[cfg(target_arch = "x86_64")]
 const LANE_ROWS: u32 = 8;
 
 /// The N-Queens problem on an `n × n` board, `1 <= n <= 32`: count the ways
