@@ -11,11 +11,15 @@
 //! application's `expand`, no runtime), `treelb-1` or `treelb-2`
 //! (`treelb_threads::run` with 1 or 2 PEs, default configuration),
 //! `kernel` (N-Queens only: `NQueens::count_sequential`, the bitboard
-//! kernel alone), or `seq-node`, `treelb-node-1`, `treelb-node-2` (N-Queens
+//! kernel alone; `kernel-portable`, `kernel-bmi`, `kernel-avx512`: the same
+//! with that compilation of the kernel, see `nqueens::Kernel`), or `seq-node`, `treelb-node-1`, `treelb-node-2` (N-Queens
 //! only: every node its own expansion, `with_bulk_rows(0)`). WORKLOAD is
 //! `nqueens:N` (`nqueens:N:mirror`: half of the mirror symmetry, see
 //! `NQueens::with_mirror`), a UTS sample tree (`T1L`), `clique:NAME` (a DIMACS file of
 //! `../shared/instances/clique/`) or `knapsack:CLASS:N:R:SEED`.
+//!
+//! `FINE_GRAIN_BULK_ROWS=R` in the environment sets N-Queens'
+//! `with_bulk_rows(R)` (the default is `DEFAULT_BULK_ROWS`).
 //!
 //! Prints one line: `ENGINE WORKLOAD WALL_SECONDS NODES ANSWER`, where the
 //! wall time covers the search alone (the instance is built before the
@@ -30,7 +34,7 @@ use std::time::Instant;
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb_apps::clique::{CliqueSearch, dimacs};
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
-use treelb_apps::nqueens::NQueens;
+use treelb_apps::nqueens::{Kernel, NQueens};
 use treelb_apps::uts::{SampleTree, Uts};
 use treelb_threads::{Config, run};
 
@@ -67,8 +71,20 @@ fn measure(engine: &str, workload: &str) -> Result<(f64, u64, String, bool), Str
         let mut problem = NQueens::new(n).map_err(|e| e.to_string())?.with_mirror(mirror);
         if engine.contains("node") {
             problem = problem.with_bulk_rows(0);
+        } else if let Ok(rows) = std::env::var("FINE_GRAIN_BULK_ROWS") {
+            let rows = rows.parse().map_err(|_| format!("FINE_GRAIN_BULK_ROWS={rows}: not a number"))?;
+            problem = problem.with_bulk_rows(rows);
         }
-        let (secs, result) = if engine == "kernel" {
+        if let Some(name) = engine.strip_prefix("kernel-") {
+            let kernel = Kernel::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .ok_or_else(|| format!("{engine}: no such kernel (portable, bmi, avx512)"))?;
+            problem = problem
+                .with_kernel(kernel)
+                .ok_or_else(|| format!("{engine}: this processor cannot run the kernel"))?;
+        }
+        let (secs, result) = if engine.starts_with("kernel") {
             let start = Instant::now();
             let result = problem.count_sequential();
             (start.elapsed().as_secs_f64(), result)

@@ -17,6 +17,33 @@
 //! nodes, not the ones visited); the expansions, the runtime's units of
 //! work, are about half as many.
 //!
+//! # The counting kernel
+//!
+//! Nodes with at most [`NQueens::bulk_rows`] rows left are counted with
+//! their whole subtree in one expansion, and [`NQueens::count_sequential`]
+//! counts the whole tree that way. A node is counted when its parent
+//! generates it: a node's children are the bits of its free set `f`, so
+//! `popcount(f)` of them are counted at once, and only those with a free
+//! column of their own are entered. Every node below the starting one has
+//! exactly one parent, so it is counted exactly once, a solution when it
+//! fills the last row. Three compilations ([`Kernel`]) count the same
+//! nodes; [`NQueens::new`] takes the fastest the processor has:
+//!
+//! * [`Kernel::Portable`] and [`Kernel::Bmi`]: a recursion over the rows,
+//!   which finishes the last two rows without entering them (a node with two
+//!   rows left has at most two children, each a solution if its one free
+//!   column is unattacked). Its floor is a mispredicted branch at the end of
+//!   nearly every child loop, some 6 ns per node.
+//! * [`Kernel::Avx512`] (boards up to 16 columns): subtrees of at least
+//!   8 rows are cut breadth first into at least 256 tasks, which 16
+//!   depth-first searches, one per vector lane, take in turn; each step of
+//!   the loop moves every lane one edge down or up its own tree with no
+//!   branch per lane, keeping the path reversible so that a lane's stack
+//!   needs one word per row. Smaller subtrees use an explicit stack that
+//!   builds a node's children in the lanes at once and pushes only those
+//!   with children (`vpcompressd`). The details and why the counts are
+//!   exact are in the kernel's source.
+//!
 //! ```
 //! use treelb_apps::nqueens::NQueens;
 //! let (result, _) = treelb::seq::run_search(&NQueens::new(8).unwrap());
@@ -24,6 +51,9 @@
 //! ```
 
 use std::fmt;
+
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 
 use serde::Serialize;
 use treelb::Reduce;
@@ -34,15 +64,25 @@ pub const MAX_N: u32 = 32;
 
 /// The number of last rows that one expansion counts by itself, at most:
 /// [`NQueens::new`] counts the subtrees of nodes with
-/// `min(DEFAULT_BULK_ROWS, n - 6)` rows left in one expansion, so that the
-/// top six rows are always expanded node by node.
+/// `min(DEFAULT_BULK_ROWS, n - 4)` rows left in one expansion, so that the
+/// top four rows are always expanded node by node.
 ///
-/// On the boards that take seconds (n = 15, 16) such a subtree holds some
-/// hundreds of nodes (about 300 at n = 15: 2 µs of work): enough to spread
-/// the cost of one pass through the DFS stack and the budget check over
-/// many nodes, few enough that a slice of Δt = 256 expansions stays near a
-/// millisecond and a thief finds open nodes above (see `docs/benchmarks/`).
-pub const DEFAULT_BULK_ROWS: u32 = 9;
+/// On the boards that take seconds (n = 15, 16) such a subtree holds about
+/// 12,000 nodes (n = 15, 11 rows: 13,980 subtrees) or 58,000 (n = 16, 12
+/// rows: 19,688 subtrees), some 20 or 110 µs of work. The AVX-512 kernel
+/// counts a subtree with 16 searches side by side after cutting it into
+/// tasks, and that cutting and the lanes left idle by the last tasks cost a
+/// few µs per expansion: subtrees this large keep the whole within about
+/// 2 % of the kernel run over the whole tree, smaller ones do not (10 rows
+/// at n = 15: +50 %; see `docs/benchmarks/2026-11-24-nqueens-simd/`). The
+/// price is longer slices: Δt = 256 such expansions take some 6 ms
+/// (n = 15) or 28 ms (n = 16) before a PE answers a request.
+pub const DEFAULT_BULK_ROWS: u32 = 12;
+
+/// Subtrees with at least this many rows left are counted by 16 searches
+/// side by side in the AVX-512 kernel.
+#[cfg(target_arch = "x86_64")]
+const LANE_ROWS: u32 = 8;
 
 /// The N-Queens problem on an `n × n` board, `1 <= n <= 32`: count the ways
 /// to place `n` queens so that none attacks another.
@@ -60,6 +100,58 @@ pub struct NQueens {
     bulk_rows: u32,
     /// Search only the left half of the board's mirror symmetry.
     mirror: bool,
+    /// The compilation of the counting kernel that counts the bulk subtrees.
+    kernel: Kernel,
+}
+
+/// The compilations of the counting kernel. [`NQueens::new`] takes the
+/// fastest one that the processor has ([`Kernel::detect`]); the others stay
+/// available to compare them ([`NQueens::with_kernel`]). They count the same
+/// nodes and solutions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The scalar recursion, for any processor.
+    Portable,
+    /// The scalar recursion compiled for BMI1 and POPCNT (x86-64).
+    Bmi,
+    /// The explicit DFS stack with the children of a node generated in the
+    /// lanes of an AVX-512 vector (x86-64 with AVX-512F, BMI1 and POPCNT;
+    /// boards up to 16 columns, larger ones use [`Kernel::Bmi`]).
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel, slowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Bmi, Kernel::Avx512];
+
+    /// Whether this processor can run the kernel.
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi => {
+                std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => Kernel::Bmi.available() && std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest kernel this processor can run.
+    pub fn detect() -> Kernel {
+        Kernel::ALL.into_iter().rev().find(|k| k.available()).unwrap_or(Kernel::Portable)
+    }
+
+    /// The kernel's name, as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Bmi => "bmi",
+            Kernel::Avx512 => "avx512",
+        }
+    }
 }
 
 /// A partial placement: queens on rows `0..row`, and the columns that they
@@ -123,9 +215,28 @@ impl NQueens {
         Ok(NQueens {
             n,
             all: u32::MAX >> (32 - n),
-            bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(6)),
+            bulk_rows: DEFAULT_BULK_ROWS.min(n.saturating_sub(4)),
             mirror: false,
+            kernel: Kernel::detect(),
         })
+    }
+
+    /// The same problem counted by `kernel`, or `None` if this processor
+    /// cannot run it. The counts are the same.
+    ///
+    /// ```
+    /// use treelb_apps::nqueens::{Kernel, NQueens};
+    /// let q = NQueens::new(10).unwrap();
+    /// let portable = q.with_kernel(Kernel::Portable).unwrap();
+    /// assert_eq!(portable.count_sequential(), q.count_sequential());
+    /// ```
+    pub fn with_kernel(self, kernel: Kernel) -> Option<NQueens> {
+        kernel.available().then_some(NQueens { kernel, ..self })
+    }
+
+    /// The counting kernel in use.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// The same problem searched over half of the board's mirror symmetry
@@ -266,11 +377,41 @@ impl NQueens {
             out.solutions = 1;
         } else {
             let free = self.free(node);
-            let (nodes, solutions) = below(self.all, node.cols, node.diag_up, node.diag_down, free, left);
+            let (nodes, solutions) = self.below(node.cols, node.diag_up, node.diag_down, free, left);
             out.nodes += nodes;
             out.solutions += solutions;
         }
         out
+    }
+
+    /// The nodes and solutions strictly below a partial placement with
+    /// `left >= 1` rows to fill, whose free columns on the next row are
+    /// `free`, counted by the kernel chosen.
+    #[inline]
+    fn below(&self, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
+        let all = self.all;
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if self.n <= avx512::LANES as u32 && left >= LANE_ROWS => {
+                // SAFETY: as below.
+                unsafe { avx512::below_lanes(all, cols, up, down, free, left) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if self.n <= avx512::LANES as u32 && left >= 3 => {
+                // SAFETY: `with_kernel` and `Kernel::detect` choose
+                // `Avx512` only where the processor has AVX-512F, BMI1 and
+                // POPCNT, and `all = (1 << n) - 1` with `n <= 16`.
+                unsafe { avx512::below(all, cols, up, down, free, left) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Bmi | Kernel::Avx512 => {
+                // SAFETY: `Bmi` and `Avx512` are chosen only where the
+                // processor has BMI1 and POPCNT, the features `below_bmi`
+                // is compiled for.
+                unsafe { below_bmi(all, cols, up, down, free, left) }
+            }
+            _ => below_portable(all, cols, up, down, free, left),
+        }
     }
 
     /// The board size.
@@ -346,22 +487,6 @@ impl Search for NQueens {
             children.push(Self::child(&node, bit));
         }
     }
-}
-
-/// The nodes and solutions strictly below a partial placement with
-/// `left >= 1` rows to fill, whose free columns on the next row are `free`:
-/// the portable kernel, or the same code compiled for the BMI1 and POPCNT
-/// instructions when the processor has them (one instruction each for the
-/// lowest set bit and for counting the children of the last row).
-#[inline]
-fn below(all: u32, cols: u32, up: u32, down: u32, free: u32, left: u32) -> (u64, u64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the processor has BMI1 and POPCNT (just detected), the only
-        // features `below_bmi` is compiled for.
-        return unsafe { below_bmi(all, cols, up, down, free, left) };
-    }
-    below_portable(all, cols, up, down, free, left)
 }
 
 /// The solutions below a partial placement with two rows left to fill and
