@@ -641,7 +641,7 @@ fn max_nodes_stops_every_run_command_with_a_partial_report() {
         (&["uts", "--tree", "T1L"], 200_000, "nodes"),
         (&["uts", "-t", "1", "-a", "3", "-d", "1000000", "-b", "4"], 50_000, "nodes"),
         // N-Queens 16 has about 22,000 expansions (subtrees of 12 rows are one).
-        (&["nqueens", "16"], 5_000, "nodes"),
+        (&["nqueens", "16"], 5_000, "expansions"),
         (&["clique", &graph, "--no-heuristic"], 2_000, "nodes"),
         (&["clique", &keller, "--k", "12"], 2_000, "nodes"),
         (&["knapsack", "-n", "200", "--class", "strongly-correlated"], 1_000, "nodes"),

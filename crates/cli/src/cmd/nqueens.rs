@@ -23,12 +23,16 @@ struct Answer {
     published_solutions: Option<u64>,
 }
 
+/// The runtime's unit of work here: an expansion, which counts a whole
+/// subtree of the last rows at once (the tree's nodes are in the answer).
+const UNIT: &str = "expansions";
+
 pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("nqueens")?;
     let n = args.n;
     let problem = NQueens::new(n)?.with_mirror(args.mirror);
-    let Some(outcome) = super::run_portable(&problem, &cfg, None, "nodes")? else {
+    let Some(outcome) = super::run_portable(&problem, &cfg, None, UNIT)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
@@ -54,14 +58,14 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
         Instance { n, mirror: args.mirror },
         answer,
         lines,
-        "nodes",
+        UNIT,
         &cfg,
         outcome.stats,
         interrupted,
     )
     .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "nodes"));
+        return Ok(super::interrupted(&cfg, units, UNIT));
     }
     if !matches {
         eprintln!(
