@@ -242,6 +242,20 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
     while let Some(read) = lines.read() {
         let (line, text) = read?;
         last = line;
+        // The common line, `e U V` in plain decimal, read byte by byte;
+        // anything else (and an edge before the header or after `END`) takes
+        // the general path below, which accepts every line this one does
+        // and reads it the same way.
+        if let (Some((u, v)), Some(&(n, _)), None) = (plain_edge(text.as_bytes()), graph.as_ref(), end) {
+            let u = vertex(u, n, line)?;
+            let v = vertex(v, n, line)?;
+            if u == v {
+                return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
+            }
+            edge_lines += 1;
+            edges.push((u as u32, v as u32));
+            continue;
+        }
         let mut fields = text.split_whitespace();
         let Some(kind) = fields.next() else {
             continue;
@@ -332,10 +346,99 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
     Ok((graph, warnings))
 }
 
+/// The two numbers of a line `e U V` written plainly: spaces or tabs
+/// around the fields, a carriage return at the end, numbers of at most 19
+/// decimal digits (so below 2^64); `None` for any other line. The lines it
+/// reads are a subset of those the general path accepts as edges, with the
+/// same numbers (`str::split_whitespace` and `u64::from_str`).
+fn plain_edge(line: &[u8]) -> Option<(u64, u64)> {
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut i = 0;
+    while i < line.len() && blank(line[i]) {
+        i += 1;
+    }
+    if line.get(i) != Some(&b'e') {
+        return None;
+    }
+    i += 1;
+    let mut numbers = [0u64; 2];
+    for number in &mut numbers {
+        let start = i;
+        while i < line.len() && blank(line[i]) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let digits = i;
+        while i < line.len() && line[i].is_ascii_digit() {
+            *number = *number * 10 + u64::from(line[i] - b'0');
+            i += 1;
+        }
+        if i == digits || i - digits > 19 {
+            return None;
+        }
+    }
+    line[i..].iter().all(|&b| blank(b) || b == b'\r').then_some((numbers[0], numbers[1]))
+}
+
 /// A 1-based vertex number as a 0-based index, checked.
 fn vertex(v: u64, n: usize, line: usize) -> Result<usize, DimacsError> {
     match usize::try_from(v) {
         Ok(i) if (1..=n).contains(&i) => Ok(i - 1),
         _ => Err(DimacsError::VertexOutOfRange { line, vertex: v, n }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// How the general path reads a line as an edge.
+    fn general(line: &str) -> Option<(u64, u64)> {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields[..] {
+            ["e", u, v] => Some((u.parse().ok()?, v.parse().ok()?)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn plain_edges_and_the_rest() {
+        assert_eq!(plain_edge(b"e 1 2"), Some((1, 2)));
+        assert_eq!(plain_edge(b" \te\t10  200 \r"), Some((10, 200)));
+        assert_eq!(plain_edge(b"e 9999999999999999999 1"), Some((9_999_999_999_999_999_999, 1)));
+        for other in ["e 18446744073709551616 1", "e +1 2", "e1 2", "e 1", "e 1 2 3", "e 1\r2", "p edge 1 2", ""]
+        {
+            assert_eq!(plain_edge(other.as_bytes()), None, "{other:?}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Every line the fast path reads, the general path reads the same.
+        #[test]
+        fn plain_edges_are_read_as_the_general_path_reads_them(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("e"), Just(" "), Just("\t"), Just("\r"), Just("1"), Just("0"), Just("9"),
+                    Just("+"), Just("-"), Just("x"), Just("\u{a0}"), Just("12345678901234567890"),
+                ],
+                0..12,
+            ),
+            u in any::<u64>(),
+            v in any::<u64>(),
+        ) {
+            let line = parts.concat();
+            if let Some(edge) = plain_edge(line.as_bytes()) {
+                prop_assert_eq!(Some(edge), general(&line));
+            }
+            let line = format!("e {u}\t{v} \r");
+            prop_assert_eq!(plain_edge(line.as_bytes()), Some((u, v)).filter(|_| u < 10u64.pow(19) && v < 10u64.pow(19)));
+            prop_assert_eq!(general(&line), Some((u, v)));
+        }
     }
 }
