@@ -355,7 +355,7 @@ pub(crate) struct CliqueArgs {
     #[arg(long)]
     pub(crate) compare_seq: bool,
     /// Also report the time of each phase: parsing, ordering, the bitset
-    /// graph, the greedy clique, the search (always in --json)
+    /// graph, the search and its greedy starts (always in --json)
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
     #[command(flatten)]

@@ -410,7 +410,8 @@ mod tests {
         assert_eq!(plain_edge(b"e 1 2"), Some((1, 2)));
         assert_eq!(plain_edge(b" \te\t10  200 \r"), Some((10, 200)));
         assert_eq!(plain_edge(b"e 9999999999999999999 1"), Some((9_999_999_999_999_999_999, 1)));
-        for other in ["e 18446744073709551616 1", "e +1 2", "e1 2", "e 1", "e 1 2 3", "e 1\r2", "p edge 1 2", ""]
+        for other in
+            ["e 18446744073709551616 1", "e +1 2", "e1 2", "e 1", "e 1 2 3", "e 1\r2", "p edge 1 2", ""]
         {
             assert_eq!(plain_edge(other.as_bytes()), None, "{other:?}");
         }

@@ -140,9 +140,18 @@ pub struct CliqueSearch {
     /// sorted). Read it after the run.
     pub incumbent: Incumbent<Vec<u32>>,
     /// Dense maximum-clique searches seeded with a greedy clique: the local
-    /// search that runs in bursts
-    /// beside the branch and bound ([`CliqueSearch::tick`]).
-    local: Option<Mutex<LocalSearch>>,
+    /// search that runs in bursts beside the branch and bound
+    /// ([`CliqueSearch::tick`]), built at the first burst from
+    /// [`CliqueSearch::greedy_best`].
+    local: Option<Mutex<Option<LocalSearch>>>,
+    /// Whether the tree starts with the greedy clique's starts (see
+    /// [`Part::Start`]).
+    greedy: bool,
+    /// The largest greedy clique (positions), the first of its size in the
+    /// order of the starts: where the local search starts.
+    greedy_best: Mutex<GreedyBest>,
+    /// Nanoseconds spent in the greedy starts, summed over the PEs.
+    greedy_nanos: AtomicU64,
     /// Tells this search's per-thread node counts from another's.
     id: u64,
     /// [`FIRST_BURST`] and [`NODES_PER_MOVE`], lowered by the tests.
@@ -162,9 +171,25 @@ pub struct SetupTimes {
     /// The renumbered graph: the bitset graph, or the neighbour lists of a
     /// sparse search.
     pub matrix: std::time::Duration,
-    /// The greedy clique and the local search's start (zero when there is
-    /// none).
-    pub greedy: std::time::Duration,
+}
+
+/// The largest greedy clique so far and the start it came from.
+#[derive(Debug, Default)]
+struct GreedyBest {
+    start: usize,
+    clique: Vec<usize>,
+}
+
+impl GreedyBest {
+    /// Keeps `clique`, from `start`, if it is larger, or as large and from an
+    /// earlier start: the same clique whatever order the starts ran in.
+    fn offer(&mut self, start: usize, clique: &[usize]) {
+        if clique.len() > self.clique.len() || (clique.len() == self.clique.len() && start < self.start) {
+            self.start = start;
+            self.clique.clear();
+            self.clique.extend_from_slice(clique);
+        }
+    }
 }
 
 /// The local search's seed: the runs are the same from run to run.
@@ -226,6 +251,22 @@ pub struct CliqueNode {
 /// Where a node's vertex numbers and candidate set live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Part {
+    /// The root of a dense maximum-clique search seeded by the greedy
+    /// clique: its children are the root of the search ([`Part::Whole`]),
+    /// pushed first, and the greedy starts in chunks ([`Part::Greedy`])
+    /// above it, so that the greedy cliques are offered before the search
+    /// begins, and a thief takes the search's root with some of the chunks
+    /// (see [`CliqueSearch::expand_start`]).
+    Start,
+    /// The greedy starts `lo..hi` ([`BitMatrix::greedy_clique`]): a leaf
+    /// that offers its cliques to the incumbent. It holds no part of the
+    /// search space, so its bound is 0.
+    Greedy {
+        /// The first start.
+        lo: u32,
+        /// One past the last.
+        hi: u32,
+    },
     /// Dense search: the whole renumbered graph.
     Whole,
     /// Sparse search: the subproblems of the pivots `lo..hi`.
@@ -304,10 +345,16 @@ impl BitMatrix {
     /// (the dense core, in the degeneracy numbering), add the candidate
     /// with the most neighbours among the remaining candidates until none
     /// is left, giving up a start once it cannot beat the best clique so
-    /// far; the largest clique found. A quick lower bound on ω,
-    /// `O(GREEDY_STARTS · n² / 64)`.
+    /// far; the largest clique found, the first of its size. A quick lower
+    /// bound on ω, `O(GREEDY_STARTS · n² / 64)`. The search runs the same
+    /// starts in chunks as nodes of its tree ([`Part::Greedy`]).
+    #[cfg(test)]
     fn greedy_clique(&self) -> Vec<usize> {
-        with_width!(self.words, greedy_clique(self))
+        let best = std::cell::RefCell::new(Vec::new());
+        let floor = || best.borrow().len() as i64;
+        let found = |_: usize, c: &[usize]| *best.borrow_mut() = c.to_vec();
+        with_width!(self.words, greedy_starts(self, 0..self.n.min(GREEDY_STARTS), floor, found));
+        best.into_inner()
     }
 }
 
@@ -317,19 +364,31 @@ impl BitMatrix {
 /// graph (MANN_a27: 378 starts took as long as the search).
 const GREEDY_STARTS: usize = 128;
 
-/// [`BitMatrix::greedy_clique`] for bitsets of `width` words.
-fn greedy_clique<W: Width>(width: W, m: &BitMatrix) -> Vec<usize> {
+/// The starts of one [`Part::Greedy`] node: 8 nodes of 16 starts, so that
+/// two to eight PEs share them (p_hat700-2: 5 ms in all).
+const GREEDY_CHUNK: usize = 16;
+
+/// The greedy starts `starts` for bitsets of `width` words: a start is
+/// given up once its clique and candidates together are no larger than
+/// `floor()`; `found(start, clique)` receives each finished clique larger
+/// than `floor()`.
+fn greedy_starts<W: Width>(
+    width: W,
+    m: &BitMatrix,
+    starts: std::ops::Range<usize>,
+    floor: impl Fn() -> i64,
+    mut found: impl FnMut(usize, &[usize]),
+) {
     let words = width.get();
-    let mut best: Vec<usize> = Vec::new();
     let mut clique = Vec::new();
     let mut cand = vec![0u64; words];
-    for start in 0..m.n.min(GREEDY_STARTS) {
+    for start in starts {
         clique.clear();
         clique.push(start);
         cand.copy_from_slice(m.row_w(width, start));
         loop {
             let left: usize = cand.iter().map(|w| w.count_ones() as usize).sum();
-            if left == 0 || clique.len() + left <= best.len() {
+            if left == 0 || (clique.len() + left) as i64 <= floor() {
                 break;
             }
             // The candidate with the most neighbours among the candidates
@@ -351,11 +410,10 @@ fn greedy_clique<W: Width>(width: W, m: &BitMatrix) -> Vec<usize> {
                 *c &= r;
             }
         }
-        if clique.len() > best.len() {
-            best.clone_from(&clique);
+        if clique.len() as i64 > floor() {
+            found(start, &clique);
         }
     }
-    best
 }
 
 /// The renumbered graph as the search holds it.
@@ -627,29 +685,25 @@ impl CliqueSearch {
             Space::Dense(matrix.finish())
         };
         setup.matrix = clock.elapsed();
-        let clock = std::time::Instant::now();
         let mut search = CliqueSearch {
             space,
             label: order[..kept].iter().map(|&v| v as u32).collect(),
             target: options.target,
             incumbent: Incumbent::new(Sense::Maximize),
             local: None,
+            greedy: false,
+            greedy_best: Mutex::new(GreedyBest::default()),
+            greedy_nanos: AtomicU64::new(0),
             id: SEARCH_IDS.fetch_add(1, Ordering::Relaxed),
             first_burst: FIRST_BURST,
             nodes_per_move: NODES_PER_MOVE,
             setup,
         };
-        if options.greedy
-            && options.target.is_none()
-            && let Space::Dense(matrix) = &search.space
-        {
-            let greedy = matrix.greedy_clique();
-            let local = LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &greedy, LOCAL_SEED);
-            let mut greedy: Vec<u32> = greedy.iter().map(|&p| search.label[p]).collect();
-            greedy.sort_unstable();
-            search.incumbent.offer(greedy.len() as i64, || greedy);
-            search.local = Some(Mutex::new(local));
-            search.setup.greedy = clock.elapsed();
+        if options.greedy && options.target.is_none() && matches!(search.space, Space::Dense(_)) {
+            // The greedy starts are the first nodes of the tree, the local
+            // search is built at its first burst: neither delays the PEs.
+            search.greedy = true;
+            search.local = Some(Mutex::new(None));
         }
         Ok(search)
     }
@@ -664,6 +718,12 @@ impl CliqueSearch {
     /// How long building the search took, step by step.
     pub fn setup_times(&self) -> SetupTimes {
         self.setup
+    }
+
+    /// The time spent in the greedy clique's starts, summed over the PEs
+    /// that ran them (the first nodes of the tree, part of the search).
+    pub fn greedy_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.greedy_nanos.load(Ordering::Relaxed))
     }
 
     /// Whether the search holds the graph as neighbour lists with one small
@@ -759,7 +819,7 @@ impl CliqueSearch {
     /// from the search's first dives (brock400_2: the proof with ω known
     /// from the start expands 10.4 M nodes, a search that finds ω itself
     /// 43.5 M) — and cost a short search nothing.
-    fn tick(&self, local: &Mutex<LocalSearch>, matrix: &BitMatrix) {
+    fn tick(&self, local: &Mutex<Option<LocalSearch>>, matrix: &BitMatrix) {
         let mut clock = CLOCK.get();
         if clock.search != self.id {
             clock = Clock { search: self.id, nodes: 0, last: self.first_burst / 2 };
@@ -774,6 +834,12 @@ impl CliqueSearch {
         let Ok(mut ls) = local.try_lock() else { return };
         let moves = (clock.nodes - clock.last) / self.nodes_per_move;
         CLOCK.set(Clock { last: clock.nodes, ..clock });
+        // From the largest greedy clique (any clique would do: a chunk of
+        // starts still running elsewhere leaves a smaller one).
+        let ls = ls.get_or_insert_with(|| {
+            let start = self.greedy_best.lock().expect("no panic holds the lock").clique.clone();
+            LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED)
+        });
         if !ls.run(&matrix.adj, moves) {
             return;
         }
@@ -784,6 +850,51 @@ impl CliqueSearch {
         let mut clique: Vec<u32> = found.iter().map(|&p| self.label[p]).collect();
         clique.sort_unstable();
         self.incumbent.offer(clique.len() as i64, || clique);
+    }
+
+    /// The children of [`Part::Start`]: the search's root first (at the
+    /// bottom of the stack, expanded last), then the greedy starts in
+    /// chunks of [`GREEDY_CHUNK`], the first chunk on top. One PE runs the
+    /// chunks in the order of the starts and then the search, as a greedy
+    /// clique computed before the run would; with more PEs, a thief takes
+    /// work from the bottom of the stack — the search's root with some of
+    /// the chunks (half of them, by the default split policy), which it
+    /// runs before the root — so the starts run in parallel and the root
+    /// is expanded once most of them are done.
+    fn expand_start(&self, children: &mut Children<'_, CliqueNode>) {
+        let Space::Dense(matrix) = &self.space else { unreachable!("only dense searches start greedily") };
+        children.push(whole_root(matrix.n));
+        let starts = matrix.n.min(GREEDY_STARTS);
+        let chunks: Vec<usize> = (0..starts).step_by(GREEDY_CHUNK).collect();
+        for &lo in chunks.iter().rev() {
+            let hi = (lo + GREEDY_CHUNK).min(starts);
+            children.push(CliqueNode {
+                bound: 0,
+                size: 0,
+                vertex: NO_VERTEX,
+                prefix: None,
+                cand: Box::new([]),
+                part: Part::Greedy { lo: lo as u32, hi: hi as u32 },
+                local: None,
+            });
+        }
+    }
+
+    /// The greedy starts `lo..hi` ([`BitMatrix::greedy_clique`]): each
+    /// clique larger than the incumbent is offered to it and kept for the
+    /// local search ([`CliqueSearch::greedy_best`]).
+    fn run_greedy(&self, lo: usize, hi: usize) {
+        let Space::Dense(matrix) = &self.space else { unreachable!("only dense searches start greedily") };
+        let clock = std::time::Instant::now();
+        let floor = || self.floor();
+        let found = |start: usize, clique: &[usize]| {
+            self.greedy_best.lock().expect("no panic holds the lock").offer(start, clique);
+            let mut labels: Vec<u32> = clique.iter().map(|&p| self.label[p]).collect();
+            labels.sort_unstable();
+            self.incumbent.offer(labels.len() as i64, || labels);
+        };
+        with_width!(matrix.words, greedy_starts(matrix, lo..hi, floor, found));
+        self.greedy_nanos.fetch_add(clock.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }
 
     /// The neighbours of lower position of `p` (sparse search).
@@ -844,6 +955,24 @@ impl CliqueSearch {
     }
 }
 
+/// The root of a dense search of `n` vertices: no clique yet, every vertex a
+/// candidate.
+fn whole_root(n: usize) -> CliqueNode {
+    let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
+    for v in 0..n {
+        cand[v / WORD] |= 1 << (v % WORD);
+    }
+    CliqueNode {
+        bound: n as u32,
+        size: 0,
+        vertex: NO_VERTEX,
+        prefix: None,
+        cand,
+        part: Part::Whole,
+        local: None,
+    }
+}
+
 /// A range of at most this many pivots is expanded into their subproblems.
 const RANGE_LEAF: usize = 64;
 
@@ -853,22 +982,16 @@ impl Search for CliqueSearch {
 
     fn root(&self) -> CliqueNode {
         match &self.space {
-            Space::Dense(matrix) => {
-                let n = matrix.n;
-                let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
-                for v in 0..n {
-                    cand[v / WORD] |= 1 << (v % WORD);
-                }
-                CliqueNode {
-                    bound: n as u32,
-                    size: 0,
-                    vertex: NO_VERTEX,
-                    prefix: None,
-                    cand,
-                    part: Part::Whole,
-                    local: None,
-                }
-            }
+            Space::Dense(matrix) if self.greedy => CliqueNode {
+                bound: matrix.n as u32,
+                size: 0,
+                vertex: NO_VERTEX,
+                prefix: None,
+                cand: Box::new([]),
+                part: Part::Start,
+                local: None,
+            },
+            Space::Dense(matrix) => whole_root(matrix.n),
             Space::Sparse { .. } => {
                 let n = self.label.len();
                 let bound =
@@ -887,6 +1010,19 @@ impl Search for CliqueSearch {
     }
 
     fn expand(&self, mut node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
+        match node.part {
+            Part::Start => {
+                acc.branched += 1;
+                self.expand_start(children);
+                return;
+            }
+            Part::Greedy { lo, hi } => {
+                acc.branched += 1;
+                self.run_greedy(lo as usize, hi as usize);
+                return;
+            }
+            _ => {}
+        }
         let mut floor = self.floor();
         if i64::from(node.bound) <= floor || self.should_stop() {
             acc.pruned += 1;
@@ -902,6 +1038,7 @@ impl Search for CliqueSearch {
                 self.expand_range(lo as usize, hi as usize, floor, children);
                 return;
             }
+            Part::Start | Part::Greedy { .. } => unreachable!("expanded above"),
             Part::Sub { pivot } => {
                 if node.local.is_none() {
                     node.local = Some(Arc::new(self.local(pivot as usize)));
@@ -1369,8 +1506,58 @@ mod tests {
         omega as usize
     }
 
+    /// The clique search up to its [`Part::Whole`] root, which is not
+    /// expanded: the nodes before it.
+    struct UntilWhole<'a> {
+        inner: &'a CliqueSearch,
+        /// The count of nodes when the root came off the stack (0: never).
+        whole_at: AtomicU64,
+        nodes: AtomicU64,
+    }
+
+    impl Search for UntilWhole<'_> {
+        type Node = CliqueNode;
+        type Output = BnbStats;
+
+        fn root(&self) -> CliqueNode {
+            self.inner.root()
+        }
+
+        fn expand(&self, node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
+            let nodes = self.nodes.fetch_add(1, Ordering::Relaxed) + 1;
+            if node.part == Part::Whole {
+                self.whole_at.store(nodes, Ordering::Relaxed);
+                return;
+            }
+            self.inner.expand(node, acc, children);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The greedy starts run as the first nodes of the tree find, on one
+        /// PE, exactly the clique the greedy run before the search found
+        /// (the local search's start), and offer it before the search's
+        /// root is expanded.
+        #[test]
+        fn greedy_starts_in_the_tree_find_the_greedy_clique(
+            n in 1usize..200, p in 0.3f64..0.99, seed in any::<u64>(),
+        ) {
+            let g = Graph::random(n, p, seed);
+            let search = CliqueSearch::max_clique(&g);
+            let Space::Dense(matrix) = &search.space else { unreachable!("a dense graph") };
+            let expected = matrix.greedy_clique();
+            prop_assert_eq!(search.root().part, Part::Start);
+            let until = UntilWhole { inner: &search, whole_at: AtomicU64::new(0), nodes: AtomicU64::new(0) };
+            treelb::seq::run_search(&until);
+            // The search's root came last, once every start had run.
+            let nodes = until.nodes.load(Ordering::Relaxed);
+            prop_assert_eq!(until.whole_at.load(Ordering::Relaxed), nodes);
+            prop_assert_eq!(nodes as usize, 2 + n.min(GREEDY_STARTS).div_ceil(GREEDY_CHUNK));
+            prop_assert_eq!(&search.greedy_best.lock().unwrap().clique, &expected);
+            prop_assert_eq!(search.incumbent.best(), Some(expected.len() as i64));
+        }
 
         /// The dense graphs' scan gives exactly the heap's order, ties
         /// included (regular graphs: every vertex ties at every step).
