@@ -354,6 +354,10 @@ pub(crate) struct CliqueArgs {
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,
+    /// Also report the time of each phase: parsing, ordering, the bitset
+    /// graph, the search and its greedy starts (always in --json)
+    #[arg(long, short = 'v')]
+    pub(crate) verbose: bool,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

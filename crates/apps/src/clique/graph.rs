@@ -207,6 +207,15 @@ impl Graph {
         self.edges
     }
 
+    /// The adjacency bitsets of a dense graph: the number of words per
+    /// vertex and the rows, vertex after vertex; `None` for a sparse graph.
+    pub(crate) fn dense_rows(&self) -> Option<(usize, &[u64])> {
+        match &self.repr {
+            Repr::Dense { words, adj } => Some((*words, adj)),
+            Repr::Sparse { .. } => None,
+        }
+    }
+
     /// The bytes the adjacency takes.
     pub fn memory_bytes(&self) -> usize {
         match &self.repr {

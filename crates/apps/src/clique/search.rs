@@ -99,11 +99,12 @@ macro_rules! with_width {
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
 ///
-/// A dense maximum-clique search starts from a greedy clique and, once a
-/// thread has expanded 65,536 nodes, runs a local search (DLS-MC, see
-/// `local.rs`) in short bursts each time that thread's node count doubles,
-/// a few per cent of its time; a larger clique it finds becomes the
-/// incumbent. Short searches never reach a burst.
+/// A dense maximum-clique search starts with a greedy clique (its starts
+/// are the first nodes of the tree, shared by the PEs) and, once the
+/// threads have expanded 65,536 nodes together, runs a local search
+/// (DLS-MC, see `local.rs`) in short bursts each time the search's node
+/// count doubles, a few per cent of its time; a larger clique it finds
+/// becomes the incumbent. Short searches never reach a burst.
 ///
 /// Graphs with more than [`DENSE_MAX_VERTICES`] vertices with an edge are
 /// searched by parts ([`Mode::Sparse`]): the root splits the positions into
@@ -140,14 +141,63 @@ pub struct CliqueSearch {
     /// sorted). Read it after the run.
     pub incumbent: Incumbent<Vec<u32>>,
     /// Dense maximum-clique searches seeded with a greedy clique: the local
-    /// search that runs in bursts
-    /// beside the branch and bound ([`CliqueSearch::tick`]).
-    local: Option<Mutex<LocalSearch>>,
+    /// search that runs in bursts beside the branch and bound
+    /// ([`CliqueSearch::tick`]), built at the first burst from
+    /// [`CliqueSearch::greedy_best`].
+    local: Option<Mutex<Walk>>,
+    /// The nodes of the dense search expanded so far, as the threads
+    /// publish them (every [`CliqueSearch::publish_every`] nodes).
+    nodes_total: AtomicU64,
+    /// The published count at which the next burst is due.
+    next_burst: AtomicU64,
+    /// A thread adds its nodes to [`CliqueSearch::nodes_total`] in batches
+    /// of this many: `FIRST_BURST / 64`, a divisor of every burst's count.
+    publish_every: u64,
+    /// Whether the tree starts with the greedy clique's starts (see
+    /// [`Part::Start`]).
+    greedy: bool,
+    /// The largest greedy clique (positions), the first of its size in the
+    /// order of the starts: where the local search starts.
+    greedy_best: Mutex<GreedyBest>,
+    /// Nanoseconds spent in the greedy starts, summed over the PEs.
+    greedy_nanos: AtomicU64,
     /// Tells this search's per-thread node counts from another's.
     id: u64,
-    /// [`FIRST_BURST`] and [`NODES_PER_MOVE`], lowered by the tests.
-    first_burst: u64,
+    /// [`NODES_PER_MOVE`], lowered by the tests.
     nodes_per_move: u64,
+    /// How long building the search took, step by step.
+    setup: SetupTimes,
+}
+
+/// How long each step of building a [`CliqueSearch`] took
+/// ([`CliqueSearch::setup_times`]): everything before the first node is
+/// expanded, which no other PE can share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetupTimes {
+    /// The degeneracy order.
+    pub order: std::time::Duration,
+    /// The renumbered graph: the bitset graph, or the neighbour lists of a
+    /// sparse search.
+    pub matrix: std::time::Duration,
+}
+
+/// The largest greedy clique so far and the start it came from.
+#[derive(Debug, Default)]
+struct GreedyBest {
+    start: usize,
+    clique: Vec<usize>,
+}
+
+impl GreedyBest {
+    /// Keeps `clique`, from `start`, if it is larger, or as large and from an
+    /// earlier start: the same clique whatever order the starts ran in.
+    fn offer(&mut self, start: usize, clique: &[usize]) {
+        if clique.len() > self.clique.len() || (clique.len() == self.clique.len() && start < self.start) {
+            self.start = start;
+            self.clique.clear();
+            self.clique.extend_from_slice(clique);
+        }
+    }
 }
 
 /// The local search's seed: the runs are the same from run to run.
@@ -166,17 +216,24 @@ const NODES_PER_MOVE: u64 = 8;
 /// Numbers for [`CliqueSearch::id`].
 static SEARCH_IDS: AtomicU64 = AtomicU64::new(0);
 
-/// Per thread: the search whose nodes it counts, its node count, and the
-/// count at the last burst.
+/// Per thread: the search whose nodes it counts, and its nodes not yet
+/// added to [`CliqueSearch::nodes_total`].
 #[derive(Clone, Copy, Default)]
 struct Clock {
     search: u64,
     nodes: u64,
-    last: u64,
 }
 
 thread_local! {
-    static CLOCK: Cell<Clock> = const { Cell::new(Clock { search: u64::MAX, nodes: 0, last: 0 }) };
+    static CLOCK: Cell<Clock> = const { Cell::new(Clock { search: u64::MAX, nodes: 0 }) };
+}
+
+/// The local search's walk, built at its first burst, and the published
+/// node count at its last burst.
+#[derive(Debug)]
+struct Walk {
+    search: Option<LocalSearch>,
+    last: u64,
 }
 
 /// A node of the clique search: a clique (a chain of vertices shared with
@@ -209,6 +266,22 @@ pub struct CliqueNode {
 /// Where a node's vertex numbers and candidate set live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Part {
+    /// The root of a dense maximum-clique search seeded by the greedy
+    /// clique: its children are the root of the search ([`Part::Whole`]),
+    /// pushed first, and the greedy starts in chunks ([`Part::Greedy`])
+    /// above it, so that the greedy cliques are offered before the search
+    /// begins, and a thief takes the search's root with some of the chunks
+    /// (see [`CliqueSearch::expand_start`]).
+    Start,
+    /// The greedy starts `lo..hi` ([`BitMatrix::greedy_clique`]): a leaf
+    /// that offers its cliques to the incumbent. It holds no part of the
+    /// search space, so its bound is 0.
+    Greedy {
+        /// The first start.
+        lo: u32,
+        /// One past the last.
+        hi: u32,
+    },
     /// Dense search: the whole renumbered graph.
     Whole,
     /// Sparse search: the subproblems of the pivots `lo..hi`.
@@ -285,60 +358,151 @@ impl BitMatrix {
 
     /// A greedy clique: from each of the first [`GREEDY_STARTS`] vertices
     /// (the dense core, in the degeneracy numbering), add the candidate
-    /// with the most neighbours among the remaining candidates until none
-    /// is left, giving up a start once it cannot beat the best clique so
-    /// far; the largest clique found. A quick lower bound on ω,
-    /// `O(GREEDY_STARTS · n² / 64)`.
+    /// with the most neighbours among the remaining candidates (ties to the
+    /// higher number) until none is left, giving up a start once it cannot
+    /// beat the best clique so far; the largest clique found, the first of
+    /// its size. A quick lower bound on ω. Written plainly, as the reference
+    /// for [`greedy_starts`], which the search runs in chunks as nodes of
+    /// its tree ([`Part::Greedy`]).
+    #[cfg(test)]
     fn greedy_clique(&self) -> Vec<usize> {
-        with_width!(self.words, greedy_clique(self))
+        let row = |v: usize| &self.adj[v * self.words..(v + 1) * self.words];
+        let mut best: Vec<usize> = Vec::new();
+        for start in 0..self.n.min(GREEDY_STARTS) {
+            let mut clique = vec![start];
+            let mut cand = row(start).to_vec();
+            loop {
+                let left: usize = cand.iter().map(|w| w.count_ones() as usize).sum();
+                if left == 0 || clique.len() + left <= best.len() {
+                    break;
+                }
+                let (mut pick, mut most) = (usize::MAX, 0);
+                for v in super::graph::bits(&cand) {
+                    let c = intersection_count(&cand, row(v));
+                    if pick == usize::MAX || c >= most {
+                        (pick, most) = (v, c);
+                    }
+                }
+                clique.push(pick);
+                cand.iter_mut().zip(row(pick)).for_each(|(c, r)| *c &= r);
+            }
+            if clique.len() > best.len() {
+                best = clique;
+            }
+        }
+        best
     }
 }
 
 /// Starts of [`BitMatrix::greedy_clique`]: on the DIMACS graphs the best
 /// greedy clique comes from one of the first 110 vertices of the
-/// degeneracy numbering, and every start costs `ω · n² / 64` on a dense
-/// graph (MANN_a27: 378 starts took as long as the search).
+/// degeneracy numbering, and every start costs up to `ω · n² / 64` on a
+/// dense graph.
 const GREEDY_STARTS: usize = 128;
 
-/// [`BitMatrix::greedy_clique`] for bitsets of `width` words.
-fn greedy_clique<W: Width>(width: W, m: &BitMatrix) -> Vec<usize> {
+/// The starts of one [`Part::Greedy`] node: 8 nodes of 16 starts, so that
+/// two to eight PEs share them (p_hat700-2: 5 ms in all).
+const GREEDY_CHUNK: usize = 16;
+
+/// The greedy starts `starts` ([`BitMatrix::greedy_clique`]) for bitsets
+/// of `width` words: a start is given up once its clique and candidates
+/// together are no larger than `floor()`; `found(start, clique)` receives
+/// each finished clique larger than `floor()`.
+///
+/// The candidate with the most neighbours among the candidates `P` is the
+/// one with the fewest non-neighbours there: `miss[v] = |P ∩ N̄(v)|`
+/// (`N̄(v)`: the vertices other than `v` not adjacent to it), kept for
+/// every candidate. Adding `pick` removes from `P` the set `R` of `pick`
+/// and its non-neighbours; a remaining candidate `v` loses from `miss[v]`
+/// the vertices of `R` it is not adjacent to, and `pick` is not one of
+/// them. So `miss` is either recomputed (`|P| · W` words) or lowered along
+/// the non-neighbours of each vertex of `R` but `pick` (`(|R| − 1) · W`
+/// words and one step per non-edge met), whichever is expected to be
+/// cheaper: on MANN_a27 (99 % of the pairs are edges, ω = 126) a step
+/// removes two or three vertices from the ~190 candidates, and the starts
+/// took 27 % of the run's instructions when `miss` was recomputed at
+/// every step.
+fn greedy_starts<W: Width>(
+    width: W,
+    m: &BitMatrix,
+    starts: std::ops::Range<usize>,
+    floor: impl Fn() -> i64,
+    mut found: impl FnMut(usize, &[usize]),
+) {
     let words = width.get();
-    let mut best: Vec<usize> = Vec::new();
     let mut clique = Vec::new();
     let mut cand = vec![0u64; words];
-    for start in 0..m.n.min(GREEDY_STARTS) {
+    let mut removed = vec![0u64; words];
+    let mut miss = vec![0u32; m.n];
+    let recompute = |cand: &[u64], left: usize, miss: &mut [u32]| {
+        for (i, &word) in cand.iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let v = i * WORD + x.trailing_zeros() as usize;
+                x &= x - 1;
+                miss[v] = (left - 1 - intersection_count(&cand[..words], m.row_w(width, v))) as u32;
+            }
+        }
+    };
+    for start in starts {
         clique.clear();
         clique.push(start);
         cand.copy_from_slice(m.row_w(width, start));
-        loop {
-            let left: usize = cand.iter().map(|w| w.count_ones() as usize).sum();
-            if left == 0 || clique.len() + left <= best.len() {
-                break;
-            }
-            // The candidate with the most neighbours among the candidates
-            // (ties to the higher number).
-            let (mut pick, mut most) = (usize::MAX, 0);
+        let mut left: usize = cand.iter().map(|w| w.count_ones() as usize).sum();
+        recompute(&cand, left, &mut miss);
+        while left > 0 && ((clique.len() + left) as i64) > floor() {
+            // The fewest non-neighbours: the most neighbours (ties to the
+            // higher number).
+            let (mut pick, mut least) = (usize::MAX, u32::MAX);
             for (i, &word) in cand.iter().enumerate() {
                 let mut x = word;
                 while x != 0 {
                     let v = i * WORD + x.trailing_zeros() as usize;
                     x &= x - 1;
-                    let c = intersection_count(&cand[..words], m.row_w(width, v));
-                    if pick == usize::MAX || c >= most {
-                        (pick, most) = (v, c);
+                    if miss[v] <= least {
+                        (pick, least) = (v, miss[v]);
                     }
                 }
             }
             clique.push(pick);
-            for (c, r) in cand[..words].iter_mut().zip(m.row_w(width, pick)) {
-                *c &= r;
+            let row = m.row_w(width, pick);
+            for ((r, c), a) in removed[..words].iter_mut().zip(&mut cand[..words]).zip(row) {
+                *r = *c & !a;
+                *c &= a;
+            }
+            let gone: usize = removed.iter().map(|w| w.count_ones() as usize).sum();
+            let others = gone - 1;
+            left -= gone;
+            if left == 0 {
+                break;
+            }
+            // Expected costs in words: one non-neighbour list per removed
+            // vertex, each meeting `left · others / (left + gone)` remaining
+            // candidates; or a full recount.
+            if others * (words + left * others / (left + gone)) < left * words {
+                removed[pick / WORD] &= !(1 << (pick % WORD));
+                for (i, &word) in removed.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        let r = i * WORD + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        for (j, (&c, &a)) in cand[..words].iter().zip(m.row_w(width, r)).enumerate() {
+                            let mut y = c & !a;
+                            while y != 0 {
+                                miss[j * WORD + y.trailing_zeros() as usize] -= 1;
+                                y &= y - 1;
+                            }
+                        }
+                    }
+                }
+            } else {
+                recompute(&cand, left, &mut miss);
             }
         }
-        if clique.len() > best.len() {
-            best.clone_from(&clique);
+        if clique.len() as i64 > floor() {
+            found(start, &clique);
         }
     }
-    best
 }
 
 /// The renumbered graph as the search holds it.
@@ -542,7 +706,10 @@ impl CliqueSearch {
     /// # Ok::<(), treelb_apps::clique::TooLarge>(())
     /// ```
     pub fn with_options(graph: &Graph, options: Options) -> Result<Self, TooLarge> {
+        let clock = std::time::Instant::now();
         let (order, kept) = order_and_kept(graph);
+        let mut setup = SetupTimes { order: clock.elapsed(), ..SetupTimes::default() };
+        let clock = std::time::Instant::now();
         let sparse = match options.mode {
             Mode::Auto => kept > DENSE_MAX_VERTICES,
             Mode::Dense => false,
@@ -580,33 +747,54 @@ impl CliqueSearch {
             Space::Sparse { offset, lower }
         } else {
             let mut matrix = BitMatrix::new(kept);
-            for (p, &v) in order[..kept].iter().enumerate() {
-                for q in graph.neighbours(v).map(|u| position[u] as usize).filter(|&q| q < p) {
-                    matrix.set(p, q);
+            match graph.dense_rows() {
+                // Each row's set bits read directly (no boxed iterator per
+                // neighbour), and row `p` written whole: its bit `q` is set
+                // from both ends, as row `p`'s own and as row `q`'s mirror.
+                Some((words, adj)) => {
+                    for (p, &v) in order[..kept].iter().enumerate() {
+                        for (i, &word) in adj[v * words..(v + 1) * words].iter().enumerate() {
+                            let mut x = word;
+                            while x != 0 {
+                                let q = position[i * WORD + x.trailing_zeros() as usize] as usize;
+                                x &= x - 1;
+                                matrix.adj[p * matrix.words + q / WORD] |= 1 << (q % WORD);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for (p, &v) in order[..kept].iter().enumerate() {
+                        for q in graph.neighbours(v).map(|u| position[u] as usize).filter(|&q| q < p) {
+                            matrix.set(p, q);
+                        }
+                    }
                 }
             }
             Space::Dense(matrix.finish())
         };
+        setup.matrix = clock.elapsed();
         let mut search = CliqueSearch {
             space,
             label: order[..kept].iter().map(|&v| v as u32).collect(),
             target: options.target,
             incumbent: Incumbent::new(Sense::Maximize),
             local: None,
+            greedy: false,
+            greedy_best: Mutex::new(GreedyBest::default()),
+            greedy_nanos: AtomicU64::new(0),
+            nodes_total: AtomicU64::new(0),
+            next_burst: AtomicU64::new(FIRST_BURST),
+            publish_every: FIRST_BURST / 64,
             id: SEARCH_IDS.fetch_add(1, Ordering::Relaxed),
-            first_burst: FIRST_BURST,
             nodes_per_move: NODES_PER_MOVE,
+            setup,
         };
-        if options.greedy
-            && options.target.is_none()
-            && let Space::Dense(matrix) = &search.space
-        {
-            let greedy = matrix.greedy_clique();
-            let local = LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &greedy, LOCAL_SEED);
-            let mut greedy: Vec<u32> = greedy.iter().map(|&p| search.label[p]).collect();
-            greedy.sort_unstable();
-            search.incumbent.offer(greedy.len() as i64, || greedy);
-            search.local = Some(Mutex::new(local));
+        if options.greedy && options.target.is_none() && matches!(search.space, Space::Dense(_)) {
+            // The greedy starts are the first nodes of the tree, the local
+            // search is built at its first burst: neither delays the PEs.
+            search.greedy = true;
+            search.local = Some(Mutex::new(Walk { search: None, last: FIRST_BURST / 2 }));
         }
         Ok(search)
     }
@@ -616,6 +804,17 @@ impl CliqueSearch {
             Ok(search) => search,
             Err(_) => unreachable!("no limit was set"),
         }
+    }
+
+    /// How long building the search took, step by step.
+    pub fn setup_times(&self) -> SetupTimes {
+        self.setup
+    }
+
+    /// The time spent in the greedy clique's starts, summed over the PEs
+    /// that ran them (the first nodes of the tree, part of the search).
+    pub fn greedy_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.greedy_nanos.load(Ordering::Relaxed))
     }
 
     /// Whether the search holds the graph as neighbour lists with one small
@@ -699,33 +898,57 @@ impl CliqueSearch {
 }
 
 impl CliqueSearch {
-    /// Counts a node of this thread; runs a burst of local search when the
-    /// count has doubled since the last one (the first after
-    /// [`FIRST_BURST`] nodes), of one move per [`NODES_PER_MOVE`] nodes
-    /// since, and offers a larger clique it finds to the incumbent. The local
-    /// search keeps its state from burst to burst: together the bursts are
-    /// one walk.
+    /// Counts a node; runs a burst of local search when the search's node
+    /// count (all threads together) has doubled since the last one (the
+    /// first after [`FIRST_BURST`] nodes), of one move per
+    /// [`NODES_PER_MOVE`] nodes since, and offers a larger clique it finds
+    /// to the incumbent. The local search keeps its state from burst to
+    /// burst: together the bursts are one walk.
     ///
     /// The bursts give a search that runs long a good incumbent early — the
     /// brock graphs hide their maximum clique from the greedy start and
     /// from the search's first dives (brock400_2: the proof with ω known
     /// from the start expands 10.4 M nodes, a search that finds ω itself
     /// 43.5 M) — and cost a short search nothing.
-    fn tick(&self, local: &Mutex<LocalSearch>, matrix: &BitMatrix) {
+    ///
+    /// The count is the search's, not the thread's: each thread adds its
+    /// nodes to [`CliqueSearch::nodes_total`] in batches of
+    /// [`CliqueSearch::publish_every`] (one atomic addition per 1,024
+    /// nodes), and the thread whose batch crosses the next doubling runs
+    /// the burst for everybody's nodes, unless another one holds the walk
+    /// (then a later batch does). With one thread the bursts come at the
+    /// same nodes as with a count per thread, since every doubling is a
+    /// multiple of the batch; with two, a count per thread doubled at each
+    /// thread's own pace, and the walk met brock400_2's 29-clique after
+    /// about 3.3 M nodes instead of 1.8 M.
+    fn tick(&self, local: &Mutex<Walk>, matrix: &BitMatrix) {
         let mut clock = CLOCK.get();
         if clock.search != self.id {
-            clock = Clock { search: self.id, nodes: 0, last: self.first_burst / 2 };
+            clock = Clock { search: self.id, nodes: 0 };
         }
         clock.nodes += 1;
-        CLOCK.set(clock);
-        if clock.nodes < 2 * clock.last {
+        if clock.nodes < self.publish_every {
+            CLOCK.set(clock);
             return;
         }
-        // While another thread's burst runs, this one's waits for a later
-        // node: every thread's nodes pay for their share of the walk.
-        let Ok(mut ls) = local.try_lock() else { return };
-        let moves = (clock.nodes - clock.last) / self.nodes_per_move;
-        CLOCK.set(Clock { last: clock.nodes, ..clock });
+        CLOCK.set(Clock { nodes: 0, ..clock });
+        let total = self.nodes_total.fetch_add(clock.nodes, Ordering::Relaxed) + clock.nodes;
+        if total < self.next_burst.load(Ordering::Relaxed) {
+            return;
+        }
+        let Ok(mut walk) = local.try_lock() else { return };
+        if total < 2 * walk.last {
+            return; // another thread's burst took these nodes
+        }
+        let moves = (total - walk.last) / self.nodes_per_move;
+        walk.last = total;
+        self.next_burst.store(2 * total, Ordering::Relaxed);
+        // From the largest greedy clique (any clique would do: a chunk of
+        // starts still running elsewhere leaves a smaller one).
+        let ls = walk.search.get_or_insert_with(|| {
+            let start = self.greedy_best.lock().expect("no panic holds the lock").clique.clone();
+            LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED)
+        });
         if !ls.run(&matrix.adj, moves) {
             return;
         }
@@ -736,6 +959,51 @@ impl CliqueSearch {
         let mut clique: Vec<u32> = found.iter().map(|&p| self.label[p]).collect();
         clique.sort_unstable();
         self.incumbent.offer(clique.len() as i64, || clique);
+    }
+
+    /// The children of [`Part::Start`]: the search's root first (at the
+    /// bottom of the stack, expanded last), then the greedy starts in
+    /// chunks of [`GREEDY_CHUNK`], the first chunk on top. One PE runs the
+    /// chunks in the order of the starts and then the search, as a greedy
+    /// clique computed before the run would; with more PEs, a thief takes
+    /// work from the bottom of the stack — the search's root with some of
+    /// the chunks (half of them, by the default split policy), which it
+    /// runs before the root — so the starts run in parallel and the root
+    /// is expanded once most of them are done.
+    fn expand_start(&self, children: &mut Children<'_, CliqueNode>) {
+        let Space::Dense(matrix) = &self.space else { unreachable!("only dense searches start greedily") };
+        children.push(whole_root(matrix.n));
+        let starts = matrix.n.min(GREEDY_STARTS);
+        let chunks: Vec<usize> = (0..starts).step_by(GREEDY_CHUNK).collect();
+        for &lo in chunks.iter().rev() {
+            let hi = (lo + GREEDY_CHUNK).min(starts);
+            children.push(CliqueNode {
+                bound: 0,
+                size: 0,
+                vertex: NO_VERTEX,
+                prefix: None,
+                cand: Box::new([]),
+                part: Part::Greedy { lo: lo as u32, hi: hi as u32 },
+                local: None,
+            });
+        }
+    }
+
+    /// The greedy starts `lo..hi` ([`BitMatrix::greedy_clique`]): each
+    /// clique larger than the incumbent is offered to it and kept for the
+    /// local search ([`CliqueSearch::greedy_best`]).
+    fn run_greedy(&self, lo: usize, hi: usize) {
+        let Space::Dense(matrix) = &self.space else { unreachable!("only dense searches start greedily") };
+        let clock = std::time::Instant::now();
+        let floor = || self.floor();
+        let found = |start: usize, clique: &[usize]| {
+            self.greedy_best.lock().expect("no panic holds the lock").offer(start, clique);
+            let mut labels: Vec<u32> = clique.iter().map(|&p| self.label[p]).collect();
+            labels.sort_unstable();
+            self.incumbent.offer(labels.len() as i64, || labels);
+        };
+        with_width!(matrix.words, greedy_starts(matrix, lo..hi, floor, found));
+        self.greedy_nanos.fetch_add(clock.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }
 
     /// The neighbours of lower position of `p` (sparse search).
@@ -796,6 +1064,24 @@ impl CliqueSearch {
     }
 }
 
+/// The root of a dense search of `n` vertices: no clique yet, every vertex a
+/// candidate.
+fn whole_root(n: usize) -> CliqueNode {
+    let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
+    for v in 0..n {
+        cand[v / WORD] |= 1 << (v % WORD);
+    }
+    CliqueNode {
+        bound: n as u32,
+        size: 0,
+        vertex: NO_VERTEX,
+        prefix: None,
+        cand,
+        part: Part::Whole,
+        local: None,
+    }
+}
+
 /// A range of at most this many pivots is expanded into their subproblems.
 const RANGE_LEAF: usize = 64;
 
@@ -805,22 +1091,16 @@ impl Search for CliqueSearch {
 
     fn root(&self) -> CliqueNode {
         match &self.space {
-            Space::Dense(matrix) => {
-                let n = matrix.n;
-                let mut cand = vec![0u64; n.div_ceil(WORD)].into_boxed_slice();
-                for v in 0..n {
-                    cand[v / WORD] |= 1 << (v % WORD);
-                }
-                CliqueNode {
-                    bound: n as u32,
-                    size: 0,
-                    vertex: NO_VERTEX,
-                    prefix: None,
-                    cand,
-                    part: Part::Whole,
-                    local: None,
-                }
-            }
+            Space::Dense(matrix) if self.greedy => CliqueNode {
+                bound: matrix.n as u32,
+                size: 0,
+                vertex: NO_VERTEX,
+                prefix: None,
+                cand: Box::new([]),
+                part: Part::Start,
+                local: None,
+            },
+            Space::Dense(matrix) => whole_root(matrix.n),
             Space::Sparse { .. } => {
                 let n = self.label.len();
                 let bound =
@@ -839,6 +1119,19 @@ impl Search for CliqueSearch {
     }
 
     fn expand(&self, mut node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
+        match node.part {
+            Part::Start => {
+                acc.branched += 1;
+                self.expand_start(children);
+                return;
+            }
+            Part::Greedy { lo, hi } => {
+                acc.branched += 1;
+                self.run_greedy(lo as usize, hi as usize);
+                return;
+            }
+            _ => {}
+        }
         let mut floor = self.floor();
         if i64::from(node.bound) <= floor || self.should_stop() {
             acc.pruned += 1;
@@ -854,6 +1147,7 @@ impl Search for CliqueSearch {
                 self.expand_range(lo as usize, hi as usize, floor, children);
                 return;
             }
+            Part::Start | Part::Greedy { .. } => unreachable!("expanded above"),
             Part::Sub { pivot } => {
                 if node.local.is_none() {
                     node.local = Some(Arc::new(self.local(pivot as usize)));
@@ -994,8 +1288,19 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
     s.order.clear();
     let recolour = kmin >= 2;
     if recolour {
-        s.classes.clear();
-        s.classes.resize(kmin as usize * words, 0);
+        // Each class `1..=kmin` is cleared when the colouring starts it:
+        // the re-colouring reads them only once a vertex lands above
+        // `kmin`, when all of them have been built. Clearing them all here
+        // took 8 % of p_hat700-2's instructions, whose nodes mostly need
+        // fewer than `kmin` colours.
+        // A few classes of few words are cleared at once (brock200_4: 2 %
+        // fewer instructions than one clear per class).
+        if s.classes.len() < kmin as usize * words {
+            s.classes.resize(kmin as usize * words, 0);
+        }
+        if kmin as usize * words <= BULK_CLEAR_WORDS {
+            s.classes[..kmin as usize * words].fill(0);
+        }
         s.frozen.clear();
         s.frozen.resize(kmin as usize, false);
     }
@@ -1012,6 +1317,9 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
         }
         k += 1;
         q.copy_from_slice(u);
+        if recolour && k <= kmin && kmin as usize * words > BULK_CLEAR_WORDS {
+            classes[(k as usize - 1) * words..][..words].fill(0);
+        }
         for at in first..words {
             while q[at] != 0 {
                 let bit = q[at].trailing_zeros() as usize;
@@ -1038,6 +1346,10 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
         }
     }
 }
+
+/// Up to this many words, the colour classes `1..=kmin` are cleared at
+/// once before a colouring; above, each as the colouring starts it.
+const BULK_CLEAR_WORDS: usize = 128;
 
 /// Moves `v` into one of the classes `1..=kmin` (see [`colour`]); whether
 /// it could.
@@ -1213,11 +1525,61 @@ fn positions(order: &[usize], n: usize) -> Vec<u32> {
 
 /// A degeneracy order: the vertex of minimum degree (among the remaining
 /// ones; ties to the lower number) is removed repeatedly and placed last.
-/// Returns the vertices in order (position → vertex). A heap of (degree,
-/// vertex) with stale entries skipped: `O(m log n)` besides reading the
-/// rows, where picking the minimum by a scan took `O(n²)` (65,536 vertices:
-/// seconds).
+/// Returns the vertices in order (position → vertex). A dense graph is
+/// ordered by [`degeneracy_order_dense`], a sparse one by
+/// [`degeneracy_order_heap`]: the same order.
 fn degeneracy_order(graph: &Graph) -> Vec<usize> {
+    match graph.dense_rows() {
+        Some((words, adj)) => degeneracy_order_dense(graph.n(), words, adj),
+        None => degeneracy_order_heap(graph),
+    }
+}
+
+/// [`degeneracy_order`] of a graph of at most [`DENSE_MAX_VERTICES`]
+/// vertices given as adjacency bitsets: `O(n² + m)` with a small constant.
+/// Each remaining vertex has the key `degree · 2^12 + vertex` (below 2^24,
+/// since both are below 2^12), a removed one `u32::MAX`: the least key is the
+/// vertex of minimum degree with the lowest number, found by a scan over
+/// `n` keys that compiles to vector minima, and removing a vertex lowers
+/// the keys of its remaining neighbours by 2^12 (a walk over the set bits
+/// of its row). On p_hat700-2 (700 vertices, 121,728 edges) it replaces a
+/// heap of `m` entries (`O(m log n)`) whose pushes and pops took ~5 ms.
+fn degeneracy_order_dense(n: usize, words: usize, adj: &[u64]) -> Vec<usize> {
+    const SHIFT: u32 = 12;
+    debug_assert!(n <= 1 << SHIFT);
+    let mut key: Vec<u32> = (0..n)
+        .map(|v| {
+            let degree: u32 = adj[v * words..(v + 1) * words].iter().map(|w| w.count_ones()).sum();
+            degree << SHIFT | v as u32
+        })
+        .collect();
+    let mut order = vec![0; n];
+    for position in (0..n).rev() {
+        let least = key.iter().copied().min().expect("a vertex remains");
+        let v = (least & ((1 << SHIFT) - 1)) as usize;
+        order[position] = v;
+        key[v] = u32::MAX;
+        for (i, &word) in adj[v * words..(v + 1) * words].iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let u = i * WORD + x.trailing_zeros() as usize;
+                x &= x - 1;
+                if key[u] != u32::MAX {
+                    key[u] -= 1 << SHIFT;
+                }
+            }
+        }
+    }
+    order
+}
+
+/// [`degeneracy_order`] by a heap of (degree, vertex) with stale entries
+/// skipped: `O(m log n)` besides reading the rows, for sparse graphs of any
+/// size (picking the minimum by a scan takes `O(n²)`: seconds at 65,536
+/// vertices). Degrees only fall, so a stale entry's degree is above the
+/// vertex's current one, and the entry popped first among the current ones
+/// is the least (degree, vertex).
+fn degeneracy_order_heap(graph: &Graph) -> Vec<usize> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let n = graph.n();
@@ -1251,11 +1613,15 @@ mod tests {
     use super::*;
 
     /// ω by the search, with the local search's bursts from the
-    /// `first_burst`-th node of each thread on.
+    /// `first_burst`-th node of the search on.
     fn omega(g: &Graph, first_burst: Option<u64>, threads: usize) -> usize {
         let mut search = CliqueSearch::max_clique(g);
         if let Some(b) = first_burst {
-            (search.first_burst, search.nodes_per_move) = (b, 1);
+            (search.nodes_per_move, search.publish_every) = (1, 1);
+            search.next_burst = AtomicU64::new(b);
+            if let Some(walk) = &search.local {
+                walk.lock().unwrap().last = b / 2;
+            }
         }
         if threads == 1 {
             treelb::seq::run_search(&search);
@@ -1271,11 +1637,73 @@ mod tests {
         omega as usize
     }
 
+    /// The clique search up to its [`Part::Whole`] root, which is not
+    /// expanded: the nodes before it.
+    struct UntilWhole<'a> {
+        inner: &'a CliqueSearch,
+        /// The count of nodes when the root came off the stack (0: never).
+        whole_at: AtomicU64,
+        nodes: AtomicU64,
+    }
+
+    impl Search for UntilWhole<'_> {
+        type Node = CliqueNode;
+        type Output = BnbStats;
+
+        fn root(&self) -> CliqueNode {
+            self.inner.root()
+        }
+
+        fn expand(&self, node: CliqueNode, acc: &mut BnbStats, children: &mut Children<'_, CliqueNode>) {
+            let nodes = self.nodes.fetch_add(1, Ordering::Relaxed) + 1;
+            if node.part == Part::Whole {
+                self.whole_at.store(nodes, Ordering::Relaxed);
+                return;
+            }
+            self.inner.expand(node, acc, children);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
+        /// The greedy starts run as the first nodes of the tree find, on one
+        /// PE, exactly the clique the greedy run before the search found
+        /// (the local search's start), and offer it before the search's
+        /// root is expanded.
+        #[test]
+        fn greedy_starts_in_the_tree_find_the_greedy_clique(
+            n in 1usize..200, p in 0.3f64..0.999, seed in any::<u64>(),
+        ) {
+            let g = Graph::random(n, p, seed);
+            let search = CliqueSearch::max_clique(&g);
+            let Space::Dense(matrix) = &search.space else { unreachable!("a dense graph") };
+            let expected = matrix.greedy_clique();
+            prop_assert_eq!(search.root().part, Part::Start);
+            let until = UntilWhole { inner: &search, whole_at: AtomicU64::new(0), nodes: AtomicU64::new(0) };
+            treelb::seq::run_search(&until);
+            // The search's root came last, once every start had run.
+            let nodes = until.nodes.load(Ordering::Relaxed);
+            prop_assert_eq!(until.whole_at.load(Ordering::Relaxed), nodes);
+            prop_assert_eq!(nodes as usize, 2 + n.min(GREEDY_STARTS).div_ceil(GREEDY_CHUNK));
+            prop_assert_eq!(&search.greedy_best.lock().unwrap().clique, &expected);
+            prop_assert_eq!(search.incumbent.best(), Some(expected.len() as i64));
+        }
+
+        /// The dense graphs' scan gives exactly the heap's order, ties
+        /// included (regular graphs: every vertex ties at every step).
+        #[test]
+        fn dense_degeneracy_order_is_the_heaps(n in 1usize..300, p in 0.0f64..1.0, seed in any::<u64>()) {
+            let g = Graph::random(n, p, seed);
+            let (words, adj) = g.dense_rows().expect("a dense graph");
+            prop_assert_eq!(degeneracy_order_dense(n, words, adj), degeneracy_order_heap(&g));
+            let regular = Graph::turan(n, 1 + (seed % 7) as usize);
+            let (words, adj) = regular.dense_rows().expect("a dense graph");
+            prop_assert_eq!(degeneracy_order_dense(n, words, adj), degeneracy_order_heap(&regular));
+        }
+
         /// Bursts of local search from the second node on (a burst every
-        /// time a thread's count doubles, one move per node) change no
+        /// time the search's count doubles, one move per node) change no
         /// answer, sequentially and on two threads.
         #[test]
         fn local_search_bursts_keep_the_answer(n in 2usize..90, p in 0.2f64..0.95, seed in any::<u64>()) {

@@ -44,6 +44,40 @@ struct Answer {
     /// improvements over time.
     #[serde(flatten)]
     proof: Option<bnb::Proof>,
+    /// Seconds of each phase of the run.
+    phases: Phases,
+}
+
+/// Seconds of each phase: the set-up before the PEs start (the file's
+/// parsing, the degeneracy order, the renumbered graph) and the search
+/// (the runtime's wall time), which begins with the greedy clique's starts
+/// (their time summed over the PEs that ran them).
+#[derive(Serialize)]
+struct Phases {
+    parse_secs: f64,
+    order_secs: f64,
+    matrix_secs: f64,
+    greedy_secs: f64,
+    search_secs: f64,
+}
+
+impl Phases {
+    /// The `--verbose` line.
+    fn line(&self) -> Line {
+        let ms = |s: f64| format!("{:.1} ms", 1e3 * s);
+        Line::new(
+            "phases",
+            format!(
+                "parse {} · order {} · graph {} · search {} (greedy starts {})",
+                ms(self.parse_secs),
+                ms(self.order_secs),
+                ms(self.matrix_secs),
+                ms(self.search_secs),
+                ms(self.greedy_secs)
+            ),
+        )
+        .note("set-up before the PEs start, then the search; greedy: summed over the PEs")
+    }
 }
 
 pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -60,11 +94,13 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         ));
     }
     let path = Path::new(&args.file);
+    let parse_clock = std::time::Instant::now();
     let (graph, warnings) =
         dimacs::read_file_with_warnings(path).map_err(|e| err!("{}: {e}", path.display()))?;
     for w in warnings {
         eprintln!("treelb: warning: {}: {w}", path.display());
     }
+    let parse_secs = parse_clock.elapsed().as_secs_f64();
     crate::checkpoint::bind_input(&mut cfg, path)?;
     let options = Options {
         target: k,
@@ -79,6 +115,14 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
+    let setup = search.setup_times();
+    let phases = Phases {
+        parse_secs,
+        order_secs: setup.order.as_secs_f64(),
+        matrix_secs: setup.matrix.as_secs_f64(),
+        greedy_secs: search.greedy_time().as_secs_f64(),
+        search_secs: outcome.stats.wall.as_secs_f64(),
+    };
     let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
     let best = search.incumbent.into_best();
     let clique: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
@@ -131,6 +175,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         }
     };
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    if args.verbose {
+        lines.push(phases.line());
+    }
     let title = match k {
         None => format!("Maximum clique — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count()),
         Some(k) => {
@@ -148,6 +195,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         pruned: stats.pruned,
         sequential: seq,
         proof: k.is_none().then_some(proof),
+        phases,
     };
     Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;

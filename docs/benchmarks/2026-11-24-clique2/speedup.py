@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Speedup at P = 2 of one or more `treelb` binaries, side by side.
+
+usage: python3 docs/benchmarks/2026-11-24-clique2/speedup.py BIN [BIN ...] [--rounds N]
+           [--instances DIR] [--only NAME,...]
+
+Runs `BIN clique FILE --threads P --no-progress` for every binary and
+P = 1, 2, all alternated (the order reversed every other round, so that a
+change in the machine's load hits every run alike), N rounds (default 7),
+and prints the whole process's wall time, the fastest of the rounds, and the
+speedup P = 1 / P = 2 of each binary. Comparing two builds (say, before and
+after a change) in one run is the way to measure on a loaded machine: only
+the ratios within one run mean anything there.
+"""
+import os, subprocess, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+EASY = ["brock200_1", "brock200_4", "C125.9", "p_hat300-1", "gen200_p0.9_44", "MANN_a27",
+        "p_hat700-1", "p_hat700-2"]
+
+
+def usage(msg):
+    sys.exit(f"speedup.py: {msg} (usage: speedup.py BIN [BIN ...] [--rounds N] [--instances DIR] "
+             "[--only NAME,...])")
+
+
+def main():
+    args = sys.argv[1:]
+    rounds, bins, names = 7, [], EASY
+    instances = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
+    while args:
+        a = args.pop(0)
+        if a.startswith("--"):
+            if not args:
+                usage(f"`{a}` needs a value")
+            v = args.pop(0)
+            if a == "--rounds":
+                rounds = int(v)
+            elif a == "--instances":
+                instances = v
+            elif a == "--only":
+                names = v.split(",")
+            else:
+                usage(f"unknown argument `{a}`")
+        else:
+            bins.append(a)
+    if not bins:
+        usage("name at least one binary")
+    load = os.getloadavg()[0]
+    print(f"{rounds} rounds, fastest shown; load average before {load:.1f}")
+    print()
+    print("| instance | " + " | ".join(f"{b} P=1 ms | P=2 ms | speedup" for b in bins) + " |")
+    print("|---|" + "--:|--:|--:|" * len(bins))
+    for name in names:
+        path = os.path.join(instances, name + ".clq")
+        runs = [(b, p) for b in bins for p in (1, 2)]
+        best = {r: float("inf") for r in runs}
+        for k in range(rounds):
+            for b, p in (runs if k % 2 == 0 else runs[::-1]):
+                t = time.perf_counter()
+                out = subprocess.run([b, "clique", path, "--threads", str(p), "--no-progress"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                wall = time.perf_counter() - t
+                if out.returncode != 0:
+                    sys.exit(f"speedup.py: {b} on {name} failed: {out.stderr.decode()[-300:]}")
+                best[(b, p)] = min(best[(b, p)], wall)
+        cells = []
+        for b in bins:
+            one, two = best[(b, 1)], best[(b, 2)]
+            cells.append(f"{1e3 * one:.1f} | {1e3 * two:.1f} | {one / two:.2f}")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    print()
+    print(f"load average after {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
