@@ -74,10 +74,18 @@ pub const MAX_N: u32 = 32;
 /// tasks, and that cutting and the lanes left idle by the last tasks cost a
 /// few µs per expansion: subtrees this large keep the whole within about
 /// 2 % of the kernel run over the whole tree, smaller ones do not (10 rows
-/// at n = 15: +50 %; see `docs/benchmarks/2026-11-24-nqueens-simd/`). The
-/// price is longer slices: Δt = 256 such expansions take some 6 ms
-/// (n = 15) or 28 ms (n = 16) before a PE answers a request.
+/// at n = 15: +50 %; see `docs/benchmarks/2026-11-24-nqueens-simd/`). So
+/// that slices stay short all the same, such an expansion costs
+/// [`BULK_COST`] units of Δt, not one.
 pub const DEFAULT_BULK_ROWS: u32 = 12;
+
+/// The cost, in units of the runtime's slice Δt ([`Search::cost`]), of an
+/// expansion that counts a whole subtree of the last rows; an expansion of
+/// one node costs 1. With the default bulk rows a slice of Δt = 256 units
+/// then holds four such expansions (some 0.1 ms of work at n = 15, 0.4 ms
+/// at n = 16) instead of 256 (6 and 28 ms), and a PE answers a request as
+/// soon, for a poll per four subtrees of thousands of nodes.
+pub const BULK_COST: u64 = 64;
 
 /// Subtrees with at least this many rows left are counted by 16 searches
 /// side by side in the AVX-512 kernel.
@@ -462,6 +470,11 @@ impl Search for NQueens {
 
     fn root(&self) -> NQueensNode {
         NQueensNode::default()
+    }
+
+    #[inline]
+    fn cost(&self, node: &NQueensNode) -> u64 {
+        if self.n - node.row <= self.bulk_rows { BULK_COST } else { 1 }
     }
 
     #[inline]

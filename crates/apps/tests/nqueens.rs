@@ -2,7 +2,7 @@
 
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Reduce, Work, seq};
-use treelb_apps::nqueens::{Kernel, NQueens, NQueensError, NQueensResult};
+use treelb_apps::nqueens::{BULK_COST, Kernel, NQueens, NQueensError, NQueensResult};
 
 fn solutions(n: u32) -> u64 {
     seq::run_search(&NQueens::new(n).unwrap()).0.solutions
@@ -164,15 +164,16 @@ fn every_kernel_counts_the_published_solutions_and_the_trees_nodes() {
 #[test]
 fn the_kernels_agree_beyond_sixteen_columns() {
     // Boards wider than a vector's 16 lanes: the AVX-512 choice falls back
-    // to the scalar kernel. The first 3,000 expansions of n = 17 and 32,
-    // with subtrees of 7 rows counted in one expansion, add up the same.
+    // to the scalar kernel. The first 3,000 bulk expansions' worth of work
+    // units of n = 17 and 32, with subtrees of 7 rows counted in one
+    // expansion, add up the same.
     for n in [17, 32] {
         let mut results = Vec::new();
         for kernel in kernels() {
             let q = NQueens::new(n).unwrap().with_bulk_rows(7).with_kernel(kernel).unwrap();
             let mut pieces = DfsWork::new(&q, SplitPolicy::OldestHalf);
             let mut acc = NQueensResult::default();
-            assert!(!pieces.work(3_000, &mut acc).is_exhausted());
+            assert!(!pieces.work(3_000 * BULK_COST, &mut acc).is_exhausted());
             results.push(acc);
         }
         assert!(results.iter().all(|r| *r == results[0] && r.nodes > 3_000), "n = {n}: {results:?}");

@@ -23,9 +23,10 @@ struct Answer {
     published_solutions: Option<u64>,
 }
 
-/// The runtime's unit of work here: an expansion, which counts a whole
-/// subtree of the last rows at once (the tree's nodes are in the answer).
-const UNIT: &str = "expansions";
+/// The runtime's unit of work here: an expansion of one node is one, an
+/// expansion that counts a whole subtree of the last rows at once is
+/// `BULK_COST` (the tree's nodes are in the answer).
+const UNIT: &str = "work units";
 
 pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;

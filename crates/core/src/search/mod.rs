@@ -54,6 +54,22 @@ pub trait Search: Sync {
     /// onto `children`. The last child pushed is expanded first.
     fn expand(&self, node: Self::Node, acc: &mut Self::Output, children: &mut Children<'_, Self::Node>);
 
+    /// The work of expanding `node`, in the units that a slice of Δt
+    /// ([`RunSpec::budget`](crate::spec::RunSpec::budget)) counts. Default:
+    /// 1, one expansion. A search whose expansions differ in cost by orders
+    /// of magnitude — one that counts a whole subtree of the last levels in
+    /// one expansion — gives those expansions a larger cost, so that a slice
+    /// stays about Δt plain expansions of work and a busy PE still answers
+    /// a request within one such slice. A slice ends once its units are
+    /// spent: it always expands at least one node. Asked once per
+    /// expansion, before it; the units are what [`Progress`] and the
+    /// statistics count.
+    #[inline]
+    fn cost(&self, node: &Self::Node) -> u64 {
+        let _ = node;
+        1
+    }
+
     /// Whether the search is decided and every PE should stop now (a
     /// decision search found its witness; see [`crate::incumbent`]). Checked
     /// once per slice of work, not per node. Default: never.
@@ -335,8 +351,9 @@ impl<S: Search> Work for DfsWork<'_, S> {
             let Some(entry) = stack.pop() else {
                 break;
             };
+            let cost = search.cost(&entry.node);
             search.expand(entry.node, &mut out, &mut Children::new(&mut stack));
-            left -= 1;
+            left = left.saturating_sub(cost);
         }
         let used = budget - left;
         let progress = if stack.is_empty() { Progress::Exhausted { used } } else { Progress::Pending };

@@ -251,3 +251,58 @@ fn policies_parse_from_their_names() {
         "unknown split policy `newest` (expected one of: oldest-half, bottom, half-each-level)"
     );
 }
+
+/// A binary tree whose nodes at depth `heavy` and below cost `cost` units.
+struct Weighted {
+    tree: BinaryTree,
+    heavy: u32,
+    cost: u64,
+}
+
+impl Search for Weighted {
+    type Node = u32;
+    type Output = u64;
+
+    fn root(&self) -> u32 {
+        self.tree.root()
+    }
+
+    fn cost(&self, depth: &u32) -> u64 {
+        if *depth >= self.heavy { self.cost } else { 1 }
+    }
+
+    fn expand(&self, depth: u32, acc: &mut u64, children: &mut Children<'_, u32>) {
+        self.tree.expand(depth, acc, children);
+    }
+}
+
+/// A slice ends once its units are spent, counting each expansion at its
+/// cost, and still expands at least one node; the units it reports when the
+/// piece runs dry are those spent, at most the budget.
+#[test]
+fn a_slice_counts_each_expansion_at_its_cost() {
+    let search = Weighted { tree: BinaryTree(3), heavy: 2, cost: 5 };
+    let mut piece = DfsWork::new(&search, SplitPolicy::default());
+    let mut acc = 0u64;
+    // Depths 0 and 1 cost 1 each, the first node of depth 2 costs 5: 7
+    // units in three expansions.
+    assert!(matches!(piece.work(7, &mut acc), Progress::Pending));
+    assert_eq!(acc, 3);
+    // A budget below one heavy node's cost still expands it.
+    assert!(matches!(piece.work(1, &mut acc), Progress::Pending));
+    assert_eq!(acc, 4);
+    // The other 11 nodes, all heavy but the root's second child.
+    let mut spent = 0;
+    loop {
+        match piece.work(1000, &mut acc) {
+            Progress::Pending => spent += 1000,
+            Progress::Exhausted { used } => {
+                spent += used;
+                break;
+            }
+        }
+    }
+    assert_eq!(acc, search.tree.nodes());
+    // One node of depth 1 (1 unit) and 10 heavy ones (50 units).
+    assert_eq!(spent, 51);
+}
