@@ -143,7 +143,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) no_progress: bool,
     /// Stop after about N units of work (nodes; intervals for integrate,
-    /// iterations for mandelbrot) with a partial report marked interrupted
+    /// iterations for mandelbrot; for nqueens 1 per node and 64 per subtree
+    /// of the last rows counted at once) with a partial report marked interrupted
     /// and exit code 3; with --runtime mpi each rank stops after its share
     /// N/ranks. Also lifts the UTS limit on the expected tree size. An
     /// integer or a whole number in scientific notation (1e6)
