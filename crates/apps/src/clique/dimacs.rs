@@ -245,13 +245,8 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
         // the general path below, which accepts every line this one does
         // and reads it the same way.
         if let (Some((u, v)), Some(&(n, _)), None) = (plain_edge(bytes), graph.as_ref(), end) {
-            let u = vertex(u, n, line)?;
-            let v = vertex(v, n, line)?;
-            if u == v {
-                return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
-            }
+            edges.push(edge(u, v, n, line)?);
             edge_lines += 1;
-            edges.push((u as u32, v as u32));
             return Ok(());
         }
         let text = String::from_utf8_lossy(bytes);
@@ -311,13 +306,8 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 };
                 let u: u64 = u.parse().map_err(|_| bad())?;
                 let v: u64 = v.parse().map_err(|_| bad())?;
-                let u = vertex(u, n, line)?;
-                let v = vertex(v, n, line)?;
-                if u == v {
-                    return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
-                }
+                edges.push(edge(u, v, n, line)?);
                 edge_lines += 1;
-                edges.push((u as u32, v as u32));
             }
             "n" => {
                 let Some(&(n, _)) = graph.as_ref() else {
@@ -423,6 +413,16 @@ fn plain_edge(line: &[u8]) -> Option<(u64, u64)> {
         }
     }
     line[i..].iter().all(|&b| blank(b) || b == b'\r').then_some((numbers[0], numbers[1]))
+}
+
+/// The edge between the 1-based vertices `u` and `v` as 0-based indices,
+/// checked: both on the graph, and not a loop.
+fn edge(u: u64, v: u64, n: usize, line: usize) -> Result<(u32, u32), DimacsError> {
+    let (u, v) = (vertex(u, n, line)?, vertex(v, n, line)?);
+    if u == v {
+        return Err(DimacsError::SelfLoop { line, vertex: u as u64 + 1 });
+    }
+    Ok((u as u32, v as u32))
 }
 
 /// A 1-based vertex number as a 0-based index, checked.
