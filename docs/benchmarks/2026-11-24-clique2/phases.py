@@ -16,10 +16,7 @@ mean anything.
 """
 import json, os, subprocess, sys, time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-EASY = ["brock200_1", "brock200_4", "C125.9", "p_hat300-1", "gen200_p0.9_44", "MANN_a27",
-        "p_hat700-1", "p_hat700-2"]
+from run import EASY, INSTANCES, ROOT, build_treelb
 PHASES = ["parse", "order", "matrix", "greedy", "search"]
 
 
@@ -47,7 +44,7 @@ def main():
     args = sys.argv[1:]
     rounds, binary, out = 7, None, None
     names = EASY
-    instances = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
+    instances = INSTANCES
     while args:
         a = args.pop(0)
         if not args:
@@ -66,9 +63,7 @@ def main():
         else:
             usage(f"unknown argument `{a}`")
     if binary is None:
-        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "treelb-cli"], cwd=ROOT, check=True)
-        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-        binary = os.path.join(target, "release", "treelb")
+        binary = build_treelb()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     load = os.getloadavg()[0]

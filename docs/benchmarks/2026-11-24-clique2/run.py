@@ -38,6 +38,8 @@ OMEGA = {"brock200_1": 21, "brock200_4": 17, "C125.9": 34, "p_hat300-1": 8, "gen
 EASY = ["brock200_1", "brock200_4", "C125.9", "p_hat300-1", "gen200_p0.9_44", "MANN_a27",
         "p_hat700-1", "p_hat700-2"]
 HARD = ["brock400_2", "keller5"]
+# The benchmark instances, beside the repository (`--instances` overrides).
+INSTANCES = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
 RATIO_GOAL, SPEEDUP_GOAL = 0.5, 1.9
 # The output files are results{SUFFIX}.md/.json and results-hard{SUFFIX}.md/.json.
 SUFFIX = ""
@@ -131,6 +133,13 @@ def check(name, engine, r):
         sys.exit(f"run.py: {engine} says ω = {r.get('omega')} on {name}, published {OMEGA[name]}")
 
 
+def build_treelb():
+    """Builds the release `treelb` and returns its path."""
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "treelb-cli"], cwd=ROOT, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    return os.path.join(target, "release", "treelb")
+
+
 def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}f}"
 
@@ -138,7 +147,7 @@ def fmt(x, digits=3):
 def main():
     args = sys.argv[1:]
     rounds, binary, glasgow, cliquer, tier = 3, None, None, None, "easy"
-    instances = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
+    instances = INSTANCES
     cliquer_timeout, hard_limit = 60.0, 1800
     global HARD, SUFFIX
     while args:
@@ -175,9 +184,7 @@ def main():
     if tier not in ("easy", "hard", "both"):
         usage(f"--tier is easy, hard or both, not `{tier}`")
     if binary is None:
-        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "treelb-cli"], cwd=ROOT, check=True)
-        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-        binary = os.path.join(target, "release", "treelb")
+        binary = build_treelb()
     tmp = tempfile.mkdtemp(prefix="clique-bench-")
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load_before": os.getloadavg(),
             "rounds": rounds, "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,

@@ -14,10 +14,7 @@ the ratios within one run mean anything there.
 """
 import os, subprocess, sys, time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-EASY = ["brock200_1", "brock200_4", "C125.9", "p_hat300-1", "gen200_p0.9_44", "MANN_a27",
-        "p_hat700-1", "p_hat700-2"]
+from run import EASY, INSTANCES
 
 
 def usage(msg):
@@ -28,7 +25,7 @@ def usage(msg):
 def main():
     args = sys.argv[1:]
     rounds, bins, names = 7, [], EASY
-    instances = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "clique"))
+    instances = INSTANCES
     while args:
         a = args.pop(0)
         if a.startswith("--"):
