@@ -72,6 +72,11 @@ where
         self.search.expand(node, acc, children);
     }
 
+    #[inline]
+    fn cost(&self, node: &S::Node) -> u64 {
+        self.search.cost(node)
+    }
+
     fn should_stop(&self) -> bool {
         self.search.should_stop()
     }

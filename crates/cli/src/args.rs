@@ -144,7 +144,8 @@ pub(crate) struct RunArgs {
     pub(crate) no_progress: bool,
     /// Stop after about N units of work (nodes; intervals for integrate,
     /// iterations for mandelbrot; for nqueens 1 per node and 64 per subtree
-    /// of the last rows counted at once) with a partial report marked interrupted
+    /// of the last rows counted at once; for clique 1 per node and 256 per
+    /// chunk of 16 greedy starts) with a partial report marked interrupted
     /// and exit code 3; with --runtime mpi each rank stops after its share
     /// N/ranks. Also lifts the UTS limit on the expected tree size. An
     /// integer or a whole number in scientific notation (1e6)

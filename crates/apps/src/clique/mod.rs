@@ -31,4 +31,4 @@ mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
 pub use graph::{DENSE_MAX_VERTICES, Graph};
-pub use search::{CliqueNode, CliqueSearch, Mode, Options, SetupTimes, TooLarge};
+pub use search::{CliqueNode, CliqueSearch, GREEDY_CHUNK_COST, Mode, Options, SetupTimes, TooLarge};

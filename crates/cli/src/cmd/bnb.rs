@@ -251,10 +251,13 @@ pub(crate) struct BnbRan {
 /// With `--deterministic` the incumbent breaks ties by the witness (see
 /// [`treelb::incumbent`]); improvements are shown as they happen (on MPI,
 /// at rank 0 as they reach it); a stopped run reports the proven bound.
+/// `unit` names the search's units of work ([`Search::cost`]) in
+/// the progress line.
 pub(crate) fn run<S>(
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
     cfg: &RunConfig,
+    unit: &'static str,
 ) -> Result<Option<BnbRan>, Error>
 where
     S: NodeBound<Output = BnbStats>,
@@ -272,7 +275,7 @@ where
         if cfg.kind == Runtime::Threads {
             live.watch(incumbent);
         }
-        let ran = match super::run_checkpointed(search, Some(incumbent), cfg, plan, None, "nodes")? {
+        let ran = match super::run_checkpointed(search, Some(incumbent), cfg, plan, None, unit)? {
             Some(ran) => ran,
             None => return Ok(None),
         };
@@ -286,7 +289,7 @@ where
                 live.watch(incumbent);
                 let limit = super::limit_of(cfg);
                 let root = Watched::new(DfsWork::new(search, cfg.split_policy), &open, &limit);
-                super::run_threads_on(root, cfg, None, "nodes", &limit)?
+                super::run_threads_on(root, cfg, None, unit, &limit)?
             }
             #[cfg(feature = "mpi")]
             Runtime::Mpi => {

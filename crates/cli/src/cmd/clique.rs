@@ -11,6 +11,12 @@ use treelb_apps::clique::{CliqueSearch, Graph, Options, dimacs};
 /// about 92,000 vertices, or a sparse one of that degeneracy).
 const MAX_BITSET_BYTES: usize = 1 << 30;
 
+/// The runtime's unit of work here: an expansion of one node is one, a
+/// chunk of greedy starts is
+/// [`GREEDY_CHUNK_COST`](treelb_apps::clique::GREEDY_CHUNK_COST) (the nodes expanded are
+/// in the answer, `branched` and `pruned`).
+const UNIT: &str = "work units";
+
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::CliqueArgs;
@@ -111,7 +117,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", path.display()));
     let seq = if args.compare_seq { Some(bnb::sequential(&make()?)) } else { None };
     let search = make()?;
-    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, UNIT)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
@@ -197,10 +203,10 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         proof: k.is_none().then_some(proof),
         phases,
     };
-    Report::new("clique", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+    Report::new("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, interrupted)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "nodes"));
+        return Ok(super::interrupted(&cfg, units, UNIT));
     }
     if !ok {
         eprintln!("treelb: error: ω = {} found, {} expected", clique.len(), expected.unwrap_or_default());

@@ -69,7 +69,8 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     let seq = args.compare_seq.then(|| bnb::sequential(&make()));
     let search = make();
     let root_bound = search.root_bound();
-    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
+    else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;

@@ -78,7 +78,8 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let initial = search.incumbent.best();
     let root_bound = search.root_bound();
     let search_cuts = search.root_cuts();
-    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg)? else {
+    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
+    else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
