@@ -1197,15 +1197,23 @@ fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
     }
     // Not a vacuous test: without the flag, the witness depends on the
     // schedule on these instances (some P and strategy give another one).
+    // Which one is up to the schedule, so a busy machine may give the same
+    // witness in every one of a pass's twelve runs; up to five passes.
     let mut seen = std::collections::HashSet::new();
-    for strategy in ["random-polling", "static-cyclic", "work-sharing", "master-worker"] {
-        for p in ["1", "4", "8"] {
-            let o = treelb(&["clique", &c125, "--no-heuristic", "-p", p, "--strategy", strategy, "--json"]);
-            let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
-            seen.insert(json["answer"]["clique"].to_string());
+    for _pass in 0..5 {
+        for strategy in ["random-polling", "static-cyclic", "work-sharing", "master-worker"] {
+            for p in ["1", "4", "8"] {
+                let o =
+                    treelb(&["clique", &c125, "--no-heuristic", "-p", p, "--strategy", strategy, "--json"]);
+                let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+                seen.insert(json["answer"]["clique"].to_string());
+            }
+        }
+        if seen.len() > 1 {
+            break;
         }
     }
-    assert!(seen.len() > 1, "C125.9's maximum clique never changed: {seen:?}");
+    assert!(seen.len() > 1, "C125.9's maximum clique never changed in five passes: {seen:?}");
     // Decisions stop at their first witness: refused.
     let o = treelb(&["clique", &c125, "--k", "8", "--deterministic"]);
     assert_eq!(o.status.code(), Some(2));
