@@ -19,17 +19,13 @@ of three modes, alternated: `--threads 1`, `--threads 2`, and `--threads
    0.8: the spread that the operating system's placement of the two worker
    threads adds, which pinning removes.
 """
-import json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "2026-11-24-clique2"))
 from run import INSTANCES  # noqa: E402
 
 SHORT = ["p_hat300-1", "C125.9", "p_hat700-1", "brock200_4", "MANN_a27"]
 MODES = [("P=1", ["--threads", "1"]), ("P=2", ["--threads", "2"]), ("P=2 --pin", ["--threads", "2", "--pin"])]
-
-
-def usage(msg):
-    sys.exit(f"profile.py: {msg} (usage: profile.py BIN [--runs N] [--instances DIR] [--only NAME,...])")
 
 
 def one(binary, path, extra):
@@ -49,28 +45,13 @@ def quartiles(xs):
 
 
 def main():
-    args = sys.argv[1:]
-    runs, names, instances, binary = 20, SHORT, INSTANCES, None
-    while args:
-        a = args.pop(0)
-        if a.startswith("--"):
-            if not args:
-                usage(f"`{a}` needs a value")
-            v = args.pop(0)
-            if a == "--runs":
-                runs = int(v)
-            elif a == "--instances":
-                instances = v
-            elif a == "--only":
-                names = v.split(",")
-            else:
-                usage(f"unknown argument `{a}`")
-        elif binary is None:
-            binary = a
-        else:
-            usage(f"one binary only, got `{a}` too")
-    if binary is None:
-        usage("name the binary")
+    ap = argparse.ArgumentParser(description="Where the time of a short clique run goes at P = 1 and P = 2.")
+    ap.add_argument("binary", help="the treelb binary")
+    ap.add_argument("--runs", type=int, default=20, help="runs per mode (default 20)")
+    ap.add_argument("--instances", default=INSTANCES, help="the folder of the .clq files")
+    ap.add_argument("--only", type=lambda v: v.split(","), default=SHORT, help="NAME,... (default: the short runs)")
+    a = ap.parse_args()
+    binary, runs, instances, names = a.binary, a.runs, a.instances, a.only
     print(f"{runs} runs per mode, alternated; load average before {os.getloadavg()[0]:.1f}")
     results = {}
     for name in names:
