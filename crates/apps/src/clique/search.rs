@@ -404,11 +404,11 @@ const GREEDY_STARTS: usize = 128;
 /// two to eight PEs share them (p_hat700-2: 5 ms in all).
 const GREEDY_CHUNK: usize = 16;
 
-/// The cost ([`Search::cost`]) of a [`Part::Greedy`] node: one default
-/// slice (Δt = 256). A chunk of 16 starts costs about as much as 230
-/// search nodes of p_hat700-2 (0.8 ms against 3.5 µs), and each start
-/// walks the whole graph, so on every graph a chunk is worth hundreds of
-/// nodes. At cost 1, the PE holding the root ran all eight chunks and the
+/// The cost ([`Search::cost`]) of a node of greedy starts (see
+/// [`CliqueSearch::greedy_chunks`]): one default slice (Δt = 256). A chunk
+/// of 16 starts costs about as much as 230 search nodes of p_hat700-2
+/// (0.8 ms against 3.5 µs), and each start walks the whole graph, so on
+/// every graph a chunk is worth hundreds of nodes. At cost 1, the PE holding the root ran all eight chunks and the
 /// root's first children in its first slice before it answered the first
 /// request: the other PEs waited 6–10 ms on p_hat700-2 (3 % of the run).
 pub const GREEDY_CHUNK_COST: u64 = 256;
