@@ -14,15 +14,10 @@ Builds the release binary unless --bin names one. With --out the table is
 also written to FILE. On a loaded machine only the ratios within one run
 mean anything.
 """
-import json, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 
-from run import EASY, INSTANCES, ROOT, build_treelb
+from run import EASY, INSTANCES, ROOT, build_treelb, names
 PHASES = ["parse", "order", "matrix", "greedy", "search"]
-
-
-def usage(msg):
-    sys.exit(f"phases.py: {msg} (usage: phases.py [--rounds N] [--bin PATH] [--instances DIR] "
-             "[--only NAME,...] [--out FILE])")
 
 
 def run(binary, path, p):
@@ -41,34 +36,21 @@ def run(binary, path, p):
 
 
 def main():
-    args = sys.argv[1:]
-    rounds, binary, out = 7, None, None
-    names = EASY
-    instances = INSTANCES
-    while args:
-        a = args.pop(0)
-        if not args:
-            usage(f"`{a}` needs a value")
-        v = args.pop(0)
-        if a == "--rounds":
-            rounds = int(v)
-        elif a == "--bin":
-            binary = v
-        elif a == "--instances":
-            instances = v
-        elif a == "--only":
-            names = v.split(",")
-        elif a == "--out":
-            out = v
-        else:
-            usage(f"unknown argument `{a}`")
+    ap = argparse.ArgumentParser(description="Where the time of `treelb clique` goes, phase by phase.")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds (default 7)")
+    ap.add_argument("--bin", help="a treelb binary (default: build one)")
+    ap.add_argument("--instances", default=INSTANCES, help="the folder of the .clq files")
+    ap.add_argument("--only", type=names, default=EASY, help="NAME,... (default: the easy tier)")
+    ap.add_argument("--out", help="also write the table to this file")
+    a = ap.parse_args()
+    rounds, binary, instances, only, out = a.rounds, a.bin, a.instances, a.only, a.out
     if binary is None:
         binary = build_treelb()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     load = os.getloadavg()[0]
     rows = []
-    for name in names:
+    for name in only:
         path = os.path.join(instances, name + ".clq")
         res = {1: [], 2: []}
         for r in range(rounds):

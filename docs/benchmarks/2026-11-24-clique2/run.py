@@ -28,7 +28,7 @@ resultsS.* and results-hardS.* instead. --hard names the hard instances to run
 Goals: treelb at P = 1 within 0.5 of the Glasgow solver's time on every
 instance, speedup P = 1 / P = 2 at least 1.9, the hard tier solved with proof.
 """
-import json, os, re, resource, subprocess, sys, tempfile, time
+import argparse, json, os, re, resource, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -43,12 +43,6 @@ INSTANCES = os.path.abspath(os.path.join(ROOT, "..", "shared", "instances", "cli
 RATIO_GOAL, SPEEDUP_GOAL = 0.5, 1.9
 # The output files are results{SUFFIX}.md/.json and results-hard{SUFFIX}.md/.json.
 SUFFIX = ""
-
-
-def usage(msg):
-    sys.exit(f"run.py: {msg} (usage: run.py --glasgow PATH --cliquer PATH [--rounds N] [--bin PATH] "
-             "[--instances DIR] [--tier easy|hard|both] [--cliquer-timeout S] [--hard-limit S] [--hard NAME,...] "
-             "[--suffix S])")
 
 
 LAST_CPU = [None]
@@ -144,45 +138,38 @@ def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}f}"
 
 
+def names(value):
+    """A comma-separated list of instance names (`--only`, `--hard`)."""
+    return value.split(",")
+
+
 def main():
-    args = sys.argv[1:]
-    rounds, binary, glasgow, cliquer, tier = 3, None, None, None, "easy"
-    instances = INSTANCES
-    cliquer_timeout, hard_limit = 60.0, 1800
     global HARD, SUFFIX
-    while args:
-        a = args.pop(0)
-        if not args:
-            usage(f"`{a}` needs a value")
-        v = args.pop(0)
-        if a == "--rounds":
-            rounds = int(v)
-        elif a == "--bin":
-            binary = v
-        elif a == "--glasgow":
-            glasgow = v
-        elif a == "--cliquer":
-            cliquer = v
-        elif a == "--instances":
-            instances = v
-        elif a == "--tier":
-            tier = v
-        elif a == "--cliquer-timeout":
-            cliquer_timeout = float(v)
-        elif a == "--hard-limit":
-            hard_limit = int(v)
-        elif a == "--hard":
-            HARD = v.split(",")
-            if not all(n in OMEGA for n in HARD):
-                usage(f"--hard takes instances of {', '.join(OMEGA)}, not `{v}`")
-        elif a == "--suffix":
-            SUFFIX = v
-        else:
-            usage(f"unknown argument `{a}`")
-    if not glasgow or not cliquer:
-        usage("--glasgow and --cliquer name the peers' binaries")
-    if tier not in ("easy", "hard", "both"):
-        usage(f"--tier is easy, hard or both, not `{tier}`")
+    ap = argparse.ArgumentParser(description="Maximum clique beside cliquer and the Glasgow Subgraph Solver.")
+    ap.add_argument("--glasgow", required=True, help="the Glasgow solver's glasgow_clique_solver")
+    ap.add_argument("--cliquer", required=True, help="cliquer's binary")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the easy tier (default 3)")
+    ap.add_argument("--bin", help="a treelb binary (default: build one)")
+    ap.add_argument("--instances", default=INSTANCES, help="the folder of the .clq files")
+    ap.add_argument("--tier", choices=["easy", "hard", "both"], default="easy")
+    ap.add_argument("--cliquer-timeout", type=float, default=60.0, help="seconds (default 60)")
+    ap.add_argument("--hard-limit", type=int, default=1800, help="seconds per engine (default 1800)")
+    ap.add_argument("--hard", type=names, default=HARD, help="NAME,... (default: brock400_2,keller5)")
+    ap.add_argument("--suffix", default=SUFFIX, help="writes resultsS.* and results-hardS.*")
+    # A suffix usually starts with a dash (`--suffix -quiet`), which
+    # argparse would take for an option: hand it over as `--suffix=VALUE`.
+    argv = sys.argv[1:]
+    for i in range(len(argv) - 1):
+        if argv[i] == "--suffix":
+            argv[i:i + 2] = [f"--suffix={argv[i + 1]}"]
+            break
+    a = ap.parse_args(argv)
+    unknown = [n for n in a.hard if n not in OMEGA]
+    if unknown:
+        ap.error(f"--hard takes instances of {', '.join(OMEGA)}, not {', '.join(unknown)}")
+    HARD, SUFFIX = a.hard, a.suffix
+    rounds, binary, glasgow, cliquer, tier = a.rounds, a.bin, a.glasgow, a.cliquer, a.tier
+    instances, cliquer_timeout, hard_limit = a.instances, a.cliquer_timeout, a.hard_limit
     if binary is None:
         binary = build_treelb()
     tmp = tempfile.mkdtemp(prefix="clique-bench-")

@@ -12,44 +12,25 @@ speedup P = 1 / P = 2 of each binary. Comparing two builds (say, before and
 after a change) in one run is the way to measure on a loaded machine: only
 the ratios within one run mean anything there.
 """
-import os, subprocess, sys, time
+import argparse, os, subprocess, sys, time
 
-from run import EASY, INSTANCES
-
-
-def usage(msg):
-    sys.exit(f"speedup.py: {msg} (usage: speedup.py BIN [BIN ...] [--rounds N] [--instances DIR] "
-             "[--only NAME,...])")
+from run import EASY, INSTANCES, names
 
 
 def main():
-    args = sys.argv[1:]
-    rounds, bins, names = 7, [], EASY
-    instances = INSTANCES
-    while args:
-        a = args.pop(0)
-        if a.startswith("--"):
-            if not args:
-                usage(f"`{a}` needs a value")
-            v = args.pop(0)
-            if a == "--rounds":
-                rounds = int(v)
-            elif a == "--instances":
-                instances = v
-            elif a == "--only":
-                names = v.split(",")
-            else:
-                usage(f"unknown argument `{a}`")
-        else:
-            bins.append(a)
-    if not bins:
-        usage("name at least one binary")
+    ap = argparse.ArgumentParser(description="Speedup at P = 2 of one or more treelb binaries, side by side.")
+    ap.add_argument("bins", nargs="+", metavar="BIN", help="treelb binaries")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds (default 7)")
+    ap.add_argument("--instances", default=INSTANCES, help="the folder of the .clq files")
+    ap.add_argument("--only", type=names, default=EASY, help="NAME,... (default: the easy tier)")
+    a = ap.parse_args()
+    rounds, bins, instances = a.rounds, a.bins, a.instances
     load = os.getloadavg()[0]
     print(f"{rounds} rounds, fastest shown; load average before {load:.1f}")
     print()
     print("| instance | " + " | ".join(f"{b} P=1 ms | P=2 ms | speedup" for b in bins) + " |")
     print("|---|" + "--:|--:|--:|" * len(bins))
-    for name in names:
+    for name in a.only:
         path = os.path.join(instances, name + ".clq")
         runs = [(b, p) for b in bins for p in (1, 2)]
         best = {r: float("inf") for r in runs}

@@ -22,7 +22,7 @@ of three modes, alternated: `--threads 1`, `--threads 2`, and `--threads
 import argparse, json, os, subprocess, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "2026-11-24-clique2"))
-from run import INSTANCES  # noqa: E402
+from run import INSTANCES, names  # noqa: E402
 
 SHORT = ["p_hat300-1", "C125.9", "p_hat700-1", "brock200_4", "MANN_a27"]
 MODES = [("P=1", ["--threads", "1"]), ("P=2", ["--threads", "2"]), ("P=2 --pin", ["--threads", "2", "--pin"])]
@@ -49,12 +49,12 @@ def main():
     ap.add_argument("binary", help="the treelb binary")
     ap.add_argument("--runs", type=int, default=20, help="runs per mode (default 20)")
     ap.add_argument("--instances", default=INSTANCES, help="the folder of the .clq files")
-    ap.add_argument("--only", type=lambda v: v.split(","), default=SHORT, help="NAME,... (default: the short runs)")
+    ap.add_argument("--only", type=names, default=SHORT, help="NAME,... (default: the short runs)")
     a = ap.parse_args()
-    binary, runs, instances, names = a.binary, a.runs, a.instances, a.only
+    binary, runs, instances, only = a.binary, a.runs, a.instances, a.only
     print(f"{runs} runs per mode, alternated; load average before {os.getloadavg()[0]:.1f}")
     results = {}
-    for name in names:
+    for name in only:
         path = os.path.join(instances, name + ".clq")
         seen = {m: [] for m, _ in MODES}
         for k in range(runs):
