@@ -360,6 +360,13 @@ pub(crate) struct CliqueArgs {
     /// graph, the search and its greedy starts (always in --json)
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
+    /// Do not search: estimate the size of the search tree (nodes and
+    /// sequential time, with their standard errors) from random
+    /// root-to-leaf probes for DURATION, e.g. 30s (Knuth's estimator, on
+    /// one thread). The tree is the one the greedy clique prunes; with --k
+    /// ω+1, the tree of the proof that ω is optimal
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
+    pub(crate) estimate: Option<std::time::Duration>,
     #[command(flatten)]
     pub(crate) run: RunArgs,
 }

@@ -1309,3 +1309,59 @@ fn help_lists_the_values_of_every_closed_set() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("invalid value '0' for '--pes <P>'"), "{}", stderr(&o));
 }
+
+/// `clique --estimate`: the probes' estimate of keller4's proof tree (`--k
+/// 12`: there is no clique of 12 vertices) lies within a few standard
+/// errors of the nodes the search expands, and the report says what it is.
+#[test]
+fn clique_estimate_measures_the_proof_tree() {
+    let file = shared_instance("clique/keller4.clq");
+    let o = treelb(&["clique", &file, "--k", "12", "-p", "1", "--json"]);
+    let run = common::json_report(&o, "the search");
+    let nodes = run["answer"]["branched"].as_f64().unwrap() + run["answer"]["pruned"].as_f64().unwrap();
+    assert!(nodes > 1000.0, "a tree worth estimating: {nodes}");
+
+    let o = treelb(&["clique", &file, "--k", "12", "--estimate", "300ms", "--seed", "7", "--json"]);
+    let json = common::json_report(&o, "the estimate");
+    let e = &json["estimate"];
+    let (mean, err) = (e["nodes"]["mean"].as_f64().unwrap(), e["nodes"]["std_error"].as_f64().unwrap());
+    assert!(e["probes"].as_u64().unwrap() >= 100, "{json}");
+    assert!(err > 0.0 && err < 0.2 * mean, "{json}");
+    assert!((mean - nodes).abs() < 6.0 * err + 0.02 * nodes, "{mean} ± {err} vs {nodes} nodes");
+    assert!(e["sequential_secs"]["mean"].as_f64().unwrap() > 0.0, "{json}");
+    assert_eq!(e["seed"], 7);
+    assert!(
+        json["title"].as_str().unwrap().starts_with("Tree-size estimate — Clique of 12 vertices?"),
+        "{json}"
+    );
+
+    let o = treelb(&["clique", &file, "--estimate", "100ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for label in ["probes", "nodes", "sequential", "deepest probe", "incumbent"] {
+        assert!(out.lines().any(|l| l.trim_start().starts_with(label)), "{label}: {out}");
+    }
+}
+
+#[test]
+fn clique_estimate_refuses_what_does_not_go_with_it() {
+    let file = shared_instance("clique/keller4.clq");
+    for extra in [
+        &["--compare-seq"][..],
+        &["--expect", "11"],
+        &["--verbose"],
+        &["--time-limit", "1s"],
+        &["--max-nodes", "100"],
+        &["--trace", "/tmp/never-written.csv"],
+    ] {
+        let mut args = vec!["clique", &file, "--estimate", "1s"];
+        args.extend_from_slice(extra);
+        let o = treelb(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("does not go with it") && err.contains(extra[0]), "{extra:?}: {err}");
+    }
+    let o = treelb(&["clique", &file, "--estimate", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--estimate"), "{}", stderr(&o));
+}

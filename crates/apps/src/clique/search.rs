@@ -832,6 +832,27 @@ impl CliqueSearch {
         }
     }
 
+    /// Runs every greedy start at once, outside the tree, and offers each
+    /// clique larger than the incumbent to it: the heuristic of a seeded
+    /// search for a search built without it (`Options { greedy: false, .. }`),
+    /// so that the tree it then holds is the one the greedy clique prunes.
+    /// Does nothing for a sparse search.
+    ///
+    /// ```
+    /// use treelb_apps::clique::{CliqueSearch, Graph, Options};
+    /// let g = Graph::hamming(6, 4);
+    /// let search = CliqueSearch::with_options(&g, Options { greedy: false, ..Options::default() })?;
+    /// assert_eq!(search.incumbent.best(), None);
+    /// search.offer_greedy_cliques();
+    /// assert!(search.incumbent.best().is_some_and(|size| size >= 2));
+    /// # Ok::<(), treelb_apps::clique::TooLarge>(())
+    /// ```
+    pub fn offer_greedy_cliques(&self) {
+        if let Space::Dense(matrix) = &self.space {
+            self.run_greedy(0, matrix.n.min(GREEDY_STARTS));
+        }
+    }
+
     /// The time spent in the greedy clique's starts, summed over the PEs
     /// that ran them (the first nodes of the tree, part of the search).
     pub fn greedy_time(&self) -> std::time::Duration {

@@ -88,6 +88,16 @@ impl Phases {
 
 pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Error> {
     let mut cfg = RunConfig::from_args(&args.run)?;
+    if args.estimate.is_some() {
+        super::estimate::check(
+            &cfg,
+            &[
+                ("--compare-seq", args.compare_seq),
+                ("--expect", args.expect.is_some()),
+                ("--verbose", args.verbose),
+            ],
+        )?;
+    }
     let (k, expected) = (args.k, args.expect);
     if k.is_some() && cfg.deterministic {
         return Err(err!(
@@ -115,6 +125,34 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", path.display()));
+    if let Some(duration) = args.estimate {
+        // The greedy clique first, outside the tree, so that the probes
+        // measure the search it prunes rather than the greedy starts.
+        let search = CliqueSearch::with_options(&graph, Options { greedy: false, ..options })
+            .map_err(|e| err!("{}: {e}", path.display()))?;
+        if options.greedy {
+            search.offer_greedy_cliques();
+        }
+        let instance =
+            Instance { file: args.file.clone(), vertices: graph.n(), edges: graph.edge_count(), k };
+        return super::estimate::run(
+            "clique",
+            title(path, &args.file, &graph, k),
+            instance,
+            &search,
+            &search.incumbent,
+            k.map(|k| {
+                (
+                    format!("bound ≤ {}", k - 1),
+                    format!("the nodes a search for a clique of {k} vertices prunes: the tree of the proof when there is none"),
+                )
+            }),
+            duration,
+            &cfg,
+            UNIT,
+            out,
+        );
+    }
     let seq = if args.compare_seq { Some(bnb::sequential(&make()?)) } else { None };
     let search = make()?;
     let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, UNIT)? else {
@@ -137,7 +175,6 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         return Err(err!("internal error: the reported vertex set {clique:?} is not a clique"));
     }
 
-    let name = path.file_name().map_or_else(|| args.file.clone(), |f| f.to_string_lossy().into_owned());
     let mut lines = Vec::new();
     let mut ok = true;
     let (omega, exists) = match k {
@@ -184,12 +221,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     if args.verbose {
         lines.push(phases.line());
     }
-    let title = match k {
-        None => format!("Maximum clique — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count()),
-        Some(k) => {
-            format!("Clique of {k} vertices? — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count())
-        }
-    };
+    let title = title(path, &args.file, &graph, k);
     let instance = Instance { file: args.file.clone(), vertices: graph.n(), edges: graph.edge_count(), k };
     let answer = Answer {
         omega,
@@ -212,6 +244,16 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         eprintln!("treelb: error: ω = {} found, {} expected", clique.len(), expected.unwrap_or_default());
     }
     Ok(ok.into())
+}
+
+/// The report's title: the question and the graph.
+fn title(path: &Path, file: &str, graph: &Graph, k: Option<u32>) -> String {
+    let name = path.file_name().map_or_else(|| file.to_owned(), |f| f.to_string_lossy().into_owned());
+    let question = match k {
+        None => "Maximum clique".to_owned(),
+        Some(k) => format!("Clique of {k} vertices?"),
+    };
+    format!("{question} — {name} ({} vertices, {} edges)", graph.n(), graph.edge_count())
 }
 
 fn verified_note(graph: &Graph, clique: &[u32]) -> String {

@@ -6,6 +6,7 @@ pub(crate) mod calibrate;
 pub(crate) mod clique;
 pub(crate) mod compare;
 pub(crate) mod connect4;
+pub(crate) mod estimate;
 pub(crate) mod integrate;
 pub(crate) mod knapsack;
 pub(crate) mod mandelbrot;
