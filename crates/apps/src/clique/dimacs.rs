@@ -30,6 +30,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::Graph;
+use super::graph::DenseBits;
 
 /// The largest number of vertices accepted (vertex numbers are 32-bit).
 pub const MAX_VERTICES: usize = 1 << 28;
@@ -231,22 +232,93 @@ pub fn read_file_with_warnings(path: impl AsRef<Path>) -> Result<(Graph, Vec<Dim
 /// # Ok::<(), dimacs::DimacsError>(())
 /// ```
 pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
-    // The header (vertex count and line), then the edges as read: the
-    // graph is built at the end, in `O(n + m)` memory when it is sparse.
-    let mut graph: Option<(usize, usize)> = None;
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    let mut end: Option<usize> = None;
-    let (mut declared, mut edge_lines) = (0u64, 0u64);
-    let mut last = 0;
-    for_each_line(reader, |line, bytes| {
-        last = line;
-        // The common line, `e U V` in plain decimal, read byte by byte;
-        // anything else (and an edge before the header or after `END`) takes
-        // the general path below, which accepts every line this one does
-        // and reads it the same way.
-        if let (Some((u, v)), Some(&(n, _)), None) = (plain_edge(bytes), graph.as_ref(), end) {
-            edges.push(edge(u, v, n, line)?);
-            edge_lines += 1;
+    let mut reader_state = Reader::default();
+    for_each_line(reader, &mut reader_state)?;
+    reader_state.finish()
+}
+
+/// The state of a read: the header (vertex count and line), the edges as
+/// they come, the `END` line.
+#[derive(Default)]
+struct Reader {
+    header: Option<(usize, usize)>,
+    edges: Option<Edges>,
+    end: Option<usize>,
+    declared: u64,
+    edge_lines: u64,
+    last: usize,
+}
+
+/// The edges read so far: set in the adjacency bits of a dense graph at
+/// once, listed for a sparse graph, which is built at the end in `O(n + m)`
+/// memory.
+enum Edges {
+    Dense(DenseBits),
+    Sparse(Vec<(u32, u32)>),
+}
+
+/// Where [`for_each_line`] puts the lines it reads.
+trait LineSink {
+    /// A plain edge line `e U V` ([`scan_edge`]), read in place; `false`:
+    /// read it as any other line.
+    fn plain(&mut self, line: usize, u: u64, v: u64) -> Result<bool, DimacsError>;
+
+    /// Any other line, without its line end.
+    fn line(&mut self, line: usize, bytes: &[u8]) -> Result<(), DimacsError>;
+}
+
+impl Reader {
+    /// One edge, checked ([`edge`]), after the header.
+    #[inline]
+    fn add(&mut self, (u, v): (u32, u32)) {
+        match self.edges.as_mut().expect("the header came first") {
+            Edges::Dense(bits) => bits.add(u as usize, v as usize),
+            Edges::Sparse(list) => list.push((u, v)),
+        }
+        self.edge_lines += 1;
+    }
+
+    /// The graph, and the warnings about the file.
+    fn finish(self) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
+        let (n, header) = self.header.ok_or(DimacsError::MissingHeader { line: self.last + 1 })?;
+        let graph = match self.edges.expect("made with the header") {
+            Edges::Dense(bits) => bits.finish(),
+            Edges::Sparse(mut list) => Graph::from_edges(n, &mut list),
+        };
+        let distinct = graph.edge_count() as u64;
+        let mut warnings = Vec::new();
+        if self.declared != self.edge_lines && self.declared != distinct {
+            warnings.push(DimacsWarning::EdgeCount {
+                line: header,
+                declared: self.declared,
+                lines: self.edge_lines,
+                distinct,
+            });
+        }
+        Ok((graph, warnings))
+    }
+}
+
+impl LineSink for Reader {
+    /// Taken unless it comes before the header or after `END`, which the
+    /// general path reports.
+    #[inline]
+    fn plain(&mut self, line: usize, u: u64, v: u64) -> Result<bool, DimacsError> {
+        let (Some((n, _)), None) = (self.header, self.end) else {
+            return Ok(false);
+        };
+        self.last = line;
+        self.add(edge(u, v, n, line)?);
+        Ok(true)
+    }
+
+    /// Any line, without its line end. The general path accepts every line
+    /// the plain one does and reads it the same way.
+    fn line(&mut self, line: usize, bytes: &[u8]) -> Result<(), DimacsError> {
+        self.last = line;
+        if let Some((u, v)) = plain_edge(bytes)
+            && self.plain(line, u, v)?
+        {
             return Ok(());
         }
         let text = String::from_utf8_lossy(bytes);
@@ -258,7 +330,7 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
             // A comment: the line starts with `c` (some files write `c---`).
             return Ok(());
         }
-        if let Some(end) = end {
+        if let Some(end) = self.end {
             return Err(DimacsError::AfterEnd { line, end, found: text.trim().to_owned() });
         }
         // The fields after the first: at most three are ever wanted, so a
@@ -275,7 +347,7 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
         let rest = &held[..count.min(4)];
         match kind {
             "p" => {
-                if let Some((_, first)) = graph {
+                if let Some((_, first)) = self.header {
                     return Err(DimacsError::DuplicateHeader { line, first });
                 }
                 let bad = || DimacsError::BadHeader { line, found: text.trim().to_owned() };
@@ -286,7 +358,7 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                     return Err(bad());
                 }
                 let n: usize = n.parse().map_err(|_| bad())?;
-                declared = m.parse().map_err(|_| bad())?;
+                self.declared = m.parse().map_err(|_| bad())?;
                 if n > MAX_VERTICES {
                     return Err(DimacsError::TooManyVertices { line, n });
                 }
@@ -294,10 +366,15 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 if bytes > MAX_GRAPH_BYTES {
                     return Err(DimacsError::TooLarge { line, n, bytes });
                 }
-                graph = Some((n, line));
+                self.header = Some((n, line));
+                self.edges = Some(if n <= super::DENSE_MAX_VERTICES {
+                    Edges::Dense(DenseBits::new(n))
+                } else {
+                    Edges::Sparse(Vec::new())
+                });
             }
             "e" => {
-                let Some(&(n, _)) = graph.as_ref() else {
+                let Some(&(n, _)) = self.header.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "edge" });
                 };
                 let bad = || DimacsError::BadEdge { line, found: text.trim().to_owned() };
@@ -306,11 +383,10 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 };
                 let u: u64 = u.parse().map_err(|_| bad())?;
                 let v: u64 = v.parse().map_err(|_| bad())?;
-                edges.push(edge(u, v, n, line)?);
-                edge_lines += 1;
+                self.add(edge(u, v, n, line)?);
             }
             "n" => {
-                let Some(&(n, _)) = graph.as_ref() else {
+                let Some(&(n, _)) = self.header.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "vertex weight" });
                 };
                 let bad = || DimacsError::BadVertexWeight { line, found: text.trim().to_owned() };
@@ -321,31 +397,21 @@ pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWar
                 let _w: i64 = w.parse().map_err(|_| bad())?;
                 vertex(v, n, line)?;
             }
-            "END" if rest.is_empty() => end = Some(line),
+            "END" if rest.is_empty() => self.end = Some(line),
             _ => return Err(DimacsError::UnknownLine { line, found: text.trim().to_owned() }),
         }
         Ok(())
-    })?;
-    let (n, header) = graph.ok_or(DimacsError::MissingHeader { line: last + 1 })?;
-    let graph = Graph::from_edges(n, &mut edges);
-    let distinct = graph.edge_count() as u64;
-    let mut warnings = Vec::new();
-    if declared != edge_lines && declared != distinct {
-        warnings.push(DimacsWarning::EdgeCount { line: header, declared, lines: edge_lines, distinct });
     }
-    Ok((graph, warnings))
 }
 
-/// Calls `f` with every line of `reader` and its 1-based number, as bytes
-/// without the line end (`\n` or `\r\n`), as `crate::text::Lines` reads
-/// them, but in place in the reader's buffer: a line is copied only when
-/// it straddles two fills of the buffer, and is checked for UTF-8 only if
-/// `f` makes it text (the edge lines of a DIMACS file are read as bytes by
-/// [`plain_edge`]). p_hat700-2 (1.3 MB): 77 M → 53 M instructions.
-fn for_each_line<R: BufRead>(
-    mut reader: R,
-    mut f: impl FnMut(usize, &[u8]) -> Result<(), DimacsError>,
-) -> Result<(), DimacsError> {
+/// Reads every line of `reader` into `r`, with its 1-based number, as
+/// bytes without the line end (`\n` or `\r\n`), as `crate::text::Lines`
+/// reads them, but in place in the reader's buffer: a line is copied only
+/// when it straddles two fills of the buffer, and is checked for UTF-8
+/// only if the general path makes it text. A plain edge line is read where
+/// it lies, in the same pass that finds its end ([`scan_edge`]); the end
+/// of any other line is found with `memchr`.
+fn for_each_line<R: BufRead>(mut reader: R, r: &mut impl LineSink) -> Result<(), DimacsError> {
     fn strip(line: &[u8]) -> &[u8] {
         line.strip_suffix(b"\r").unwrap_or(line)
     }
@@ -356,19 +422,33 @@ fn for_each_line<R: BufRead>(
         if buf.is_empty() {
             if !carry.is_empty() {
                 // The last line, without a line end: nothing stripped.
-                f(line + 1, &carry)?;
+                r.line(line + 1, &carry)?;
             }
             return Ok(());
         }
         let mut start = 0;
-        while let Some(at) = buf[start..].iter().position(|&b| b == b'\n') {
+        loop {
+            if carry.is_empty()
+                && let Some((u, v, end)) = scan_edge(&buf[start..])
+                && buf.get(start + end) == Some(&b'\n')
+            {
+                line += 1;
+                if !r.plain(line, u, v)? {
+                    r.line(line, strip(&buf[start..start + end]))?;
+                }
+                start += end + 1;
+                continue;
+            }
+            let Some(at) = memchr::memchr(b'\n', &buf[start..]) else {
+                break;
+            };
             let end = start + at;
             line += 1;
             if carry.is_empty() {
-                f(line, strip(&buf[start..end]))?;
+                r.line(line, strip(&buf[start..end]))?;
             } else {
                 carry.extend_from_slice(&buf[start..end]);
-                f(line, strip(&carry))?;
+                r.line(line, strip(&carry))?;
                 carry.clear();
             }
             start = end + 1;
@@ -385,34 +465,53 @@ fn for_each_line<R: BufRead>(
 /// reads are a subset of those the general path accepts as edges, with the
 /// same numbers (`str::split_whitespace` and `u64::from_str`).
 fn plain_edge(line: &[u8]) -> Option<(u64, u64)> {
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    let mut i = 0;
-    while i < line.len() && blank(line[i]) {
-        i += 1;
-    }
-    if line.get(i) != Some(&b'e') {
+    scan_edge(line).and_then(|(u, v, end)| (end == line.len()).then_some((u, v)))
+}
+
+/// The grammar of [`plain_edge`] read from the start of `bytes`: the two
+/// numbers and where the trailing blanks and carriage returns after them
+/// end (the line's end, if the line is a plain edge).
+#[inline]
+fn scan_edge(bytes: &[u8]) -> Option<(u64, u64, usize)> {
+    let mut i = skip(bytes, 0, |b| b == b' ' || b == b'\t');
+    if bytes.get(i) != Some(&b'e') {
         return None;
     }
     i += 1;
-    let mut numbers = [0u64; 2];
-    for number in &mut numbers {
-        let start = i;
-        while i < line.len() && blank(line[i]) {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        let digits = i;
-        while i < line.len() && line[i].is_ascii_digit() {
-            *number = *number * 10 + u64::from(line[i] - b'0');
-            i += 1;
-        }
-        if i == digits || i - digits > 19 {
-            return None;
-        }
+    let u = field(bytes, &mut i)?;
+    let v = field(bytes, &mut i)?;
+    Some((u, v, skip(bytes, i, |b| b == b' ' || b == b'\t' || b == b'\r')))
+}
+
+/// The first position from `i` on whose byte is not `skipped`.
+#[inline(always)]
+fn skip(bytes: &[u8], mut i: usize, skipped: impl Fn(u8) -> bool) -> usize {
+    while let Some(&b) = bytes.get(i)
+        && skipped(b)
+    {
+        i += 1;
     }
-    line[i..].iter().all(|&b| blank(b) || b == b'\r').then_some((numbers[0], numbers[1]))
+    i
+}
+
+/// One field of a plain edge at `*i`: at least one blank, then 1 to 19
+/// decimal digits; `*i` is left after them.
+#[inline(always)]
+fn field(bytes: &[u8], i: &mut usize) -> Option<u64> {
+    let start = *i;
+    *i = skip(bytes, start, |b| b == b' ' || b == b'\t');
+    if *i == start {
+        return None;
+    }
+    let digits = *i;
+    let mut x = 0u64;
+    while let Some(&b) = bytes.get(*i)
+        && b.is_ascii_digit()
+    {
+        x = x * 10 + u64::from(b - b'0');
+        *i += 1;
+    }
+    (*i != digits && *i - digits <= 19).then_some(x)
 }
 
 /// The edge between the 1-based vertices `u` and `v` as 0-based indices,
@@ -438,6 +537,31 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// The lines [`for_each_line`] reads, as text, and its plain edges as
+    /// `edge U V` (or as text, when they are not taken).
+    struct Record {
+        take_plain: bool,
+        lines: Vec<(usize, String)>,
+    }
+
+    impl LineSink for Record {
+        fn plain(&mut self, line: usize, u: u64, v: u64) -> Result<bool, DimacsError> {
+            if self.take_plain {
+                self.lines.push((line, format!("edge {u} {v}")));
+            }
+            Ok(self.take_plain)
+        }
+
+        fn line(&mut self, line: usize, bytes: &[u8]) -> Result<(), DimacsError> {
+            let text = match plain_edge(bytes) {
+                Some((u, v)) if self.take_plain => format!("edge {u} {v}"),
+                _ => String::from_utf8_lossy(bytes).into_owned(),
+            };
+            self.lines.push((line, text));
+            Ok(())
+        }
+    }
 
     /// How the general path reads a line as an edge.
     fn general(line: &str) -> Option<(u64, u64)> {
@@ -473,13 +597,33 @@ mod tests {
         ) {
             let expected: Vec<(usize, String)> =
                 crate::text::Lines::new(&bytes[..]).map(Result::unwrap).collect();
-            let mut got = Vec::new();
-            for_each_line(std::io::BufReader::with_capacity(capacity, &bytes[..]), |line, text| {
-                got.push((line, String::from_utf8_lossy(text).into_owned()));
-                Ok(())
-            })
-            .unwrap();
-            prop_assert_eq!(got, expected);
+            let mut got = Record { take_plain: false, lines: Vec::new() };
+            for_each_line(std::io::BufReader::with_capacity(capacity, &bytes[..]), &mut got).unwrap();
+            prop_assert_eq!(got.lines, expected);
+        }
+
+        /// Plain edge lines read in place, wherever the buffer's fills cut
+        /// them, are the lines of `crate::text::Lines` that `plain_edge`
+        /// reads, with the same numbers; the others come whole.
+        #[test]
+        fn plain_lines_read_in_place_are_the_texts_lines(
+            parts in proptest::collection::vec(
+                prop_oneof![Just("e"), Just(" "), Just("\t"), Just("\r"), Just("\n"), Just("1"), Just("23"), Just("x")],
+                0..60,
+            ),
+            capacity in 1usize..16,
+        ) {
+            let bytes = parts.concat().into_bytes();
+            let expected: Vec<(usize, String)> = crate::text::Lines::new(&bytes[..])
+                .map(Result::unwrap)
+                .map(|(n, text)| match plain_edge(text.as_bytes()) {
+                    Some((u, v)) => (n, format!("edge {u} {v}")),
+                    None => (n, text),
+                })
+                .collect();
+            let mut got = Record { take_plain: true, lines: Vec::new() };
+            for_each_line(std::io::BufReader::with_capacity(capacity, &bytes[..]), &mut got).unwrap();
+            prop_assert_eq!(got.lines, expected);
         }
 
         /// Every line the fast path reads, the general path reads the same.

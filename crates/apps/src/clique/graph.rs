@@ -52,6 +52,39 @@ enum Repr {
     Sparse { adj: Vec<Vec<u32>> },
 }
 
+/// A dense graph ([`DENSE_MAX_VERTICES`] vertices at most) built edge by
+/// edge with no check and no count per edge: both bits of an edge are set,
+/// a repeated edge sets them again, and the edges are counted once at the
+/// end as half the set bits. The caller checks the vertices.
+pub(crate) struct DenseBits {
+    n: usize,
+    words: usize,
+    adj: Vec<u64>,
+}
+
+impl DenseBits {
+    /// No edges on `0..n`.
+    pub(crate) fn new(n: usize) -> Self {
+        debug_assert!(n <= DENSE_MAX_VERTICES);
+        let words = words_for(n);
+        DenseBits { n, words, adj: vec![0; n * words] }
+    }
+
+    /// Adds `{u, v}`: two vertices below `n`, distinct.
+    #[inline]
+    pub(crate) fn add(&mut self, u: usize, v: usize) {
+        debug_assert!(u < self.n && v < self.n && u != v);
+        self.adj[u * self.words + v / WORD] |= 1 << (v % WORD);
+        self.adj[v * self.words + u / WORD] |= 1 << (u % WORD);
+    }
+
+    /// The graph.
+    pub(crate) fn finish(self) -> Graph {
+        let bits: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
+        Graph { n: self.n, edges: bits / 2, repr: Repr::Dense { words: self.words, adj: self.adj } }
+    }
+}
+
 impl PartialEq for Graph {
     fn eq(&self, other: &Self) -> bool {
         self.n == other.n
@@ -98,19 +131,23 @@ impl Graph {
     /// # Panics
     /// If an edge has a vertex out of range or is a self-loop.
     pub fn from_edges(n: usize, edges: &mut [(u32, u32)]) -> Self {
+        let check = |&(u, v): &(u32, u32)| {
+            assert!((u as usize) < n && (v as usize) < n, "edge {:?} outside the vertices 0..{n}", (u, v));
+            assert_ne!(u, v, "self-loop at vertex {u}");
+        };
+        if n <= DENSE_MAX_VERTICES {
+            let mut bits = DenseBits::new(n);
+            for e in edges.iter() {
+                check(e);
+                bits.add(e.0 as usize, e.1 as usize);
+            }
+            return bits.finish();
+        }
         for e in edges.iter_mut() {
-            assert!((e.0 as usize) < n && (e.1 as usize) < n, "edge {e:?} outside the vertices 0..{n}");
-            assert_ne!(e.0, e.1, "self-loop at vertex {}", e.0);
+            check(e);
             if e.0 > e.1 {
                 *e = (e.1, e.0);
             }
-        }
-        if n <= DENSE_MAX_VERTICES {
-            let mut g = Graph::new(n);
-            for &(u, v) in edges.iter() {
-                g.add_edge(u as usize, v as usize);
-            }
-            return g;
         }
         edges.sort_unstable();
         let mut degree = vec![0u32; n];
