@@ -563,6 +563,14 @@ mod tests {
         }
     }
 
+    /// The lines of `bytes` as [`for_each_line`] reads them through a
+    /// buffer of `capacity` bytes ([`Record`]).
+    fn read_in_place(bytes: &[u8], capacity: usize, take_plain: bool) -> Vec<(usize, String)> {
+        let mut got = Record { take_plain, lines: Vec::new() };
+        for_each_line(std::io::BufReader::with_capacity(capacity, bytes), &mut got).unwrap();
+        got.lines
+    }
+
     /// How the general path reads a line as an edge.
     fn general(line: &str) -> Option<(u64, u64)> {
         let fields: Vec<&str> = line.split_whitespace().collect();
@@ -597,9 +605,7 @@ mod tests {
         ) {
             let expected: Vec<(usize, String)> =
                 crate::text::Lines::new(&bytes[..]).map(Result::unwrap).collect();
-            let mut got = Record { take_plain: false, lines: Vec::new() };
-            for_each_line(std::io::BufReader::with_capacity(capacity, &bytes[..]), &mut got).unwrap();
-            prop_assert_eq!(got.lines, expected);
+            prop_assert_eq!(read_in_place(&bytes, capacity, false), expected);
         }
 
         /// Plain edge lines read in place, wherever the buffer's fills cut
@@ -621,9 +627,7 @@ mod tests {
                     None => (n, text),
                 })
                 .collect();
-            let mut got = Record { take_plain: true, lines: Vec::new() };
-            for_each_line(std::io::BufReader::with_capacity(capacity, &bytes[..]), &mut got).unwrap();
-            prop_assert_eq!(got.lines, expected);
+            prop_assert_eq!(read_in_place(&bytes, capacity, true), expected);
         }
 
         /// Every line the fast path reads, the general path reads the same.
