@@ -1335,6 +1335,19 @@ fn clique_estimate_measures_the_proof_tree() {
         "{json}"
     );
 
+    // A graph without edges: the root has no children, one probe is the
+    // whole tree.
+    let empty = std::env::temp_dir().join(format!("treelb-estimate-{}.clq", std::process::id()));
+    std::fs::write(&empty, "p edge 3 0\n").unwrap();
+    let o = treelb(&["clique", empty.to_str().unwrap(), "--estimate", "10s", "--json"]);
+    std::fs::remove_file(&empty).ok();
+    let json = common::json_report(&o, "the estimate of a one-node tree");
+    assert_eq!(json["estimate"]["exact"], true, "{json}");
+    assert_eq!(
+        (json["estimate"]["probes"].as_u64(), json["estimate"]["nodes"]["mean"].as_f64()),
+        (Some(1), Some(1.0))
+    );
+
     let o = treelb(&["clique", &file, "--estimate", "100ms"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);

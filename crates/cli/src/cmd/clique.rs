@@ -141,11 +141,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
             instance,
             &search,
             &search.incumbent,
-            k.map(|k| {
-                (
-                    format!("bound ≤ {}", k - 1),
-                    format!("the nodes a search for a clique of {k} vertices prunes: the tree of the proof when there is none"),
-                )
+            k.map(|k| super::estimate::Pruning {
+                    value: format!("bound ≤ {}", k - 1),
+                    note: format!("the nodes a search for a clique of {k} vertices prunes: the tree of the proof when there is none"),
             }),
             duration,
             &cfg,

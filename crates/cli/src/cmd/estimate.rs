@@ -93,14 +93,22 @@ struct Answer {
     max_depth: u32,
     /// The incumbent's value that prunes the estimated tree.
     incumbent: Option<i64>,
-    /// What else prunes it (a decision's floor), if anything, and why.
-    pruning: Option<(String, String)>,
+    /// What else prunes it (a decision's floor), if anything.
+    pruning: Option<Pruning>,
     /// The root has no children: the one probe measured the tree exactly.
     exact: bool,
     /// Seed of the probes' choices.
     seed: u64,
     /// A signal stopped the probing before its time was up.
     interrupted: bool,
+}
+
+/// What prunes the tree besides the incumbent: `value` (`bound ≤ 29`) and
+/// why (`note`).
+#[derive(Debug, Serialize)]
+pub(crate) struct Pruning {
+    pub(crate) value: String,
+    pub(crate) note: String,
 }
 
 /// The whole report.
@@ -122,7 +130,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     instance: I,
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
-    pruning: Option<(String, String)>,
+    pruning: Option<Pruning>,
     duration: Duration,
     cfg: &RunConfig,
     unit: &'static str,
@@ -142,6 +150,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     let show = cfg.progress && std::io::stderr().is_terminal();
     let mut shown = Instant::now();
     let mut best = incumbent.best();
+    let mut exact = false;
     loop {
         let p = probe(search, &mut acc, |k| rng.below(k as u64) as usize);
         probing += p.elapsed;
@@ -154,8 +163,14 @@ pub(crate) fn run<S: Search, I: Serialize>(
             estimate = TreeEstimate::default();
         }
         let elapsed = clock.elapsed();
-        if p.depth == 0 && estimate.probes() == 1 && set_aside == 0 {
-            break; // the root is the whole tree: measured exactly
+        if p.depth == 0 {
+            // A probe stops at the root only if the root has no children:
+            // the root is the whole tree, measured exactly, whatever prunes.
+            exact = true;
+            if estimate.probes() == 0 {
+                estimate.add(&p);
+            }
+            break;
         }
         if elapsed >= duration || super::signalled() {
             break;
@@ -196,7 +211,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
         max_depth: estimate.max_depth,
         incumbent: best,
         pruning,
-        exact: estimate.probes() == 1 && estimate.max_depth == 0 && set_aside == 0,
+        exact,
         seed,
         interrupted,
     };
@@ -258,7 +273,7 @@ fn write_text<I: Serialize>(
     );
     lines.push(Line::new("deepest probe", format!("{} levels", a.max_depth)));
     lines.push(match (a.incumbent, &a.pruning) {
-        (None, Some((value, note))) => Line::new("pruning", value).note(note.clone()),
+        (None, Some(p)) => Line::new("pruning", &p.value).note(p.note.clone()),
         (Some(v), _) => Line::new("incumbent", v).note(format!(
             "the estimated tree is the one this {} prunes",
             if sense == Sense::Maximize {
