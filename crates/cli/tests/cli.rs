@@ -1250,6 +1250,34 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     assert!(rest.contains("interrupted by a signal"), "{rest}");
 }
 
+/// Ctrl-C while `clique --estimate` probes: the estimate so far, exit code 3.
+#[test]
+fn a_signal_ends_the_probing_with_the_estimate_so_far() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let keller = shared_instance("clique/keller4.clq");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["clique", &keller, "--k", "12", "--estimate", "10m", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    // The first line says the probing has begun, Ctrl-C handled.
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("treelb: probing the tree for 10m"), "{first}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    common::send_signal(child.id(), "INT");
+    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    assert_eq!(code, Some(3), "{out}\n{rest}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(json["estimate"]["interrupted"], true, "{json}");
+    assert!(json["estimate"]["probes"].as_u64().unwrap() > 0, "{json}");
+    assert!(rest.contains("probing stopped by a signal"), "{rest}");
+}
+
 /// An application's own default (TSP's Δt = 1, integration's split policy)
 /// applies only where the command line is silent: an explicit `--budget`
 /// is honoured, even when it equals the runtime's default.

@@ -137,6 +137,10 @@ pub(crate) fn run<S: Search, I: Serialize>(
     out: &mut impl Write,
 ) -> Result<Status, Error> {
     super::catch_signals();
+    eprintln!(
+        "treelb: probing the tree for {} on one thread (Ctrl-C reports the estimate so far)",
+        humantime::format_duration(duration)
+    );
     if cfg.deterministic {
         incumbent.break_ties();
     }
@@ -226,7 +230,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     }
     if interrupted {
         eprintln!(
-            "treelb: probing stopped by a signal after {} probes; the estimate is shorter",
+            "treelb: probing stopped by a signal after {} probes: the estimate rests on these",
             estimate.probes()
         );
         return Ok(Status::Interrupted);
