@@ -964,30 +964,24 @@ fn help_lists_every_strategy() {
 /// the run so far is written (it held an older file's contents until then).
 #[test]
 fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let dir = std::env::temp_dir().join(format!("treelb-sigint-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.csv");
     std::fs::write(&trace, "an older file\n").unwrap();
     // T1XL has 1.6 billion nodes: minutes at P = 2, so the signal comes
     // long before its end.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
-        .args(["uts", "--tree", "T1XL", "--threads", "2", "--no-progress", "--trace"])
-        .arg(&trace)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["uts", "--tree", "T1XL", "--threads", "2", "--no-progress", "--trace"]).arg(&trace);
     // The first stderr line comes after the handler is installed, just
     // before the PEs start.
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(first.contains("published tree"), "{first}");
-    common::send_signal(child.id(), "INT");
-    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    let (code, out, rest) = common::signal_once_started(
+        cmd,
+        |first| first.contains("published tree"),
+        std::time::Duration::ZERO,
+        |pid| common::send_signal(pid, "INT"),
+        LIMIT,
+        "SIGINT",
+    );
     assert_eq!(code, Some(3), "{out}\n{rest}");
     assert!(out.contains("INTERRUPTED") && out.contains("a signal"), "{out}");
     assert!(rest.contains("interrupted by a signal"), "{rest}");
@@ -1226,24 +1220,18 @@ fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
 /// clique found and the proven bound, exit code 3.
 #[test]
 fn a_signal_stops_branch_and_bound_with_its_bound() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let keller = shared_instance("clique/keller5.clq");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
-        .args(["clique", &keller, "--threads", "2"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["clique", &keller, "--threads", "2"]);
     // The first line is the heuristic's incumbent, shown as the run starts.
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(first.starts_with("treelb: incumbent "), "{first}");
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    common::send_signal(child.id(), "INT");
-    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    let (code, out, rest) = common::signal_once_started(
+        cmd,
+        |first| first.starts_with("treelb: incumbent "),
+        std::time::Duration::from_millis(200),
+        |pid| common::send_signal(pid, "INT"),
+        LIMIT,
+        "SIGINT",
+    );
     assert_eq!(code, Some(3), "{out}\n{rest}");
     assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM)"), "{out}");
     assert!(out.contains("best found") && out.contains("not proven optimal; bound ≤"), "{out}");
@@ -1253,24 +1241,18 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
 /// Ctrl-C while `clique --estimate` probes: the estimate so far, exit code 3.
 #[test]
 fn a_signal_ends_the_probing_with_the_estimate_so_far() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let keller = shared_instance("clique/keller4.clq");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_treelb"))
-        .args(["clique", &keller, "--k", "12", "--estimate", "10m", "--json"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["clique", &keller, "--k", "12", "--estimate", "10m", "--json"]);
     // The first line says the probing has begun, Ctrl-C handled.
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(first.starts_with("treelb: probing the tree for 10m"), "{first}");
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    common::send_signal(child.id(), "INT");
-    let (code, out, rest) = common::collect_within(&mut child, &mut err, LIMIT, "SIGINT");
+    let (code, out, rest) = common::signal_once_started(
+        cmd,
+        |first| first.starts_with("treelb: probing the tree for 10m"),
+        std::time::Duration::from_millis(200),
+        |pid| common::send_signal(pid, "INT"),
+        LIMIT,
+        "SIGINT",
+    );
     assert_eq!(code, Some(3), "{out}\n{rest}");
     let json: serde_json::Value = serde_json::from_str(&out).expect("a JSON report");
     assert_eq!(json["estimate"]["interrupted"], true, "{json}");

@@ -792,27 +792,22 @@ fn deterministic_witnesses_are_the_same_across_ranks_and_runtimes() {
 /// mpirun's process id, and returns mpirun's exit code, rank 0's report and
 /// stderr; fails if mpirun does not end within the time limit.
 fn interrupt_mpirun(signal: impl FnOnce(u32)) -> (Option<i32>, String, String) {
-    use std::io::{BufRead, BufReader};
     require_mpirun();
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let keller = shared_instance("clique/keller5.clq");
-    let mut child = Command::new("mpirun")
-        .args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
         .arg(env!("CARGO_BIN_EXE_treelb"))
-        .args(["clique", &keller, "--runtime", "mpi"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+        .args(["clique", &keller, "--runtime", "mpi"]);
     // Rank 0 shows the heuristic's clique once MPI is up and the run starts.
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(first.starts_with("treelb: incumbent "), "{first}");
-    std::thread::sleep(Duration::from_millis(500));
-    signal(child.id());
-    common::collect_within(&mut child, &mut err, LIMIT, "the signal to mpirun or its ranks")
+    common::signal_once_started(
+        cmd,
+        |first| first.starts_with("treelb: incumbent "),
+        Duration::from_millis(500),
+        signal,
+        LIMIT,
+        "the signal to mpirun or its ranks",
+    )
 }
 
 /// A partial report of the clique run interrupted by a signal on both

@@ -105,6 +105,37 @@ pub(crate) fn collect_within(
     (status.code(), out, rest)
 }
 
+/// Starts `cmd` with its output piped and waits for the first line of its
+/// stderr, which shows the run under way with its signal handler
+/// installed; fails unless `first` accepts that line. Then waits `after`,
+/// calls `signal` with the process id, and returns what
+/// [`collect_within`] returns (`what`: the signal, for its message).
+#[allow(dead_code)] // not every test file signals its runs
+pub(crate) fn signal_once_started(
+    mut cmd: std::process::Command,
+    first: impl FnOnce(&str) -> bool,
+    after: std::time::Duration,
+    signal: impl FnOnce(u32),
+    limit: std::time::Duration,
+    what: &str,
+) -> (Option<i32>, String, String) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the run starts");
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("the run's stderr");
+    assert!(first(&line), "the first line of stderr: {line}");
+    std::thread::sleep(after);
+    signal(child.id());
+    collect_within(&mut child, &mut err, limit, what)
+}
+
 /// Waits for `child` to end and returns its status; if it runs past
 /// `limit`, counted from now, kills it and returns `None` (the caller fails
 /// the test with what it knows).
