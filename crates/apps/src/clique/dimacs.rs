@@ -508,7 +508,9 @@ fn field(bytes: &[u8], i: &mut usize) -> Option<u64> {
     while let Some(&b) = bytes.get(*i)
         && b.is_ascii_digit()
     {
-        x = x * 10 + u64::from(b - b'0');
+        // Wraps past 19 digits, and then the field is refused below (any
+        // 19 digits fit in a u64), so a wrapped value is never used.
+        x = x.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
         *i += 1;
     }
     (*i != digits && *i - digits <= 19).then_some(x)
