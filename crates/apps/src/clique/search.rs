@@ -832,6 +832,15 @@ impl CliqueSearch {
         }
     }
 
+    /// The most work units a run of this search can count when it expands
+    /// `nodes` nodes: one per node, and up to [`GREEDY_CHUNK_COST`] `− 1`
+    /// more for each chunk of greedy starts ([`CliqueSearch::greedy_chunks`];
+    /// fewer when a chunk ends a slice, which counts no more than its
+    /// budget). The least is `nodes`: every expansion counts at least one.
+    pub fn max_work_units(&self, nodes: u64) -> u64 {
+        nodes + self.greedy_chunks() * (GREEDY_CHUNK_COST - 1)
+    }
+
     /// Runs every greedy start at once, outside the tree, and offers each
     /// clique larger than the incumbent to it: the heuristic of a seeded
     /// search for a search built without it (`Options { greedy: false, .. }`),
