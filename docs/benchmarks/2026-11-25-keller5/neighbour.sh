@@ -7,7 +7,8 @@ uptime
 for r in 1 2 3; do
   echo "round $r"
   echo -n "alone    "; run taskset -c 0 $B clique $I --k 30 -p 1
-  echo -n "copy     "; (taskset -c 1 $B clique $I --k 30 -p 1 --json --no-progress > /tmp/copy.json &) ; run taskset -c 0 $B clique $I --k 30 -p 1; sleep 1; wait
+  echo -n "copy     "; taskset -c 1 $B clique $I --k 30 -p 1 --json --no-progress > /tmp/copy.json & C=$!
+  run taskset -c 0 $B clique $I --k 30 -p 1; wait $C
   echo -n "  (copy) "; python3 -c "import json;d=json.load(open('/tmp/copy.json'));print(round(d['wall_secs'],3))"
   echo -n "yes      "; taskset -c 1 yes > /dev/null & Y=$!; run taskset -c 0 $B clique $I --k 30 -p 1; kill $Y
   echo -n "p2 pin   "; run $B clique $I --k 30 -p 2 --pin
