@@ -720,7 +720,7 @@ impl Report {
             s,
             "Machine: {}, {} cores; {}; nice {}. Fastest of {} rounds, the runners alternating within each \
              round, every run in its own process with a limit of {:.0} s. Load average before {}, after {}{}{}.\n",
-            m.cpu_model,
+            m.processor.ids().map_or_else(|| m.cpu_model.clone(), |ids| format!("{} ({ids})", m.cpu_model)),
             c,
             m.rustc,
             self.nice,
@@ -853,7 +853,8 @@ impl Report {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         let m = &self.machine;
-        let machine = format!("{}\n{} cores\n{}\n{}\n", m.cpu_model, m.cores, m.rustc, m.date);
+        let ids = m.processor.ids().map_or_else(String::new, |ids| format!("{ids}\n"));
+        let machine = format!("{}\n{ids}{} cores\n{}\n{}\n", m.cpu_model, m.cores, m.rustc, m.date);
         for (name, text) in [
             ("results.json", json + "\n"),
             ("results.md", self.markdown()),

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::{PeStats, RunStats};
+use treelb_bench::machine::Processor;
 
 use crate::config::RunConfig;
 
@@ -94,6 +95,10 @@ pub(crate) struct Report<I: Serialize, A: Serialize> {
     /// Σ busy / (P · wall).
     pub(crate) efficiency_estimate: f64,
     pub(crate) pes: Vec<PeStats>,
+    /// The processor of the process that printed the report (with MPI,
+    /// rank 0's). A run resumed from a checkpoint reports its last
+    /// segment's; each segment stopped by a signal printed its own.
+    pub(crate) machine: Processor,
 }
 
 impl<I: Serialize, A: Serialize> Report<I, A> {
@@ -125,6 +130,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             units_per_sec: stats.units_per_sec(),
             efficiency_estimate: stats.efficiency(),
             pes: stats.pes,
+            machine: Processor::detect(),
         }
     }
 
@@ -171,6 +177,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             ),
             None,
         )?;
+        line("machine", &self.machine.to_string(), None)?;
         writeln!(out)?;
         writeln!(out, "{}", pe_table(&self.pes, self.unit))
     }

@@ -35,6 +35,7 @@ fn uts_t1_on_two_threads_prints_the_published_count() {
     let out = stdout(&o);
     assert!(out.contains("nodes         4130071  (published: 4130071 ✓)"), "{out}");
     assert!(out.contains("2 threads"), "{out}");
+    assert!(out.contains("\n  machine       "), "the processor it ran on: {out}");
     assert!(out.contains("│ all"), "the per-PE table has a total row: {out}");
 }
 
@@ -63,6 +64,9 @@ fn uts_reference_flags_give_the_same_tree() {
     assert_eq!(json["pes"].as_array().unwrap().len(), 3);
     assert_eq!(json["work_units"], 4_112_897);
     assert_eq!(json["setup"]["threads"], 3);
+    // The processor the run ran on: at least the CPUs this process may use.
+    assert!(json["machine"]["cpus"].as_u64().unwrap() >= 1, "{}", json["machine"]);
+    assert!(json["machine"].get("model_name").is_some(), "{}", json["machine"]);
 }
 
 #[test]
