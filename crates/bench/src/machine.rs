@@ -23,12 +23,15 @@ pub struct Machine {
 impl Machine {
     /// Looks at this machine.
     pub fn detect() -> Machine {
+        let processor = Processor::detect();
         Machine {
-            cpu_model: cpu_model(),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpu_model: lscpu_model()
+                .or_else(|| processor.model_name.clone())
+                .unwrap_or_else(|| "unknown".to_owned()),
+            cores: processor.cpus,
             rustc: env!("TREELB_BENCH_RUSTC").to_owned(),
             date: today(),
-            processor: Processor::detect(),
+            processor,
         }
     }
 
@@ -99,9 +102,7 @@ impl Processor {
         }
         p
     }
-}
 
-impl Processor {
     /// "family 26, model 2, stepping 1": the fields present, or `None`.
     pub fn ids(&self) -> Option<String> {
         let ids: Vec<String> = [("family", self.family), ("model", self.model), ("stepping", self.stepping)]
@@ -128,22 +129,12 @@ pub fn nice() -> i32 {
     unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
 }
 
-fn cpu_model() -> String {
-    let from_lscpu = Command::new("lscpu").output().ok().and_then(|out| {
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .find_map(|l| l.strip_prefix("Model name:").map(|m| m.trim().to_owned()))
-    });
-    from_lscpu
-        .or_else(|| {
-            std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|m| m.trim().to_owned())
-            })
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
+/// `lscpu`'s "Model name", if `lscpu` runs here.
+fn lscpu_model() -> Option<String> {
+    let out = Command::new("lscpu").output().ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("Model name:").map(|m| m.trim().to_owned()))
 }
 
 /// Today's date (UTC) from the system clock, by the civil-from-days
@@ -204,6 +195,7 @@ mod tests {
             cores,
             rustc: String::new(),
             date: String::new(),
+            processor: Processor::default(),
         };
         assert_eq!(m("AMD EPYC", 2).slug(), "epyc-2core");
         assert_eq!(m("Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz", 12).slug(), "i78700-12core");
