@@ -81,8 +81,22 @@ pub struct Processor {
 impl Processor {
     /// The processor of this process.
     pub fn detect() -> Processor {
+        use std::io::BufRead;
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Processor::parse(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default(), cpus)
+        // The first processor's block only: the kernel produces the file as
+        // it is read, a block per CPU, so on a machine of many CPUs reading
+        // it whole costs every run's report far more than this one block.
+        let mut first = String::new();
+        if let Ok(file) = std::fs::File::open("/proc/cpuinfo") {
+            for line in std::io::BufReader::with_capacity(4096, file).lines().map_while(Result::ok) {
+                if line.trim().is_empty() {
+                    break;
+                }
+                first.push_str(&line);
+                first.push('\n');
+            }
+        }
+        Processor::parse(&first, cpus)
     }
 
     /// The fields of the first processor in the text of `/proc/cpuinfo`.
