@@ -7,7 +7,8 @@
 //! witness.
 //!
 //! Built only with the `mpi` feature (`required-features` in Cargo.toml);
-//! then a missing `mpirun` fails every test that needs it. Every `mpirun`
+//! a missing `mpirun` skips every test that needs it, with a line on the
+//! terminal, or fails it where `TREELB_REQUIRE` names `mpi`. Every `mpirun`
 //! runs under a hard time limit: a hung run is killed and the test fails
 //! with its output.
 
@@ -25,31 +26,28 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// Time limit of one `mpirun`.
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// Fails the test unless `mpirun` runs (a build with the `mpi` feature is
-/// meant to be tested under it).
-fn require_mpirun() {
-    require_mpirun_on(None);
+/// Whether `mpirun` runs; where it does not, the test skips with a line
+/// on the terminal, or fails if `TREELB_REQUIRE` names `mpi` (as `.ci/run`
+/// does once it has installed Open MPI).
+fn require_mpirun() -> bool {
+    common::outside_program("mpi", &["mpirun"], MPI_INSTALL).is_some()
 }
 
-/// [`require_mpirun`], looking for `mpirun` on `path` instead of `PATH`.
-fn require_mpirun_on(path: Option<&str>) {
-    let mut cmd = Command::new("mpirun");
-    if let Some(path) = path {
-        cmd.env("PATH", path);
-    }
-    let found = cmd.arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
-    assert!(
-        matches!(found, Ok(ref s) if s.success()),
-        "no working `mpirun` on the PATH ({found:?}): install Open MPI (apt-get install openmpi-bin \
-         libopenmpi-dev) to test the `mpi` feature"
-    );
-}
+/// How to install what the tests need.
+const MPI_INSTALL: &str = "apt-get install openmpi-bin libopenmpi-dev";
 
-/// Without `mpirun` the tests fail (they passed, skipping every run).
+/// A missing `mpirun` fails the tests where `TREELB_REQUIRE` names `mpi` …
 #[test]
 #[should_panic(expected = "no working `mpirun` on the PATH")]
-fn a_missing_mpirun_fails_the_tests() {
-    require_mpirun_on(Some("/nonexistent"));
+fn a_missing_mpirun_fails_the_tests_where_required() {
+    common::absent("mpi", "mpirun", MPI_INSTALL, "chromium,mpi");
+}
+
+/// … and is a skip elsewhere.
+#[test]
+fn a_missing_mpirun_skips_the_tests_elsewhere() {
+    common::absent("mpi", "mpirun", MPI_INSTALL, "chromium");
+    common::absent("mpi", "mpirun", MPI_INSTALL, "");
 }
 
 /// Runs `treelb ARGS --runtime mpi` on `np` ranks; returns rank 0's stdout.
@@ -133,7 +131,9 @@ fn init(i: usize) -> &'static str {
 
 #[test]
 fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for np in 1..=4 {
         for strategy in strategies() {
             for init in INITS {
@@ -147,7 +147,9 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn uts_t3_exact_for_every_strategy_and_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for np in [2, 4] {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -159,7 +161,9 @@ fn uts_t3_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn nqueens_12_exact_for_every_strategy_and_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
             let init = init(i + np);
@@ -171,7 +175,9 @@ fn nqueens_12_exact_for_every_strategy_and_rank_count() {
 
 #[test]
 fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let clique = shared_instance("clique/brock200_4.clq");
     let tsp = shared_instance("tsp/bays29.tsp");
     for (i, strategy) in strategies().enumerate() {
@@ -193,7 +199,9 @@ fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
 
 #[test]
 fn compare_runs_every_strategy_across_ranks() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let (out, _) =
         mpirun_exact(2, &["compare", "nqueens:10", "--runtime", "mpi", "--repeat", "1", "--json"], &[]);
     let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
@@ -228,7 +236,9 @@ fn compare_runs_every_strategy_across_ranks() {
 
 #[test]
 fn a_slow_rank_still_gives_the_exact_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for (np, slow) in [(2, "0:200"), (3, "1:200")] {
         let out = mpirun(np, &["uts", "--tree", "T1"], &[("TREELB_MPI_SLOW", slow)]);
         assert_eq!(value(&out, "nodes"), 4_130_071, "np {np}, slow {slow}:\n{out}");
@@ -237,7 +247,9 @@ fn a_slow_rank_still_gives_the_exact_count() {
 
 #[test]
 fn more_ranks_than_work_terminates() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     // N-Queens 4 (a tree of a few nodes) and 1 (a single node) on 8 ranks:
     // most ranks never see work, and selective initialization leaves most
     // of them without a share.
@@ -288,7 +300,9 @@ fn improvement_messages(stderr: &str) -> u64 {
 
 #[test]
 fn max_clique_exact_for_every_strategy_init_and_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     // brock200_4, ω = 17, without the greedy start so that the ranks find
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
@@ -310,7 +324,9 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
 
 #[test]
 fn k_clique_decisions_stop_on_every_rank() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     // keller4: ω = 11, so a clique of 11 vertices exists and one of 12 not.
     let file = shared_instance("clique/keller4.clq");
     let edges = dimacs_edges(&file);
@@ -340,7 +356,9 @@ fn k_clique_decisions_stop_on_every_rank() {
 
 #[test]
 fn tsp_optimum_for_every_strategy_and_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let file = shared_instance("tsp/bays29.tsp");
     for np in 1..=4 {
         for (i, strategy) in strategies().enumerate() {
@@ -357,7 +375,9 @@ fn tsp_optimum_for_every_strategy_and_rank_count() {
 
 #[test]
 fn knapsack_and_tsp_optima_on_two_ranks() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for init in INITS {
         let out = mpirun(2, &["knapsack", "-n", "60", "--instance-seed", "1", "--dp", "--init", init], &[]);
         let optimum = value(&out, "optimum");
@@ -377,7 +397,9 @@ fn knapsack_and_tsp_optima_on_two_ranks() {
 
 #[test]
 fn branch_and_bound_in_hybrid_mode() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
     for init in INITS {
@@ -429,7 +451,9 @@ fn connect4_checked_set(n: usize, name: &str) -> std::path::PathBuf {
 /// reported.
 #[test]
 fn connect4_on_mpi_gives_pons_scores_at_every_rank_count() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let file = connect4_checked_set(5, "connect4");
     let f = file.to_str().unwrap();
     let base = ["connect4", "--file", f, "--tt-log2", "20", "--score-only"];
@@ -458,7 +482,9 @@ fn connect4_on_mpi_gives_pons_scores_at_every_rank_count() {
 /// win/draw/loss only.
 #[test]
 fn a_file_of_positions_is_one_session_of_window_searches_on_mpi() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let file = connect4_checked_set(4, "session");
     let f = file.to_str().unwrap();
     for np in [2, 3] {
@@ -483,7 +509,9 @@ fn a_file_of_positions_is_one_session_of_window_searches_on_mpi() {
 /// exit code 1, reported once (by rank 0).
 #[test]
 fn a_wrong_expected_score_is_a_mismatch_on_mpi() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let file = std::env::temp_dir().join(format!("treelb-mpi-wrong-{}.txt", std::process::id()));
     // 37475 scores -18 (Pons); 5 is wrong.
     std::fs::write(&file, "37475 5\n").unwrap();
@@ -513,7 +541,9 @@ fn a_wrong_expected_score_is_a_mismatch_on_mpi() {
 /// null-window searches, with and without young brothers waiting.
 #[test]
 fn synthetic_game_trees_on_mpi_give_the_sequential_value() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for np in [2, 3] {
         for tree in 0..4u64 {
             let t = tree.to_string();
@@ -548,7 +578,9 @@ fn png_pixels(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// the ranks, with the sequential run's value, for every strategy.
 #[test]
 fn integrate_runs_across_ranks_for_every_strategy() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let mut threads = Command::new(env!("CARGO_BIN_EXE_treelb"));
     threads.args(["integrate", "sin-recip", "--tol", "1e-12", "-p", "1", "--json"]);
     let threads = common::output_within(threads, LIMIT);
@@ -580,7 +612,9 @@ fn integrate_runs_across_ranks_for_every_strategy() {
 /// pixel, coloured by the PEs of all ranks.
 #[test]
 fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("treelb-mpi-mandelbrot-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     let view = ["--width", "160", "--height", "120", "--max-iter", "300"];
@@ -633,7 +667,9 @@ fn mandelbrot_runs_across_ranks_and_gathers_the_image() {
 /// partial report, `mpirun` exits with 3, for every strategy.
 #[test]
 fn max_nodes_stops_every_rank() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     for (i, strategy) in strategies().enumerate() {
         let np = 2 + i % 2;
         let args =
@@ -663,7 +699,9 @@ fn max_nodes_stops_every_rank() {
 /// stops it mid-run instead.
 #[test]
 fn time_limit_stops_every_application_on_every_rank() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let keller = shared_instance("clique/keller5.clq");
     let kro = shared_instance("tsp/kroA200.tsp");
     let runs: [&[&str]; 8] = [
@@ -718,7 +756,9 @@ fn time_limit_stops_every_application_on_every_rank() {
 /// 0), for several stop points.
 #[test]
 fn an_interrupted_branch_and_bound_run_across_ranks_reports_a_proven_bound() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let brock = shared_instance("clique/brock200_4.clq");
     let att48 = shared_instance("tsp/att48.tsp");
     let mut gaps = 0;
@@ -758,7 +798,9 @@ fn an_interrupted_branch_and_bound_run_across_ranks_reports_a_proven_bound() {
 /// ranks and strategy.
 #[test]
 fn deterministic_witnesses_are_the_same_across_ranks_and_runtimes() {
-    require_mpirun();
+    if !require_mpirun() {
+        return;
+    }
     let c125 = shared_instance("clique/C125.9.clq");
     let ulysses = shared_instance("tsp/ulysses16.tsp");
     let runs: [&[&str]; 3] = [
@@ -792,7 +834,6 @@ fn deterministic_witnesses_are_the_same_across_ranks_and_runtimes() {
 /// mpirun's process id, and returns mpirun's exit code, rank 0's report and
 /// stderr; fails if mpirun does not end within the time limit.
 fn interrupt_mpirun(signal: impl FnOnce(u32)) -> (Option<i32>, String, String) {
-    require_mpirun();
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let keller = shared_instance("clique/keller5.clq");
     let mut cmd = Command::new("mpirun");
@@ -826,6 +867,9 @@ fn assert_partial_clique_report(out: &str, err: &str) {
 /// for an aborted job (1), not rank 0's 3.
 #[test]
 fn ctrl_c_to_mpirun_gives_a_partial_report() {
+    if !require_mpirun() {
+        return;
+    }
     let (code, out, err) = interrupt_mpirun(|pid| {
         let killed = Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
         assert!(killed.success());
@@ -838,6 +882,9 @@ fn ctrl_c_to_mpirun_gives_a_partial_report() {
 /// it): a partial report at rank 0 and exit code 3 from mpirun.
 #[test]
 fn sigterm_to_the_ranks_gives_a_partial_report_and_exit_code_3() {
+    if !require_mpirun() {
+        return;
+    }
     let (code, out, err) = interrupt_mpirun(|pid| {
         let ranks = Command::new("pgrep").args(["-P", &pid.to_string()]).output().unwrap();
         let ranks: Vec<String> =

@@ -1,4 +1,46 @@
-//! Helpers shared by the command-line tests (`cli.rs`, `mpi.rs`).
+//! Helpers shared by the command-line tests (`cli.rs`, `mpi.rs`, …).
+
+/// An outside program that some tests need (Chromium, `mpirun`): the first
+/// of `names` that runs with `--version`, or `None` after one line on the
+/// terminal saying that the test skips and how to install the program.
+///
+/// `key` names the program in `TREELB_REQUIRE`, a comma-separated list
+/// (`chromium,mpi`, or `all`) of the programs that must be there: for
+/// those, a missing program fails the test instead (`.ci/run` sets it once
+/// it has installed them). The line goes to the process's stderr directly,
+/// not through the test harness's capture, so that `cargo test` shows it.
+#[allow(dead_code)] // not every test file needs an outside program
+pub(crate) fn outside_program(key: &str, names: &[&'static str], install: &str) -> Option<&'static str> {
+    let runs = |name: &str| {
+        std::process::Command::new(name)
+            .arg("--version")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if let Some(&name) = names.iter().find(|n| runs(n)) {
+        return Some(name);
+    }
+    absent(key, names[0], install, &std::env::var("TREELB_REQUIRE").unwrap_or_default());
+    None
+}
+
+/// What [`outside_program`] does when `program` (known in `TREELB_REQUIRE`
+/// as `key`) is absent: panics if `required` names it, else prints the
+/// line that the test skips.
+#[allow(dead_code)] // not every test file needs an outside program
+pub(crate) fn absent(key: &str, program: &str, install: &str, required: &str) {
+    let missing = format!("no working `{program}` on the PATH (install: {install})");
+    if required.split(',').map(str::trim).any(|k| k == key || k == "all") {
+        panic!("{missing}; TREELB_REQUIRE={required} says that the test must run");
+    }
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    use std::io::Write;
+    let _ =
+        writeln!(std::io::stderr(), "SKIPPED {test}: {missing}; TREELB_REQUIRE={key} makes this a failure");
+}
 
 /// A benchmark instance in `../shared/instances`.
 pub(crate) fn shared_instance(path: &str) -> String {
