@@ -526,11 +526,25 @@ fn every_malformed_input_names_its_line_and_what_was_expected() {
         ),
         (
             format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\nEOF\n"),
-            "line 8: expected 3 more number(s) in NODE_COORD_SECTION, found `EOF`",
+            "line 8: NODE_COORD_SECTION lists 2 nodes, but DIMENSION is 3 (found `EOF` where node 3 was due)",
         ),
         (
             format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n"),
-            "line 8: expected 3 more number(s) in NODE_COORD_SECTION, found the end of the input",
+            "line 8: NODE_COORD_SECTION lists 2 nodes, but DIMENSION is 3 (found the end of the input where node 3 was due)",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\nEOF\n"),
+            "line 6: expected 9 more number(s) in NODE_COORD_SECTION, found `EOF`",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1\n4 38.15 15.35\n5 1 2\nEOF\n"),
+            "line 9: NODE_COORD_SECTION lists 5 nodes, but DIMENSION is 3",
+        ),
+        (
+            format!(
+                "{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1\nDISPLAY_DATA_SECTION\n1 0 0\n2 0 1\n3 1 1\n4 1 1\n"
+            ),
+            "line 13: DISPLAY_DATA_SECTION lists 4 nodes, but DIMENSION is 3",
         ),
         (
             format!("{head}NODE_COORD_SECTION\n1 0 0\n4 0 1\n"),

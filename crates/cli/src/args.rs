@@ -101,7 +101,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// Number of PEs (worker threads), 1 to 4096 [default: all cores]
-    #[arg(short = 'p', long, value_name = "P", value_parser = parse::threads)]
+    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = parse::threads)]
     pub(crate) threads: Option<usize>,
     /// threads (the PEs are threads of this process) or mpi (the PEs are the
     /// ranks that mpirun starts, times --threads per rank [default 1]; needs
@@ -110,7 +110,7 @@ pub(crate) struct RunArgs {
     pub(crate) runtime: Runtime,
     /// Δt: units of work (nodes) between two checks for requests, at least 1
     /// [default: 256; tsp: 1]
-    #[arg(long, value_name = "UNITS", value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive)]
     pub(crate) budget: Option<u64>,
     /// Which open nodes a split gives away [default: half-each-level;
     /// integrate: oldest-half]
@@ -124,11 +124,11 @@ pub(crate) struct RunArgs {
     pub(crate) strategy: StrategyArg,
     /// multilevel: fan-out of each level of the producer tree, root first,
     /// each 1 to 4096, e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
-    #[arg(long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout)]
+    #[arg(allow_negative_numbers = true, long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout)]
     pub(crate) fanout: Vec<usize>,
     /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
     /// grows), 1 < ρ < 1.5
-    #[arg(long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4")]
+    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4")]
     pub(crate) rho: Rho,
     /// Seed of the PEs' random choices
     #[arg(long, value_name = "N")]
@@ -149,7 +149,7 @@ pub(crate) struct RunArgs {
     /// and exit code 3; with --runtime mpi each rank stops after its share
     /// N/ranks. Also lifts the UTS limit on the expected tree size. An
     /// integer or a whole number in scientific notation (1e6)
-    #[arg(long, value_name = "N", value_parser = parse::count)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::count)]
     pub(crate) max_nodes: Option<u64>,
     /// Stop after DURATION of wall time (e.g. 90s, 5m, 1h30m, 250ms) with a
     /// partial report marked interrupted and exit code 3; with --runtime mpi
@@ -274,14 +274,14 @@ pub(crate) struct BenchArgs {
     #[arg(short = 'p', long, value_name = "LIST")]
     pub(crate) threads: Option<String>,
     /// Rounds: every runner once per round, the fastest counts
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = parse::repeat)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 3, value_parser = parse::repeat)]
     pub(crate) repeat: usize,
     /// Time limit of one run: a run past it is killed and reported as a
     /// failure
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse::duration)]
     pub(crate) timeout: std::time::Duration,
     /// Δt of treelb's runs [default: the runtime's; 1 on the TSP]
-    #[arg(long, value_name = "UNITS", value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive)]
     pub(crate) budget: Option<u64>,
     /// How the root reaches treelb's PEs
     #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
@@ -461,13 +461,13 @@ pub(crate) struct IntegrateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct MandelbrotArgs {
     /// Pixels across
-    #[arg(long, value_name = "W", default_value_t = 640, value_parser = parse::dimension)]
+    #[arg(allow_negative_numbers = true, long, value_name = "W", default_value_t = 640, value_parser = parse::dimension)]
     pub(crate) width: u32,
     /// Pixels down
-    #[arg(long, value_name = "H", default_value_t = 640, value_parser = parse::dimension)]
+    #[arg(allow_negative_numbers = true, long, value_name = "H", default_value_t = 640, value_parser = parse::dimension)]
     pub(crate) height: u32,
     /// Most iterations per pixel; a pixel that does not escape is in the set
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = parse::dimension)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 1000, value_parser = parse::dimension)]
     pub(crate) max_iter: u32,
     /// Centre of the view [default: the standard view]
     #[arg(long, value_name = "RE,IM", allow_hyphen_values = true, conflicts_with = "view")]
@@ -486,11 +486,11 @@ pub(crate) struct MandelbrotArgs {
     pub(crate) method: MethodArg,
     /// Subdivide: rectangles of at most this many pixels are computed
     /// pixel by pixel
-    #[arg(long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "PIXELS", default_value_t = treelb_apps::mandelbrot::DEFAULT_MIN_AREA, value_parser = parse::positive)]
     pub(crate) min_area: u64,
     /// Subdivide: start from a grid of N × N rectangles instead of the whole
     /// view, so that the root splits at once (static assignment)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse::dimension)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 1, value_parser = parse::dimension)]
     pub(crate) tiles: u32,
     /// Write the image, coloured by escape time (the set black), as PNG
     #[arg(long, value_name = "FILE")]
@@ -528,7 +528,7 @@ pub(crate) struct PlotTraceArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) html: Option<String>,
     /// Time spans of the utilization plot
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
     pub(crate) buckets: u64,
     /// Print the summary as JSON on stdout instead of a table
     #[arg(long)]
@@ -656,6 +656,7 @@ pub(crate) mod parse {
         match value.trim().parse::<u64>() {
             Ok(0) => Err("must be at least 1".into()),
             Ok(n) => Ok(n),
+            Err(_) if value.trim().parse::<i128>().is_ok_and(|n| n < 0) => Err("must be at least 1".into()),
             Err(_) => Err("expects a positive integer".into()),
         }
     }
@@ -705,8 +706,14 @@ pub(crate) mod parse {
     /// A positive duration as people write it, in humantime's units:
     /// `90s`, `5m`, `1h30m`, `1h 30m`, `250ms`.
     pub(crate) fn duration(value: &str) -> Result<std::time::Duration, String> {
-        let d = humantime::parse_duration(value.trim())
-            .map_err(|e| format!("expects a duration such as 90s, 5m, 1h30m or 250ms ({e})"))?;
+        const FORMAT: &str = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
+        let d = humantime::parse_duration(value.trim()).map_err(|e| match e {
+            humantime::DurationError::UnknownUnit { unit, .. } if !unit.is_empty() => {
+                format!("`{unit}` is not a unit of time: expects {FORMAT}")
+            }
+            humantime::DurationError::NumberOverflow => "must be less than 30 years".to_owned(),
+            _ => format!("expects a duration: {FORMAT}"),
+        })?;
         if d.is_zero() {
             return Err("must be more than 0".into());
         }
@@ -736,6 +743,15 @@ pub(crate) mod parse {
             assert_eq!(super::threads("4096"), Ok(4096));
             assert!(super::threads("4097").is_err());
             assert!(super::rho("1.5").is_err());
+            assert_eq!(super::threads("-1"), Err("must be at least 1".into()));
+            assert_eq!(super::positive("-7"), Err("must be at least 1".into()));
+            let format = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
+            assert_eq!(super::duration("garbage"), Err(format!("expects a duration: {format}")));
+            assert_eq!(super::duration("5"), Err(format!("expects a duration: {format}")));
+            assert_eq!(
+                super::duration("5 parsecs"),
+                Err(format!("`parsecs` is not a unit of time: expects {format}"))
+            );
         }
 
         /// `--budget`'s help names the runtime's default, which clap cannot

@@ -312,6 +312,21 @@ pub enum TsplibError {
         /// What came instead.
         found: String,
     },
+    /// A coordinate section with another number of nodes than `DIMENSION`.
+    #[error("line {line}: {section} lists {found} nodes, but DIMENSION is {dimension}{detail}")]
+    NodeCount {
+        /// The 1-based line where the difference shows.
+        line: usize,
+        /// The section.
+        section: &'static str,
+        /// `DIMENSION`.
+        dimension: usize,
+        /// The nodes the section lists.
+        found: usize,
+        /// What stood where the next node was due, if the section is
+        /// short (`` (found `EOF` where node 10 was due)``), else empty.
+        detail: String,
+    },
     /// A node number outside `1..=DIMENSION`.
     #[error("line {line}: expected a node number between 1 and {n} in {section}, found {node}")]
     NodeOutOfRange {
@@ -467,6 +482,12 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// Whether `text` reads as a line of a coordinate section (its first
+/// token a node number).
+fn is_node_line(text: &str) -> bool {
+    text.split_whitespace().next().is_some_and(|t| t.parse::<u64>().is_ok())
+}
+
 /// A number of a section, parsed.
 fn number<T: std::str::FromStr>(
     lines: &mut Lines<impl BufRead>,
@@ -499,6 +520,9 @@ struct Parsed {
     fixed: Vec<(u32, u32)>,
     display: bool,
     type_seen: bool,
+    /// The coordinate section that the previous line ended, and its
+    /// `DIMENSION`: a node line right after it is one node too many.
+    after_coords: Option<(&'static str, usize)>,
 }
 
 /// Parses a TSPLIB instance from a string.
@@ -548,6 +572,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
         if text.trim().is_empty() {
             continue;
         }
+        let after_coords = p.after_coords.take();
         let (key, value) = keyword(&text);
         let bad = |keyword: &'static str, expected: &'static str| TsplibError::BadValue {
             line,
@@ -663,6 +688,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                 // EXPLICIT instances may carry (2-D) coordinates too.
                 let dims = weight_type.dimensions().max(2);
                 p.coords = Some(coordinates(&mut lines, S, n, dims)?);
+                p.after_coords = Some((S, n));
             }
             "DISPLAY_DATA_SECTION" => {
                 const S: &str = "DISPLAY_DATA_SECTION";
@@ -676,6 +702,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                 }
                 p.display = true;
                 coordinates(&mut lines, S, n, 2)?;
+                p.after_coords = Some((S, n));
             }
             "EDGE_WEIGHT_SECTION" => {
                 const S: &str = "EDGE_WEIGHT_SECTION";
@@ -714,7 +741,26 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                     found: key.to_owned(),
                 });
             }
-            _ => return Err(TsplibError::UnknownKeyword { line, found: text.trim().to_owned() }),
+            _ => {
+                if let Some((section, dimension)) = after_coords.filter(|_| is_node_line(&text)) {
+                    // More nodes than DIMENSION: count them all.
+                    let mut found = dimension + 1;
+                    while let Some((_, next)) = lines.next_line()? {
+                        if !is_node_line(&next) {
+                            break;
+                        }
+                        found += 1;
+                    }
+                    return Err(TsplibError::NodeCount {
+                        line,
+                        section,
+                        dimension,
+                        found,
+                        detail: String::new(),
+                    });
+                }
+                return Err(TsplibError::UnknownKeyword { line, found: text.trim().to_owned() });
+            }
         }
     }
     if !ended {
@@ -738,7 +784,15 @@ fn coordinates(
     let mut at = vec![0; n];
     for k in 0..n {
         let remaining = (n - k) * (dims + 1);
-        let (node, line): (i64, usize) = number(lines, section, "a node number", remaining)?;
+        let (node, line): (i64, usize) = match number(lines, section, "a node number", remaining) {
+            // The section ended (a keyword or the end of the file) before
+            // DIMENSION nodes.
+            Err(TsplibError::SectionTooShort { line, found, .. }) if k > 0 => {
+                let detail = format!(" (found {found} where node {} was due)", k + 1);
+                return Err(TsplibError::NodeCount { line, section, dimension: n, found: k, detail });
+            }
+            r => r?,
+        };
         let i = usize::try_from(node)
             .ok()
             .filter(|i| (1..=n).contains(i))

@@ -58,18 +58,18 @@ pub(crate) struct CompareArgs {
     pub(crate) strategies: String,
     /// Runs per strategy; the fastest is reported (under --runtime mpi, the
     /// median)
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
     pub(crate) repeat: usize,
     /// Number of PEs [default: all cores]; with --runtime mpi, threads per
     /// rank [default: 1]
-    #[arg(short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
+    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
     pub(crate) threads: Option<usize>,
     /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
     /// started; needs the `mpi` feature)
     #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
     pub(crate) runtime: Runtime,
     /// Δt: units of work between two checks for requests
-    #[arg(long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = crate::args::parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = crate::args::parse::positive)]
     pub(crate) budget: u64,
     /// How the root reaches the PEs
     #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]

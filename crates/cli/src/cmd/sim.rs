@@ -80,7 +80,7 @@ struct RunArgs {
     #[arg(long, value_name = "SPEC")]
     workload: Option<String>,
     /// Abstract and i.i.d. workloads: total work T_seq (t₁ of 001_…), in ticks
-    #[arg(short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
     work: u64,
     /// Abstract workloads: T_atomic, the size below which a piece does not split
     #[arg(long, value_name = "TICKS", default_value_t = 100)]
@@ -89,7 +89,7 @@ struct RunArgs {
     #[arg(long, value_name = "H")]
     max_generation: Option<u32>,
     /// UTS: ticks per node expanded
-    #[arg(long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
     node_cost: u64,
     /// UTS: which open nodes a split gives away
     #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(SplitPolicy::OldestHalf))]
@@ -102,7 +102,7 @@ struct RunArgs {
     fanout: Option<String>,
     /// Multilevel on i.i.d. subtasks: the number of producer levels when
     /// --fanout is not given
-    #[arg(long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
     levels: u64,
     /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
     /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
@@ -138,7 +138,7 @@ struct RunArgs {
     t_poll: Option<u64>,
     /// Δt: units of work between probes (as in runs of the runtimes; one
     /// unit takes 1 tick of abstract work, --node-cost ticks of a tree)
-    #[arg(long, value_name = "UNITS", default_value_t = 100, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", default_value_t = 100, value_parser = parse::positive)]
     budget: u64,
     /// Ticks the hub spends per message (global round robin's counter,
     /// max-load's heap, master–worker's central pool)
@@ -148,7 +148,7 @@ struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
     /// Stop after this many events
-    #[arg(long, value_name = "N", value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::positive)]
     max_events: Option<u64>,
     /// Print the report as JSON on stdout
     #[arg(long)]
