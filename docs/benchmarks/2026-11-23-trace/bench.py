@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interleaved timing of treelb runs with and without --trace.
 
-usage: 2026-11-23-trace-bench.py RUNS TREE THREADS VARIANT... [-- EXTRA ARGS]
+usage: bench.py RUNS TREE THREADS VARIANT... [-- EXTRA ARGS]
 Each round runs every variant once (the order rotated each round); a variant
 is 'BIN' (untraced) or 'BIN+trace' (traced, the trace to /tmp/trace-bench/).
 Ratios are to the first variant."""
