@@ -301,6 +301,9 @@ pub struct Row {
     /// Its time over the sequential baseline's (P = 1 cost + 1); for a
     /// peer, its process's wall time over the baseline's process's.
     pub over_seq: Option<f64>,
+    /// T_seq / T, for treelb and the fork-join engines.
+    #[serde(default)]
+    pub speedup: Option<f64>,
     /// T_seq / (min(P, cores) · T), for treelb and the fork-join engines.
     pub efficiency: Option<f64>,
     /// What balancing cost in the fastest run (treelb only).
@@ -594,6 +597,7 @@ impl Plan {
                         Runner::Peer(_) => wall.zip(t_seq_process).map(|(w, s)| w / s),
                         Runner::Engine { .. } => wall.zip(t_seq).map(|(w, s)| w / s),
                     },
+                    speedup: wall.zip(t_seq).filter(|_| is_parallel_engine).map(|(w, s)| s / w),
                     efficiency: wall
                         .zip(t_seq)
                         .filter(|_| is_parallel_engine)
@@ -656,6 +660,18 @@ pub fn one(engine: Engine, workload: &Workload, opts: &RunOpts) -> Result<String
     let m = workload.measure(engine, opts)?;
     let report = ChildReport { wall_secs: m.time.as_secs_f64(), answer: m.answer, balance: m.balance };
     serde_json::to_string(&report).map_err(|e| e.to_string())
+}
+
+/// A speedup or efficiency of `row` (by `figure`) with three decimals, or
+/// "too short" where the row's time or the baseline's is under
+/// [`treelb::MIN_MEASURED_WALL`].
+fn measured(row: Option<&Row>, figure: impl Fn(&Row) -> Option<f64>) -> String {
+    let Some(row) = row else { return "–".to_owned() };
+    let min = treelb::MIN_MEASURED_WALL.as_secs_f64();
+    match (row.wall_secs, row.speedup) {
+        (Some(t), Some(speedup)) if t.min(speedup * t) < min => "too short".to_owned(),
+        _ => opt(figure(row), 3),
+    }
 }
 
 fn opt(x: Option<f64>, digits: usize) -> String {
@@ -762,10 +778,10 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "| workload | answer | seq s | P = 1 cost | efficiency P = {c} | rayon-cutoff ÷ treelb | \
+            "| workload | answer | seq s | P = 1 cost | speedup P = {c} | efficiency P = {c} | rayon-cutoff ÷ treelb | \
              chili-cutoff ÷ treelb | peers ÷ seq |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
         for w in &self.workloads {
             let treelb = |p: usize| {
                 Self::row(w, |r| r.engine == "treelb" && r.threads == p && r.runner == "treelb")
@@ -786,14 +802,15 @@ impl Report {
                 .collect();
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 w.workload,
                 w.reference.as_deref().unwrap_or("–"),
                 secs(seq.and_then(|r| r.wall_secs)),
                 treelb(1)
                     .zip(seq.and_then(|r| r.wall_secs))
                     .map_or("–".to_owned(), |(t, s)| format!("{:+.1} %", 100.0 * (t / s - 1.0))),
-                opt(Self::row(w, |r| r.runner == "treelb" && r.threads == c).and_then(|r| r.efficiency), 3),
+                measured(Self::row(w, |r| r.runner == "treelb" && r.threads == c), |r| r.speedup),
+                measured(Self::row(w, |r| r.runner == "treelb" && r.threads == c), |r| r.efficiency),
                 opt(vs("rayon-cutoff"), 2),
                 opt(vs("chili-cutoff"), 2),
                 if peers.is_empty() { "–".to_owned() } else { peers.join(", ") },
@@ -809,9 +826,9 @@ impl Report {
             );
             let _ = writeln!(
                 s,
-                "| runner | P | status | time s | ÷ seq | efficiency | nodes | nodes/s | CPU s | peak RSS MiB |"
+                "| runner | P | status | time s | ÷ seq | speedup | efficiency | nodes | nodes/s | CPU s | peak RSS MiB |"
             );
-            let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+            let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
             for r in &w.rows {
                 let name = match r.cutoff_depth {
                     Some(d) => format!("{} (depth {d})", r.runner),
@@ -823,11 +840,12 @@ impl Report {
                 };
                 let _ = writeln!(
                     s,
-                    "| {name} | {} | {status} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {name} | {} | {status} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     r.threads,
                     secs(r.wall_secs),
                     opt(r.over_seq, 3),
-                    opt(r.efficiency, 3),
+                    measured(Some(r), |r| r.speedup),
+                    measured(Some(r), |r| r.efficiency),
                     r.nodes.map_or("–".to_owned(), |n| n.to_string()),
                     rate(r.nodes_per_sec),
                     opt(r.cpu_secs, 2),
@@ -839,7 +857,9 @@ impl Report {
             s,
             "\ntime s: the traversal alone for treelb's engines (the instance read and the search set up \
              before the clock starts), the whole process for peers, whose ÷ seq is against the baseline's whole \
-             process. efficiency = T_seq / (min(P, cores) · T). \
+             process. speedup = T_seq / T; efficiency = T_seq / (min(P, cores) · T); \"too short\": T_seq or T \
+             under 10 ms, where starting and stopping weigh more than the balancing \
+             (docs/benchmarks/2026-11-27-short-runs). \
              CPU s = user + system time of the fastest run's process (its whole life); peak RSS is \
              `ru_maxrss` of the runs' processes (the largest). Branch and bound rows count each run's own \
              expanded nodes."

@@ -1,7 +1,7 @@
 //! The command line as clap parses it; `config` turns it into checked values.
 
 use clap::builder::PossibleValue;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use treelb::spec::Rho;
 use treelb::{Init, SplitPolicy, Strategy};
 use treelb_apps::knapsack::Class;
@@ -93,7 +93,57 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
 }
 
-/// How to run: the options every application takes.
+/// The command line's model: clap's from the types below, with each
+/// application's runtime options made its own from [`crate::config::APPS`]:
+/// its defaults and unit of work in the help of `--budget`,
+/// `--split-policy` and `--max-nodes`, and the options it refuses hidden.
+pub(crate) fn command() -> clap::Command {
+    let mut command = Cli::command();
+    for app in &crate::config::APPS {
+        command = command.mut_subcommand(app.name, |sub| for_app(sub, app));
+    }
+    command
+}
+
+/// The runtime's options of `sub` as application `app` takes them.
+fn for_app(mut sub: clap::Command, app: &crate::config::App) -> clap::Command {
+    let unit = app.unit;
+    let budget = format!(
+        "Δt: units of work ({unit}) between two checks for requests, at least 1 [default: {}]",
+        app.budget()
+    );
+    let split = format!("Which open nodes a split gives away [default: {}]", app.split_policy());
+    let note = if app.max_nodes_note.is_empty() { String::new() } else { format!(" {}", app.max_nodes_note) };
+    let max_nodes = format!(
+        "Stop after about N units of work ({unit}) with a partial report marked interrupted and exit code 3; \
+         with --runtime mpi each rank stops after its share N/ranks. An integer or a whole number in \
+         scientific notation (1e6).{note}"
+    );
+    sub = sub
+        .mut_arg("budget", |a| a.help(budget))
+        .mut_arg("split_policy", |a| a.help(split))
+        .mut_arg("max_nodes", |a| a.help(max_nodes));
+    for (id, _) in app.refuses {
+        sub = sub.mut_arg(*id, |a| a.hide(true));
+    }
+    sub
+}
+
+/// The headings under which `--help` groups the runtime's options (the
+/// application's own come first, under "Options").
+pub(crate) mod heading {
+    /// The PEs and the runtime that runs them.
+    pub(crate) const RUN: &str = "Run";
+    /// How the work moves between PEs.
+    pub(crate) const BALANCING: &str = "Balancing";
+    /// When the run stops early, and what survives it.
+    pub(crate) const LIMITS: &str = "Limits";
+    /// What the run prints and writes.
+    pub(crate) const OUTPUT: &str = "Output";
+}
+
+/// How to run: the options every application takes (an application's
+/// `--help` shows only those it accepts: [`crate::config::APPS`]).
 ///
 /// `--budget` and `--split-policy` have no clap default: an application may
 /// declare its own ([`crate::config::AppDefaults`]), and a value given on
@@ -101,73 +151,82 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// Number of PEs (worker threads), 1 to 4096 [default: all cores]
-    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = parse::threads)]
+    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = parse::threads, help_heading = heading::RUN)]
     pub(crate) threads: Option<usize>,
     /// threads (the PEs are threads of this process) or mpi (the PEs are the
     /// ranks that mpirun starts, times --threads per rank [default 1]; needs
     /// a build with the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
+    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads, help_heading = heading::RUN)]
     pub(crate) runtime: Runtime,
-    /// Δt: units of work (nodes) between two checks for requests, at least 1
-    /// [default: 256; tsp: 1]
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive)]
+    /// Seed of the PEs' random choices
+    #[arg(long, value_name = "N", help_heading = heading::RUN)]
+    pub(crate) seed: Option<u64>,
+    /// Pin PE i to the i-th core (threads runtime; off by default)
+    #[arg(long, help_heading = heading::RUN)]
+    pub(crate) pin: bool,
+    /// Balancing strategy (the README's table says what each does)
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling), help_heading = heading::BALANCING)]
+    pub(crate) strategy: StrategyArg,
+    /// Δt: units of work between two checks for requests, at least 1
+    /// [default: set per application]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive, help_heading = heading::BALANCING)]
     pub(crate) budget: Option<u64>,
-    /// Which open nodes a split gives away [default: half-each-level;
-    /// integrate: oldest-half]
-    #[arg(long, value_name = "POLICY", value_enum)]
+    /// Which open nodes a split gives away [default: set per application]
+    #[arg(long, value_name = "POLICY", value_enum, help_heading = heading::BALANCING)]
     pub(crate) split_policy: Option<SplitPolicyArg>,
     /// How the root reaches the PEs
-    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root), help_heading = heading::BALANCING)]
     pub(crate) init: InitArg,
-    /// Balancing strategy (the README's table says what each does)
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
-    pub(crate) strategy: StrategyArg,
     /// multilevel: fan-out of each level of the producer tree, root first,
     /// each 1 to 4096, e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
-    #[arg(allow_negative_numbers = true, long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout)]
+    #[arg(allow_negative_numbers = true, long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout, help_heading = heading::BALANCING)]
     pub(crate) fanout: Vec<usize>,
     /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
     /// grows), 1 < ρ < 1.5
-    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4")]
+    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4", help_heading = heading::BALANCING)]
     pub(crate) rho: Rho,
-    /// Seed of the PEs' random choices
-    #[arg(long, value_name = "N")]
-    pub(crate) seed: Option<u64>,
-    /// Pin PE i to the i-th core (threads runtime; off by default)
-    #[arg(long)]
-    pub(crate) pin: bool,
-    /// Print the report as JSON on stdout instead of tables
-    #[arg(long)]
-    pub(crate) json: bool,
-    /// Never show a progress indicator
-    #[arg(long)]
-    pub(crate) no_progress: bool,
-    /// Stop after about N units of work (nodes; intervals for integrate,
-    /// iterations for mandelbrot; for nqueens 1 per node and 64 per subtree
-    /// of the last rows counted at once; for clique 1 per node and 256 per
-    /// chunk of 16 greedy starts) with a partial report marked interrupted
-    /// and exit code 3; with --runtime mpi each rank stops after its share
-    /// N/ranks. Also lifts the UTS limit on the expected tree size. An
-    /// integer or a whole number in scientific notation (1e6)
-    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::count)]
+    /// Stop after about N units of work with a partial report marked
+    /// interrupted and exit code 3; with --runtime mpi each rank stops
+    /// after its share N/ranks. An integer or a whole number in scientific
+    /// notation (1e6)
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::count, help_heading = heading::LIMITS)]
     pub(crate) max_nodes: Option<u64>,
     /// Stop after DURATION of wall time (e.g. 90s, 5m, 1h30m, 250ms) with a
     /// partial report marked interrupted and exit code 3; with --runtime mpi
     /// every rank stops at the same time and rank 0 reports
-    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration, help_heading = heading::LIMITS)]
     pub(crate) time_limit: Option<std::time::Duration>,
-    /// Branch and bound (clique, knapsack, tsp): the same optimal solution
-    /// for every P, strategy and runtime (of equal values, the smallest
-    /// witness wins); explores the ties, so it costs nodes
+    #[command(flatten)]
+    pub(crate) checkpoint: crate::checkpoint::CheckpointArgs,
+    /// The same optimal solution for every P, strategy and runtime (of
+    /// equal values, the smallest witness wins); explores the ties, so it
+    /// costs nodes
     #[arg(long)]
     pub(crate) deterministic: bool,
+    /// Print the report as JSON on stdout instead of tables
+    #[arg(long, help_heading = heading::OUTPUT)]
+    pub(crate) json: bool,
     /// Record when each PE was working, requesting, idle, splitting or
     /// sending, into FILE (CSV, one line per interval; draw it with `treelb
     /// plot-trace FILE`)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub(crate) trace: Option<String>,
     #[command(flatten)]
-    pub(crate) checkpoint: crate::checkpoint::CheckpointArgs,
+    pub(crate) feedback: FeedbackArgs,
+}
+
+/// `--progress` and `--quiet`: what a run shows on stderr while it runs.
+#[derive(Clone, Copy, Debug, Default, Args)]
+pub(crate) struct FeedbackArgs {
+    /// Show progress on stderr even when it is not a terminal: a line when
+    /// the run starts, one per improvement of the incumbent, and the work
+    /// done at growing intervals [default: only on a terminal]
+    #[arg(long, conflicts_with = "quiet", help_heading = heading::OUTPUT)]
+    pub(crate) progress: bool,
+    /// Show nothing on stderr while the run runs (no progress, no
+    /// incumbents, no notes); errors and warnings still appear
+    #[arg(short = 'q', long, alias = "no-progress", help_heading = heading::OUTPUT)]
+    pub(crate) quiet: bool,
 }
 
 /// `treelb uts`
@@ -313,7 +372,8 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "PATH")]
     pub(crate) c4solver: Option<std::path::PathBuf>,
     /// Where to write results.json, results.md, command.txt and
-    /// machine.txt [default: docs/benchmarks/DATE-MACHINE/]
+    /// machine.txt [default: bench-results/DATE-MACHINE/ in the current
+    /// directory]
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<std::path::PathBuf>,
     /// Write no files: print the report only
@@ -322,9 +382,10 @@ pub(crate) struct BenchArgs {
     /// Print the report as JSON on stdout instead of Markdown
     #[arg(long)]
     pub(crate) json: bool,
-    /// No progress line per run on stderr
-    #[arg(long)]
-    pub(crate) no_progress: bool,
+    /// A line per run on stderr: on a terminal, or with --progress; never
+    /// with --quiet
+    #[command(flatten)]
+    pub(crate) feedback: FeedbackArgs,
 
     /// Internal: run one measurement in this process and print its report
     /// (what each of the harness's child processes does)
@@ -409,9 +470,10 @@ pub(crate) struct KnapsackArgs {
 
 /// `treelb tsp`
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("instance").required(true).args(["file", "random"])))]
 pub(crate) struct TspArgs {
     /// A TSPLIB file (TYPE: TSP; EUC_2D, GEO, ATT, EXPLICIT matrices, …)
-    #[arg(value_name = "FILE", required_unless_present = "random")]
+    #[arg(value_name = "FILE")]
     pub(crate) file: Option<String>,
     /// Instead of a file: N random points in [0, 1000]² (EUC_2D)
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=treelb_apps::tsp::tsplib::MAX_DIMENSION as u64), conflicts_with = "file")]
@@ -437,9 +499,10 @@ pub(crate) struct TspArgs {
 
 /// `treelb integrate`
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["integrand", "list"])))]
 pub(crate) struct IntegrateArgs {
     /// A test integrand by name: sqrt, inv-sqrt, log, sin-recip, ... (see --list)
-    #[arg(value_name = "NAME", required_unless_present = "list")]
+    #[arg(value_name = "NAME")]
     pub(crate) integrand: Option<String>,
     /// List the test integrands and exit
     #[arg(long)]
@@ -754,18 +817,34 @@ pub(crate) mod parse {
             );
         }
 
-        /// `--budget`'s help names the runtime's default, which clap cannot
-        /// show (the flag has none, so that applications may set theirs).
+        /// Each application's help names its own defaults and offers only
+        /// the options it accepts.
         #[test]
-        fn the_budget_help_names_the_default() {
-            let command = <crate::args::Cli as clap::CommandFactory>::command();
-            let uts = command.find_subcommand("uts").unwrap();
-            let budget = uts.get_arguments().find(|a| a.get_id() == "budget").unwrap();
-            let help = budget.get_help().unwrap().to_string();
-            assert!(
-                help.contains(&format!("[default: {}; tsp: 1]", treelb_threads::DEFAULT_BUDGET)),
-                "{help}"
-            );
+        fn each_application_offers_its_own_options() {
+            let command = crate::args::command();
+            let help = |app: &str, id: &str| {
+                let sub = command.find_subcommand(app).unwrap();
+                let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
+                (arg.get_help().unwrap().to_string(), arg.is_hide_set())
+            };
+            let default = treelb_threads::DEFAULT_BUDGET;
+            assert!(help("uts", "budget").0.contains(&format!(
+                "(nodes) between two checks for requests, at least 1 [default: {default}]"
+            )));
+            assert!(help("tsp", "budget").0.ends_with("[default: 1]"), "{:?}", help("tsp", "budget"));
+            assert!(help("integrate", "max_nodes").0.contains("(intervals)"));
+            assert!(help("mandelbrot", "max_nodes").0.contains("(iterations)"));
+            assert!(!help("uts", "max_nodes").0.contains("greedy"));
+            assert!(help("clique", "max_nodes").0.contains("greedy"));
+            for app in ["clique", "knapsack", "tsp"] {
+                assert!(!help(app, "deterministic").1, "{app}");
+            }
+            for app in ["uts", "nqueens", "integrate", "mandelbrot", "connect4", "gametree"] {
+                assert!(help(app, "deterministic").1, "{app}");
+            }
+            assert!(help("connect4", "time_limit").1 && help("connect4", "init").1);
+            assert!(!help("uts", "time_limit").1 && !help("uts", "checkpoint").1);
+            assert!(help("integrate", "checkpoint").1 && help("integrate", "split_policy").1);
         }
     }
 }

@@ -109,10 +109,10 @@ pub(crate) struct CheckpointArgs {
     /// Write the run's state to FILE every --checkpoint-every (atomically:
     /// FILE is always a whole checkpoint); `treelb resume FILE` continues
     /// the run after a crash
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = crate::args::heading::LIMITS)]
     pub(crate) checkpoint: Option<String>,
     /// How often to checkpoint, e.g. 60s, 10m, 1h, 500ms [default: 60s]
-    #[arg(long, value_name = "DURATION", requires = "checkpoint", value_parser = crate::args::parse::duration)]
+    #[arg(long, value_name = "DURATION", requires = "checkpoint", value_parser = crate::args::parse::duration, help_heading = crate::args::heading::LIMITS)]
     pub(crate) checkpoint_every: Option<Duration>,
 }
 
@@ -613,13 +613,10 @@ where
     let mut state = State::start(plan, codec, root, incumbent)?;
     let limit = cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new);
     crate::cmd::catch_signals();
-    let mut cfg = cfg.clone();
     while !state.pieces.is_empty() {
         let drain = Drain::new(plan.every);
         let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
-        let (output, stats) = crate::cmd::run_threads_limited(bag, &cfg, expected_units, unit, &limit)?;
-        // Said once, before the first segment.
-        cfg.prelude = None;
+        let (output, stats) = crate::cmd::run_threads_limited(bag, cfg, expected_units, unit, &limit)?;
         state.add(output, &stats);
         if limit.interrupted() {
             return Ok(Ran { output: state.output, stats: state.stats, interrupted: true });

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::io;
+use std::io::{self, IsTerminal};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -102,6 +102,41 @@ impl Runtime {
     }
 }
 
+/// How a run shows itself on stderr while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Feedback {
+    /// Nothing: `--quiet`, or stderr is not a terminal.
+    Off,
+    /// A bar that redraws itself after the first second, with the
+    /// incumbents above it: stderr is a terminal.
+    Terminal,
+    /// Plain lines that a log keeps: `--progress` where stderr is not a
+    /// terminal.
+    Lines,
+}
+
+impl Feedback {
+    /// What `--progress` and `--quiet` ask for, where stderr is a terminal
+    /// or not: progress on a terminal only, as cargo and ripgrep do.
+    pub(crate) fn from_args(args: &crate::args::FeedbackArgs) -> Self {
+        Self::decide(args, std::io::stderr().is_terminal())
+    }
+
+    fn decide(args: &crate::args::FeedbackArgs, terminal: bool) -> Self {
+        match (args.quiet, args.progress, terminal) {
+            (true, _, _) => Feedback::Off,
+            (false, _, true) => Feedback::Terminal,
+            (false, true, false) => Feedback::Lines,
+            (false, false, false) => Feedback::Off,
+        }
+    }
+
+    /// Whether anything is shown.
+    pub(crate) fn on(self) -> bool {
+        self != Feedback::Off
+    }
+}
+
 /// What an application sets where the command line is silent: a value on
 /// the command line always wins. Each application declares its own (TSP's
 /// nodes are subgradient ascents, so it checks for requests after every
@@ -112,6 +147,165 @@ pub(crate) struct AppDefaults {
     pub(crate) budget: Option<u64>,
     /// The split policy when `--split-policy` is not given.
     pub(crate) split_policy: Option<SplitPolicy>,
+}
+
+impl AppDefaults {
+    /// The runtime's own defaults.
+    pub(crate) const RUNTIME: AppDefaults = AppDefaults { budget: None, split_policy: None };
+}
+
+/// What an application takes of the runtime's options, in one place: its
+/// defaults where the command line is silent, the unit of its work, and the
+/// options it refuses. `--help` shows each application only the options it
+/// accepts, with its own defaults ([`crate::args::command`]); an option it
+/// refuses is hidden there and, given anyway, refused with its reason
+/// ([`App::refuse_given`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct App {
+    /// The subcommand.
+    pub(crate) name: &'static str,
+    /// Its defaults.
+    pub(crate) defaults: AppDefaults,
+    /// What one unit of its work is, for `--budget` and `--max-nodes`.
+    pub(crate) unit: &'static str,
+    /// A sentence more on `--max-nodes`, or "".
+    pub(crate) max_nodes_note: &'static str,
+    /// The runtime's options it refuses (clap ids), each with the reason.
+    pub(crate) refuses: &'static [(&'static str, &'static str)],
+}
+
+/// Why an application whose answer does not depend on the schedule refuses
+/// `--deterministic`.
+const NOT_BNB: (&str, &str) = (
+    "deterministic",
+    "it is for branch and bound (clique, knapsack, tsp), whose witness may depend on the schedule",
+);
+/// Why an application refuses `--checkpoint`.
+const NO_CHECKPOINT: [(&str, &str); 2] = [
+    ("checkpoint", "only uts, nqueens, clique, knapsack and tsp checkpoint"),
+    ("checkpoint_every", "only uts, nqueens, clique, knapsack and tsp checkpoint"),
+];
+/// What a game search refuses besides.
+const GAME: [(&str, &str); 10] = [
+    NOT_BNB,
+    NO_CHECKPOINT[0],
+    NO_CHECKPOINT[1],
+    ("split_policy", "a game search gives away the younger brothers of a node whose eldest has returned"),
+    ("init", "the root is atomic until its eldest brother returns"),
+    ("max_nodes", "a stopped game search has no value"),
+    ("time_limit", "a stopped game search has no value"),
+    ("trace", "a game search is not traced"),
+    ("fanout", "a game search gives work away only when asked, so multilevel's producer tree does not apply"),
+    ("rho", "a game search gives work away only when asked, so max-load's reports do not apply"),
+];
+
+/// Every application that runs on the runtime.
+pub(crate) const APPS: [App; 9] = [
+    App {
+        name: "uts",
+        defaults: AppDefaults::RUNTIME,
+        unit: "nodes",
+        max_nodes_note: "Also lifts the limit on the expected size of a tree of given parameters.",
+        refuses: &[NOT_BNB],
+    },
+    App {
+        name: "nqueens",
+        defaults: AppDefaults::RUNTIME,
+        unit: "nodes",
+        max_nodes_note: "A node counts 1 and a subtree of the last rows counted at once 64.",
+        refuses: &[NOT_BNB],
+    },
+    App {
+        name: "clique",
+        defaults: AppDefaults::RUNTIME,
+        unit: "nodes",
+        max_nodes_note: "A node counts 1 and a chunk of 16 greedy starts 256.",
+        refuses: &[],
+    },
+    App { name: "knapsack", defaults: AppDefaults::RUNTIME, unit: "nodes", max_nodes_note: "", refuses: &[] },
+    App {
+        name: "tsp",
+        // A node is a subgradient ascent: requests are checked after each.
+        defaults: AppDefaults { budget: Some(1), split_policy: None },
+        unit: "nodes",
+        max_nodes_note: "",
+        refuses: &[],
+    },
+    App {
+        name: "integrate",
+        // A piece is a list of intervals, split by age.
+        defaults: AppDefaults { budget: None, split_policy: Some(SplitPolicy::OldestHalf) },
+        unit: "intervals",
+        max_nodes_note: "",
+        refuses: &[
+            NOT_BNB,
+            NO_CHECKPOINT[0],
+            NO_CHECKPOINT[1],
+            ("split_policy", "integrate always gives away the oldest half of its interval list"),
+        ],
+    },
+    App {
+        name: "mandelbrot",
+        defaults: AppDefaults::RUNTIME,
+        unit: "iterations",
+        max_nodes_note: "",
+        refuses: &[
+            NOT_BNB,
+            NO_CHECKPOINT[0],
+            NO_CHECKPOINT[1],
+            ("split_policy", "a piece of the image splits by its own rule (rows of pixels, or rectangles)"),
+        ],
+    },
+    App {
+        name: "connect4",
+        defaults: AppDefaults::RUNTIME,
+        unit: "nodes",
+        max_nodes_note: "",
+        refuses: &GAME,
+    },
+    App {
+        name: "gametree",
+        defaults: AppDefaults::RUNTIME,
+        unit: "nodes",
+        max_nodes_note: "",
+        refuses: &GAME,
+    },
+];
+
+/// The application `name` of [`APPS`].
+pub(crate) fn app(name: &str) -> &'static App {
+    App::named(name).unwrap_or_else(|| panic!("`{name}` is not in APPS"))
+}
+
+impl App {
+    /// The application of subcommand `name`, if it runs on the runtime.
+    pub(crate) fn named(name: &str) -> Option<&'static App> {
+        APPS.iter().find(|a| a.name == name)
+    }
+
+    /// Δt where neither the command line nor the application sets it.
+    pub(crate) fn budget(&self) -> u64 {
+        self.defaults.budget.unwrap_or(treelb_threads::DEFAULT_BUDGET)
+    }
+
+    /// The split policy where the command line does not set it.
+    pub(crate) fn split_policy(&self) -> SplitPolicy {
+        self.defaults.split_policy.unwrap_or_default()
+    }
+
+    /// Refuses the options of `matches` (this application's) that it does
+    /// not take and that the command line gave.
+    pub(crate) fn refuse_given(&self, matches: &clap::ArgMatches) -> Result<(), Error> {
+        for (id, why) in self.refuses {
+            let given = matches.try_contains_id(id).is_ok_and(|present| present)
+                && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+            if given {
+                let flag = format!("--{}", id.replace('_', "-"));
+                return Err(err!("{flag} does not apply to {}: {why}", self.name));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A validated run configuration: the balancing ([`RunSpec`], the same for
@@ -128,7 +322,10 @@ pub(crate) struct RunConfig {
     pub(crate) pin: bool,
     pub(crate) split_policy: SplitPolicy,
     pub(crate) json: bool,
-    pub(crate) progress: bool,
+    /// What the run shows on stderr while it runs.
+    pub(crate) feedback: Feedback,
+    /// `--quiet`: no notes on stderr either (errors and warnings remain).
+    pub(crate) quiet: bool,
     /// `--trace FILE`: where the trace goes.
     pub(crate) trace: Option<String>,
     /// `--max-nodes N`: the run stops after about N units of work.
@@ -137,9 +334,6 @@ pub(crate) struct RunConfig {
     pub(crate) time_limit: Option<Duration>,
     /// `--deterministic`: branch and bound breaks ties by the witness.
     pub(crate) deterministic: bool,
-    /// A line for stderr once the threads runtime is about to start (after
-    /// every check of the input): what is known of the run's size.
-    pub(crate) prelude: Option<String>,
     /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
     /// resumed run continues from.
     pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
@@ -186,12 +380,12 @@ impl RunConfig {
             pin: args.pin,
             split_policy,
             json: args.json,
-            progress: !args.no_progress && !args.json,
+            feedback: Feedback::from_args(&args.feedback),
+            quiet: args.feedback.quiet,
             trace: args.trace.clone(),
             max_nodes: args.max_nodes,
             time_limit: args.time_limit,
             deterministic: args.deterministic,
-            prelude: None,
             checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint)?,
         })
     }
@@ -233,6 +427,21 @@ mod tests {
             crate::args::Command::Nqueens(a) => Ok(a.run),
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn progress_shows_on_a_terminal_or_when_asked() {
+        let ask = |progress, quiet| crate::args::FeedbackArgs { progress, quiet };
+        assert_eq!(Feedback::decide(&ask(false, false), true), Feedback::Terminal);
+        assert_eq!(Feedback::decide(&ask(false, false), false), Feedback::Off);
+        assert_eq!(Feedback::decide(&ask(true, false), false), Feedback::Lines);
+        assert_eq!(Feedback::decide(&ask(true, false), true), Feedback::Terminal);
+        assert_eq!(Feedback::decide(&ask(false, true), true), Feedback::Off);
+        assert_eq!(Feedback::decide(&ask(false, true), false), Feedback::Off);
+        // `--no-progress`, the former name of `--quiet`, still parses.
+        assert!(parse(&["--no-progress"]).unwrap().feedback.quiet);
+        assert!(parse(&["-q"]).unwrap().feedback.quiet);
+        assert!(parse(&["--progress", "--quiet"]).is_err());
     }
 
     #[test]

@@ -17,7 +17,6 @@ mod report;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::ErrorKind;
 
 use args::{Cli, Command};
@@ -25,8 +24,22 @@ use cmd::Status;
 use config::Error;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let matches = args::command().try_get_matches().and_then(|m| {
+        let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&m)?;
+        Ok((m, cli))
+    });
+    let cli = match matches {
+        Ok((matches, cli)) => {
+            // An option the application does not take (hidden from its help).
+            let refused = matches
+                .subcommand()
+                .and_then(|(name, sub)| config::App::named(name).map(|app| app.refuse_given(sub)));
+            if let Some(Err(e)) = refused {
+                eprintln!("treelb: error: {e}");
+                return ExitCode::from(2);
+            }
+            cli
+        }
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let _ = e.print();
             return ExitCode::SUCCESS;
@@ -107,7 +120,7 @@ fn dispatch(command: &Command, mut out: &mut dyn Write) -> Result<Status, Error>
         Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
         Command::Resume(args) => cmd::resume::run(args, out)?,
         Command::Completions(args) => {
-            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut command = args::command();
             clap_complete::generate(args.shell, &mut command, "treelb", &mut out);
             Status::Done
         }

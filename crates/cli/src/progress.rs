@@ -1,47 +1,112 @@
-//! A progress indicator on stderr for runs longer than a second.
+//! Progress on stderr while a run runs.
 //!
-//! It appears only when stderr is a terminal, and only once a run has taken
-//! a second, so short runs and redirected output stay clean.
+//! On a terminal, a bar (or a counter) that redraws itself, once the run
+//! has taken a second, and is cleared before the report. Where stderr is
+//! not a terminal, nothing, unless `--progress` asks for plain lines: one
+//! when the run starts, then one at growing intervals (1 s, 2 s, 5 s, 10 s,
+//! 30 s, then every minute), so that a log of a long run stays short. What
+//! stderr gets is decided once, in [`Feedback`].
 
-use std::io::IsTerminal;
+use std::io::Write;
+use std::sync::Once;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use treelb_threads::Snapshot;
 
+use crate::config::{Feedback, RunConfig};
+
 const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// When the plain lines of `--progress` come, in seconds since the start;
+/// after the last, every minute.
+const LINE_TIMES: [u64; 6] = [1, 2, 5, 10, 30, 60];
 
 /// Shows work done so far: a bar when the total is known, else a counter.
 pub(crate) struct Progress {
-    enabled: bool,
+    feedback: Feedback,
     total: Option<u64>,
     unit: &'static str,
     bar: Option<ProgressBar>,
+    /// Plain lines: the time of the next one, in seconds.
+    next_line: u64,
 }
 
 impl Progress {
     /// A progress indicator for a run of `total` units (if known) of `unit`.
-    pub(crate) fn new(wanted: bool, total: Option<u64>, unit: &'static str) -> Self {
-        Progress { enabled: wanted && std::io::stderr().is_terminal(), total, unit, bar: None }
+    pub(crate) fn new(feedback: Feedback, total: Option<u64>, unit: &'static str) -> Self {
+        Progress { feedback, total, unit, bar: None, next_line: LINE_TIMES[0] }
+    }
+
+    /// Says, in plain lines, that the run has started (its signal handler is
+    /// installed): once per process, not once per checkpointed segment.
+    pub(crate) fn started(&self, cfg: &RunConfig) {
+        static ONCE: Once = Once::new();
+        if self.feedback != Feedback::Lines {
+            return;
+        }
+        ONCE.call_once(|| {
+            let total = self.total.map_or_else(String::new, |t| format!(" of {t} {}", self.unit));
+            let _ = writeln!(
+                std::io::stderr(),
+                "treelb: started a run{total} on {} {} ({})",
+                cfg.threads,
+                if cfg.threads == 1 { "PE" } else { "PEs" },
+                cfg.spec.strategy
+            );
+        });
     }
 
     /// Updates the display from a snapshot of the run.
     pub(crate) fn update(&mut self, snap: &Snapshot) {
-        if !self.enabled || snap.elapsed < SHOW_AFTER {
+        match self.feedback {
+            Feedback::Off => {}
+            Feedback::Terminal => self.draw(snap),
+            Feedback::Lines => {
+                if snap.elapsed.as_secs() >= self.next_line {
+                    let _ = writeln!(std::io::stderr(), "treelb: {}", self.status(snap));
+                    let i = LINE_TIMES.iter().position(|&t| t > snap.elapsed.as_secs());
+                    self.next_line = i.map_or(snap.elapsed.as_secs() / 60 * 60 + 60, |i| LINE_TIMES[i]);
+                }
+            }
+        }
+    }
+
+    /// `12.0 s: 4.13 M/4.13 M nodes (3.40 M/s, eta 0 s)`.
+    fn status(&self, snap: &Snapshot) -> String {
+        let secs = snap.elapsed.as_secs_f64();
+        let done = crate::report::human_rate(snap.work_units as f64);
+        let total =
+            self.total.map_or_else(String::new, |t| format!("/{}", crate::report::human_rate(t as f64)));
+        format!("{secs:.1} s: {done}{total} {} ({})", self.unit, self.rate(snap))
+    }
+
+    /// The rate over the whole run, and the time left where the total is
+    /// known: `3.40 M/s, eta 12 s`.
+    fn rate(&self, snap: &Snapshot) -> String {
+        let rate = snap.work_units as f64 / snap.elapsed.as_secs_f64().max(1e-9);
+        let eta = match self.total {
+            Some(total) if rate > 0.0 && total > snap.work_units => {
+                format!(", eta {:.0} s", (total - snap.work_units) as f64 / rate)
+            }
+            _ => String::new(),
+        };
+        format!("{}/s{eta}", crate::report::human_rate(rate))
+    }
+
+    /// The bar on a terminal, from the first second on.
+    fn draw(&mut self, snap: &Snapshot) {
+        if snap.elapsed < SHOW_AFTER {
             return;
         }
+        let (total, unit) = (self.total, self.unit);
         let bar = self.bar.get_or_insert_with(|| {
-            let (length, template) = match self.total {
+            let (length, template) = match total {
                 Some(total) => (
                     Some(total),
-                    format!(
-                        "{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {} {{msg}}",
-                        self.unit
-                    ),
+                    format!("{{elapsed_precise}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} {{msg}}"),
                 ),
-                None => {
-                    (None, format!("{{elapsed_precise}} {{spinner}} {{human_pos}} {} {{msg}}", self.unit))
-                }
+                None => (None, format!("{{elapsed_precise}} {{spinner}} {{human_pos}} {unit} {{msg}}")),
             };
             let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr())
                 .with_elapsed(snap.elapsed);
@@ -50,16 +115,11 @@ impl Progress {
         });
         // The rate over the whole run: indicatif's own estimate would start
         // when the bar appears, a second into the run.
-        let secs = snap.elapsed.as_secs_f64();
-        let rate = snap.work_units as f64 / secs;
-        let eta = match self.total {
-            Some(total) if rate > 0.0 && total > snap.work_units => {
-                format!(", eta {:.0} s", (total - snap.work_units) as f64 / rate)
-            }
-            _ => String::new(),
-        };
         bar.set_position(snap.work_units);
-        bar.set_message(format!("({}/s{eta})", crate::report::human_rate(rate)));
+        let message = format!("({})", self.rate(snap));
+        if let Some(bar) = &self.bar {
+            bar.set_message(message);
+        }
     }
 
     /// Removes the indicator before the report is printed.

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
-use treelb::{PeStats, RunStats};
+use treelb::{MIN_MEASURED_WALL, PeStats, RunStats};
 use treelb_bench::machine::Processor;
 
 use crate::config::RunConfig;
@@ -92,9 +92,21 @@ pub(crate) struct Report<I: Serialize, A: Serialize> {
     pub(crate) wall_secs: f64,
     pub(crate) work_units: u64,
     pub(crate) units_per_sec: f64,
-    /// Σ busy / (P · wall).
-    pub(crate) efficiency_estimate: f64,
+    /// The PEs' utilization, Σ CPU time while busy / (P · wall)
+    /// ([`RunStats::utilization`]).
+    pub(crate) utilization: f64,
+    /// Whether the run lasted long enough for `utilization` to mean
+    /// something ([`RunStats::measurable`]); a shorter run's text report
+    /// says "too short to measure" instead.
+    pub(crate) measurable: bool,
     pub(crate) pes: Vec<PeStats>,
+    /// `--compare-seq`: the sequential run's wall time, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sequential_secs: Option<f64>,
+    /// `--compare-seq`: T_seq / T_P (`null` where either run was too short
+    /// to measure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) speedup: Option<Option<f64>>,
     /// The processor of the process that printed the report (with MPI,
     /// rank 0's). A run resumed from a checkpoint reports its last
     /// segment's; each segment stopped by a signal printed its own.
@@ -128,10 +140,25 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             wall_secs: stats.wall.as_secs_f64(),
             work_units: stats.work_units(),
             units_per_sec: stats.units_per_sec(),
-            efficiency_estimate: stats.efficiency(),
+            utilization: stats.utilization(),
+            measurable: stats.measurable(),
             pes: stats.pes,
+            sequential_secs: None,
+            speedup: None,
             machine: Processor::detect(),
         }
+    }
+
+    /// The report of a run whose sequential time is known (`--compare-seq`):
+    /// it gives the speedup T_seq / T_P too, where both runs lasted at least
+    /// [`MIN_MEASURED_WALL`].
+    pub(crate) fn with_sequential(mut self, seq_secs: Option<f64>) -> Self {
+        if let Some(seq) = seq_secs {
+            let measurable = seq.min(self.wall_secs) >= MIN_MEASURED_WALL.as_secs_f64();
+            self.sequential_secs = Some(seq);
+            self.speedup = Some(measurable.then(|| seq / self.wall_secs));
+        }
+        self
     }
 
     /// Writes the report as JSON (`json`) or as text for people.
@@ -161,7 +188,32 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
         }
         line("wall time", &format!("{:.3} s", self.wall_secs), None)?;
         line(&format!("{}/s", self.unit), &human_rate(self.units_per_sec), None)?;
-        line("efficiency", &format!("{:.3}", self.efficiency_estimate), Some("busy time / (P × wall time)"))?;
+        match self.speedup {
+            Some(Some(speedup)) => line(
+                "speedup",
+                &format!("{speedup:.3}"),
+                Some("T_seq / T_P: the sequential run's time over this one's"),
+            )?,
+            Some(None) => line(
+                "speedup",
+                "too short to measure",
+                Some(&format!("T_seq or T_P under {} ms", MIN_MEASURED_WALL.as_millis())),
+            )?,
+            None => {}
+        }
+        if self.measurable {
+            line(
+                "utilization",
+                &format!("{:.3}", self.utilization),
+                Some("CPU time busy / (P × wall time)"),
+            )?;
+        } else {
+            let note = format!(
+                "under {} ms, starting and stopping the PEs weigh too much",
+                MIN_MEASURED_WALL.as_millis()
+            );
+            line("utilization", "too short to measure", Some(&note))?;
+        }
         let s = &self.setup;
         line(
             "run",
@@ -208,6 +260,7 @@ pub(crate) fn pe_table(pes: &[PeStats], unit: &str) -> Table {
         "pieces sent",
         "pieces recv",
         "busy s",
+        "cpu s",
         "idle s",
     ]);
     let mut total = PeStats::default();
@@ -223,6 +276,7 @@ pub(crate) fn pe_table(pes: &[PeStats], unit: &str) -> Table {
             p.pieces_sent.to_string(),
             p.pieces_received.to_string(),
             format!("{:.3}", p.busy.as_secs_f64()),
+            format!("{:.3}", p.cpu.as_secs_f64()),
             format!("{:.3}", p.idle.as_secs_f64()),
         ]
         .map(|s| Cell::new(s).set_alignment(CellAlignment::Right))

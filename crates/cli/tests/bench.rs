@@ -77,10 +77,11 @@ fn a_tiny_suite_checks_every_answer_and_reports_mismatches_and_timeouts() {
         &hang,
         "--out",
         out.to_str().unwrap(),
+        "--progress",
     ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "a mismatch and a timeout fail the run: {stderr}");
-    assert!(stderr.contains("[1/"), "a progress line per run: {stderr}");
+    assert!(stderr.contains("[1/"), "a progress line per run with --progress: {stderr}");
 
     let json = std::fs::read_to_string(out.join("results.json")).expect("results.json is written");
     let report: serde_json::Value = serde_json::from_str(&json).expect("results.json is JSON");

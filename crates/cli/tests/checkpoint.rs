@@ -246,7 +246,7 @@ fn damaged_checkpoints_and_changed_inputs_are_refused_in_one_line() {
         &["uts", "--checkpoint", c, "--checkpoint-every", "soon"],
         "invalid value 'soon' for '--checkpoint-every <DURATION>'",
     );
-    refused(&["integrate", "sqrt", "--checkpoint", c], "integrate does not checkpoint");
-    refused(&["mandelbrot", "--checkpoint", c], "mandelbrot does not checkpoint");
+    refused(&["integrate", "sqrt", "--checkpoint", c], "--checkpoint does not apply to integrate");
+    refused(&["mandelbrot", "--checkpoint", c], "--checkpoint does not apply to mandelbrot");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -552,9 +552,16 @@ fn integrate_reports_value_error_and_closed_form() {
     let o = treelb(&["integrate", "sqrt", "-p", "2", "--tol", "1e-12", "--compare-seq"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    for label in
-        ["value", "error estimate", "closed form", "difference", "intervals", "sequential", "efficiency"]
-    {
+    for label in [
+        "value",
+        "error estimate",
+        "closed form",
+        "difference",
+        "intervals",
+        "sequential",
+        "speedup",
+        "utilization",
+    ] {
         assert!(out.lines().any(|l| l.trim_start().starts_with(label)), "{label}: {out}");
     }
     assert!(out.contains("within the tolerance ✓"), "{out}");
@@ -602,23 +609,20 @@ fn integrate_never_reports_a_numerical_failure_as_success() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
-/// The expected size of a UTS tree is printed before the run and reported;
-/// a sample tree's published size stands for it.
+/// The expected size of a UTS tree of given parameters is reported; a
+/// sample tree's published count stands alone, with no other size beside
+/// it; a normal run prints nothing on stderr.
 #[test]
-fn uts_prints_the_expected_size_before_the_run() {
+fn uts_reports_the_expected_size_of_a_tree_without_a_published_count() {
     let o = treelb(&["uts", "-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "43", "-p", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(
-        err.starts_with("treelb: uts: expected tree size: 2000001 nodes (over the random root state)"),
-        "{err}"
-    );
+    assert_eq!(stderr(&o), "");
     assert!(stdout(&o).contains("expected      2000001 nodes  (the mean size over the random root state)"));
     let o = treelb(&["uts", "--tree", "T1", "-p", "2"]);
-    assert!(
-        stderr(&o)
-            .contains("the published tree has 4130071 nodes (the expected size of its parameters: 1398101")
-    );
+    assert_eq!(stderr(&o), "");
+    let out = stdout(&o);
+    assert!(out.contains("nodes         4130071  (published: 4130071 ✓)"), "{out}");
+    assert!(!out.contains("expected"), "{out}");
     // The flags of a sample tree are that tree: T3L (q * m > 1) runs.
     let flags = ["uts", "-t", "0", "-b", "2000", "-q", "0.200014", "-m", "5", "-r", "7"];
     let o = treelb(&[&flags[..], &["--max-nodes", "10000", "--json"]].concat());
@@ -714,7 +718,10 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
         (&["clique", &graph_as_tsp, "--k", "many"], "invalid value 'many' for '--k <K>'"),
         (&["clique", &graph_as_tsp, "--k", "3", "--expect", "11"], "does not go with --k"),
         (&["tsp", &graph_as_tsp], "keller4.clq: line 1"),
-        (&["tsp"], "required arguments were not provided: <FILE> (usage: treelb tsp <FILE>)"),
+        (
+            &["tsp"],
+            "required arguments were not provided: <FILE|--random <N>> (usage: treelb tsp <FILE|--random <N>>)",
+        ),
         (&["clique"], "required arguments were not provided: <FILE> (usage: treelb clique <FILE>)"),
         (&["nqueens"], "required arguments were not provided: <N> (usage: treelb nqueens <N>)"),
         (&["tsp", "--random", "0"], "invalid value '0' for '--random <N>': 0 is not in 1..="),
@@ -723,13 +730,20 @@ fn bnb_and_integrate_bad_input_gets_one_line_and_exit_code_2() {
             "invalid value 'hard' for '--class <CLASS>' [possible values: uncorrelated,",
         ),
         (&["knapsack", "--items", "x"], "invalid value 'x' for '--items <N>'"),
-        (&["integrate"], "required arguments were not provided: <NAME> (usage: treelb integrate <NAME>)"),
+        (
+            &["integrate"],
+            "required arguments were not provided: <NAME|--list> (usage: treelb integrate <NAME|--list>)",
+        ),
         (&["integrate", "tan"], "unknown integrand `tan` (known: sqrt, inv-sqrt"),
         (&["integrate", "sqrt", "--tol", "0"], "--tol expects a positive number"),
         (&["integrate", "sqrt", "--tol", "tiny"], "--tol expects a positive number"),
         (&["integrate", "sqrt", "--tol", "inf"], "--tol expects a positive number"),
         (&["integrate", "sqrt", "--max-depth", "-1"], "error"),
         (&["integrate", "sqrt", "--split-policy", "bottom"], "oldest half of its interval list"),
+        (
+            &["integrate", "sqrt", "--split-policy", "oldest-half"],
+            "--split-policy does not apply to integrate",
+        ),
         (
             &["integrate", "sqrt", "--threads", "0"],
             "invalid value '0' for '--threads <P>': must be at least 1",
@@ -975,12 +989,12 @@ fn a_signal_ends_the_run_with_a_partial_report_and_its_trace() {
     // T1XL has 1.6 billion nodes: minutes at P = 2, so the signal comes
     // long before its end.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
-    cmd.args(["uts", "--tree", "T1XL", "--threads", "2", "--no-progress", "--trace"]).arg(&trace);
+    cmd.args(["uts", "--tree", "T1XL", "--threads", "2", "--progress", "--trace"]).arg(&trace);
     // The first stderr line comes after the handler is installed, just
     // before the PEs start.
     let (code, out, rest) = common::signal_once_started(
         cmd,
-        |first| first.contains("published tree"),
+        |first| first.starts_with("treelb: started a run of 1635119272 nodes on 2 PEs"),
         std::time::Duration::ZERO,
         |pid| common::send_signal(pid, "INT"),
         LIMIT,
@@ -1041,9 +1055,11 @@ fn time_limit_stops_every_run_command_with_a_partial_report() {
         (false.into(), 4_130_071.into())
     );
     // Bad durations: one line naming the flag, exit code 2.
-    for (bad, message) in
-        [("5", "time unit needed"), ("1x", "unknown time unit"), ("0ms", "must be more than 0")]
-    {
+    for (bad, message) in [
+        ("5", "expects a duration: a number with a unit"),
+        ("1x", "`x` is not a unit of time"),
+        ("0ms", "must be more than 0"),
+    ] {
         let o = treelb(&["nqueens", "8", "--time-limit", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         let err = stderr(&o);
@@ -1129,7 +1145,11 @@ fn branch_and_bound_shows_each_improvement() {
         (&["tsp", &att48, "--no-heuristic"], false),
     ];
     for (args, maximize) in runs {
+        // Without a terminal, the improvements show only when asked.
         let o = treelb(&[args, &["-p", "2"]].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("treelb: incumbent"), "{args:?}: {}", stderr(&o));
+        let o = treelb(&[args, &["-p", "2", "--progress"]].concat());
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         let seen: Vec<(f64, i64)> = stderr(&o)
             .lines()
@@ -1144,8 +1164,8 @@ fn branch_and_bound_shows_each_improvement() {
             assert!(w[0].0 <= w[1].0, "{args:?}: time goes back: {seen:?}");
             assert!(if maximize { w[0].1 < w[1].1 } else { w[0].1 > w[1].1 }, "{args:?}: {seen:?}");
         }
-        let o = treelb(&[args, &["-p", "2", "--json"]].concat());
-        assert!(!stderr(&o).contains("treelb: incumbent"), "{args:?}: --json prints no live lines");
+        let o = treelb(&[args, &["-p", "2", "--json", "--quiet"]].concat());
+        assert!(stderr(&o).is_empty(), "{args:?}: --quiet prints nothing: {}", stderr(&o));
         let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
         let timeline = json["answer"]["improvements"].as_array().unwrap();
         assert!(timeline.len() >= 2, "{args:?}");
@@ -1217,7 +1237,7 @@ fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
     assert_eq!(o.status.code(), Some(2));
     let o = treelb(&["nqueens", "8", "--deterministic"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--deterministic applies to branch and bound"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--deterministic does not apply to nqueens"), "{}", stderr(&o));
 }
 
 /// Ctrl-C during a branch-and-bound run: the partial report has the best
@@ -1226,11 +1246,11 @@ fn deterministic_witnesses_are_identical_for_every_p_and_strategy() {
 fn a_signal_stops_branch_and_bound_with_its_bound() {
     let keller = shared_instance("clique/keller5.clq");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
-    cmd.args(["clique", &keller, "--threads", "2"]);
-    // The first line is the heuristic's incumbent, shown as the run starts.
+    cmd.args(["clique", &keller, "--threads", "2", "--progress"]);
+    // The first line says that the run started (then come the incumbents).
     let (code, out, rest) = common::signal_once_started(
         cmd,
-        |first| first.starts_with("treelb: incumbent "),
+        |first| first.starts_with("treelb: started a run on 2 PEs"),
         std::time::Duration::from_millis(200),
         |pid| common::send_signal(pid, "INT"),
         LIMIT,
@@ -1247,7 +1267,7 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
 fn a_signal_ends_the_probing_with_the_estimate_so_far() {
     let keller = shared_instance("clique/keller4.clq");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
-    cmd.args(["clique", &keller, "--k", "12", "--estimate", "10m", "--json"]);
+    cmd.args(["clique", &keller, "--k", "12", "--estimate", "10m", "--json", "--progress"]);
     // The first line says the probing has begun, Ctrl-C handled.
     let (code, out, rest) = common::signal_once_started(
         cmd,
@@ -1391,4 +1411,97 @@ fn clique_estimate_refuses_what_does_not_go_with_it() {
     let o = treelb(&["clique", &file, "--estimate", "soon"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--estimate"), "{}", stderr(&o));
+}
+
+/// Terminal manners, as cargo and ripgrep have them: without a terminal a
+/// run writes no progress or incumbent lines into a redirected stderr;
+/// `--progress` asks for plain lines anyway, `--quiet` for none; colours
+/// follow `NO_COLOR` (which wins over `CLICOLOR_FORCE`).
+#[test]
+fn progress_only_on_a_terminal_or_when_asked_and_no_colour_under_no_color() {
+    let knapsack = ["knapsack", "-n", "60", "-p", "2"];
+    let o = treelb(&knapsack);
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "", "a redirected stderr gets nothing");
+    let o = treelb(&[&knapsack[..], &["--progress"]].concat());
+    let err = stderr(&o);
+    assert!(err.starts_with("treelb: started a run on 2 PEs"), "{err}");
+    assert!(err.lines().skip(1).all(|l| l.starts_with("treelb: incumbent ")), "{err}");
+    let o = treelb(&["nqueens", "18", "-p", "2", "--time-limit", "100ms", "-q"]);
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(3), ""), "--quiet: no note either");
+    let help = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+        cmd.args(["uts", "--help"]).env_remove("NO_COLOR").envs(env.iter().copied());
+        common::output_within(cmd, LIMIT).stdout
+    };
+    assert!(help(&[("CLICOLOR_FORCE", "1")]).contains(&0x1b), "the help has colours when forced");
+    assert!(!help(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]).contains(&0x1b), "NO_COLOR wins");
+    assert!(!help(&[]).contains(&0x1b), "no colours into a pipe");
+}
+
+/// The help groups the runtime's options under headings and offers each
+/// application only the options it takes.
+#[test]
+fn help_is_grouped_and_offers_only_what_the_command_takes() {
+    let help = |args: &[&str]| stdout(&treelb(args));
+    let uts = help(&["uts", "--help"]);
+    for heading in ["\nRun:\n", "\nBalancing:\n", "\nLimits:\n", "\nOutput:\n"] {
+        assert!(uts.contains(heading), "{heading:?} in {uts}");
+    }
+    assert!(!help(&["nqueens", "--help"]).contains("--deterministic"));
+    assert!(help(&["clique", "--help"]).contains("--deterministic"));
+    assert!(uts.contains("[default: 256]") && !uts.contains("tsp: 1"), "{uts}");
+    assert!(help(&["tsp", "--help"]).contains("[default: 1]"));
+    assert!(!uts.contains("greedy starts"), "uts's --max-nodes does not speak of clique");
+    let connect4 = help(&["connect4", "--help"]);
+    for absent in ["--time-limit", "--max-nodes", "--checkpoint", "--trace", "--init"] {
+        assert!(!connect4.contains(absent), "{absent} in {connect4}");
+    }
+    // A usage that shows an argument as optional accepts its absence.
+    for (command, usage) in [
+        ("integrate", "<NAME|--list>"),
+        ("tsp", "<FILE|--random <N>>"),
+        ("connect4", "<POSITION|--file <FILE>|--generate <N>>"),
+    ] {
+        assert!(help(&[command, "--help"]).contains(&format!("Usage: treelb {command} [OPTIONS] {usage}")));
+        let o = treelb(&[command]);
+        assert_eq!(o.status.code(), Some(2), "{command}");
+        assert!(stderr(&o).contains(usage), "{command}: {}", stderr(&o));
+    }
+}
+
+/// Two PEs sharing the cores with three busy threads per core of another
+/// process: busy by the wall clock nearly all the time, but each ran about
+/// a quarter of it. The utilization, from the PEs' CPU time, says so; busy
+/// time by the wall clock would say about 1.
+#[test]
+fn a_time_shared_run_reports_the_utilization_it_got() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinners: Vec<_> = (0..3 * cores)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        })
+        .collect();
+    let o = treelb(&["nqueens", "15", "-p", "2", "--json"]);
+    stop.store(true, Ordering::Relaxed);
+    for s in spinners {
+        s.join().unwrap();
+    }
+    let json = common::json_report(&o, "nqueens 15 beside busy threads");
+    let utilization = json["utilization"].as_f64().unwrap();
+    let (busy, wall): (f64, f64) = (
+        json["pes"].as_array().unwrap().iter().map(|p| p["busy"].as_f64().unwrap()).sum(),
+        json["wall_secs"].as_f64().unwrap(),
+    );
+    assert!(busy / (2.0 * wall) > 0.8, "both PEs hold work nearly all the time: {json}");
+    assert!(utilization < 0.6, "two PEs beside {} busy threads: utilization {utilization}", 3 * cores);
+    assert_eq!(json["measurable"], true);
 }

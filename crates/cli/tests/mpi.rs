@@ -839,7 +839,7 @@ fn interrupt_mpirun(signal: impl FnOnce(u32)) -> (Option<i32>, String, String) {
     let mut cmd = Command::new("mpirun");
     cmd.args(["--oversubscribe", "--allow-run-as-root", "-np", "2"])
         .arg(env!("CARGO_BIN_EXE_treelb"))
-        .args(["clique", &keller, "--runtime", "mpi"]);
+        .args(["clique", &keller, "--runtime", "mpi", "--progress"]);
     // Rank 0 shows the heuristic's clique once MPI is up and the run starts.
     common::signal_once_started(
         cmd,

@@ -91,6 +91,6 @@ pub use init::Init;
 pub use reduce::Reduce;
 pub use search::{DfsWork, Search, SplitPolicy};
 pub use spec::RunSpec;
-pub use stats::{PeStats, RunStats};
+pub use stats::{MIN_MEASURED_WALL, PeStats, RunStats};
 pub use strategy::Strategy;
 pub use work::{Progress, Work};

@@ -43,9 +43,15 @@ pub struct PeStats {
     /// 0 also counts the messages of the run's hub.
     #[serde(default)]
     pub messages: u64,
-    /// Time spent holding work.
+    /// Time spent holding work, by the wall clock.
     #[serde(with = "secs")]
     pub busy: Duration,
+    /// CPU time spent holding work: the CPU clock of the PE's thread, read
+    /// as each busy phase begins and ends (the simulator's PEs have the
+    /// machine to themselves: there it equals `busy`). Where other
+    /// processes share the cores it is less than `busy`.
+    #[serde(default, with = "secs")]
+    pub cpu: Duration,
     /// Time spent without work (asking, waiting, answering "no work").
     #[serde(with = "secs")]
     pub idle: Duration,
@@ -81,6 +87,7 @@ impl PeStats {
         self.heap_ops += other.heap_ops;
         self.messages += other.messages;
         self.busy += other.busy;
+        self.cpu += other.cpu;
         self.idle += other.idle;
     }
 
@@ -99,6 +106,14 @@ impl PeStats {
         if total > 0.0 { self.busy.as_secs_f64() / total } else { 0.0 }
     }
 }
+
+/// The shortest run whose utilization a report shows; a shorter one is
+/// "too short to measure". Starting the PEs, their first steals and the
+/// detection of termination cost a run at P = 2 on the threads runtime
+/// 4–44 µs of each PE's time, for runs from microseconds to tens of
+/// milliseconds (measured in `docs/benchmarks/2026-11-27-short-runs/`): a
+/// run of 10 ms or more spends at most about 0.4 % of its time on them.
+pub const MIN_MEASURED_WALL: Duration = Duration::from_millis(10);
 
 /// Statistics of a whole run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -125,14 +140,25 @@ impl RunStats {
         self.pes.iter().map(|p| p.work_units).sum()
     }
 
-    /// The efficiency estimate: the fraction of PE time spent holding work,
-    /// Σ busy / (P · wall). It counts the runtime's own costs while busy
-    /// (request checks, splits) as useful, so it is an upper bound of the
-    /// efficiency against the sequential baseline, which only a benchmark can
-    /// measure.
-    pub fn efficiency(&self) -> f64 {
+    /// The utilization of the PEs: the fraction of their time spent
+    /// working, Σ cpu / (P · wall), with each PE's CPU time while it held
+    /// work, so that time the machine gave to other processes does not
+    /// count. It counts the runtime's own costs while busy (request checks,
+    /// splits) as work, so it bounds from above the *efficiency* against
+    /// the sequential baseline, T_seq / (P · T_P), which only a benchmark
+    /// that times the baseline measures (`treelb bench`, `treelb compare`).
+    /// On a run shorter than [`MIN_MEASURED_WALL`] the start and the
+    /// termination of the PEs weigh more than the work:
+    /// [`RunStats::measurable`] says whether the figure means anything.
+    pub fn utilization(&self) -> f64 {
         let denom = self.pes.len() as f64 * self.wall.as_secs_f64();
-        if denom > 0.0 { self.total().busy.as_secs_f64() / denom } else { 0.0 }
+        if denom > 0.0 { self.total().cpu.as_secs_f64() / denom } else { 0.0 }
+    }
+
+    /// Whether the run lasted long enough for its utilization to mean
+    /// something: at least [`MIN_MEASURED_WALL`].
+    pub fn measurable(&self) -> bool {
+        self.wall >= MIN_MEASURED_WALL
     }
 
     /// Work units per second of wall time.
@@ -147,15 +173,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn efficiency_is_busy_time_over_pe_time() {
+    fn utilization_is_busy_cpu_time_over_pe_time() {
         let pe = |busy_ms, idle_ms| PeStats {
             busy: Duration::from_millis(busy_ms),
+            cpu: Duration::from_millis(busy_ms / 2),
             idle: Duration::from_millis(idle_ms),
             work_units: 10,
             ..PeStats::default()
         };
         let stats = RunStats { wall: Duration::from_millis(100), pes: vec![pe(100, 0), pe(50, 50)] };
-        assert!((stats.efficiency() - 0.75).abs() < 1e-12);
+        // The PEs held work 150 of 200 ms, and ran on a core half of it.
+        assert!((stats.utilization() - 0.375).abs() < 1e-12);
+        assert!(stats.measurable());
+        assert!(!RunStats { wall: Duration::from_millis(9), ..stats.clone() }.measurable());
         assert_eq!(stats.work_units(), 20);
         assert!((stats.units_per_sec() - 200.0).abs() < 1e-9);
         assert!((stats.pes[1].busy_fraction() - 0.5).abs() < 1e-12);

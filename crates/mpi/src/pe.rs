@@ -193,9 +193,13 @@ where
                 if from != self.g {
                     self.stats.pieces_received += 1;
                 }
+                // The thread's CPU clock over the busy phase: time the
+                // machine gave to other processes is not work.
+                let clock = cpu_time::ThreadTime::try_now().ok();
                 self.work_on(piece);
                 let lap = self.lap();
                 self.stats.busy += lap;
+                self.stats.cpu += clock.and_then(|c| c.try_elapsed().ok()).map_or(lap, |cpu| cpu.min(lap));
                 continue;
             }
             let found = self.find_work();

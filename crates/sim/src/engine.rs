@@ -455,6 +455,8 @@ pub fn simulate_with<W: SimWork>(
             s.add_tally(&hub_tally);
         }
         s.busy = Duration::from_nanos(pe.busy);
+        // A simulated PE has its processor to itself.
+        s.cpu = s.busy;
         s.idle = Duration::from_nanos(t_par - pe.busy);
         total.add(&s);
         if per_pe {

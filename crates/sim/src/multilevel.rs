@@ -324,6 +324,8 @@ impl Multilevel {
             .map(|i| treelb::PeStats {
                 pe: i,
                 busy: std::time::Duration::from_nanos(rec.busy[i]),
+                // A simulated PE has its processor to itself.
+                cpu: std::time::Duration::from_nanos(rec.busy[i]),
                 idle: std::time::Duration::from_nanos(run.t_par - rec.busy[i]),
                 work_units: rec.busy[i],
                 requests_sent: rec.received[i] + 1,

@@ -50,5 +50,5 @@ fn main() {
         .expect("a valid configuration");
     println!("{n} queens, {} PEs", outcome.stats.pes.len());
     println!("solutions: {}", outcome.output);
-    println!("efficiency: {:.3}", outcome.stats.efficiency());
+    println!("utilization: {:.3}", outcome.stats.utilization());
 }

@@ -196,9 +196,14 @@ impl<'a, W: Work> Pe<'a, W> {
                     }
                 }
             };
+            // The thread's CPU clock, read as the busy phase begins and
+            // ends (a busy phase never yields its thread to another PE):
+            // time the machine gave to other processes is not work.
+            let clock = cpu_time::ThreadTime::try_now().ok();
             let exit = self.work_on(piece);
             let busy = self.lap();
             self.stats.busy += busy;
+            self.stats.cpu += clock.and_then(|c| c.try_elapsed().ok()).map_or(busy, |cpu| cpu.min(busy));
             if let Some(exit) = exit {
                 return Step::Exit(exit);
             }

@@ -80,8 +80,8 @@ fn every_p_strategy_init_and_policy_gives_the_sequential_answer() {
             assert_eq!(total.pieces_sent, total.pieces_received, "{what}");
             assert_eq!(total.splits, total.pieces_sent, "{what}");
             assert!(total.requests_failed <= total.requests_sent, "{what}");
-            let e = outcome.stats.efficiency();
-            assert!((0.0..=1.0 + 1e-9).contains(&e), "{what}: efficiency {e}");
+            let e = outcome.stats.utilization();
+            assert!((0.0..=1.0 + 1e-9).contains(&e), "{what}: utilization {e}");
         }
     }
 }

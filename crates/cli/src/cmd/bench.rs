@@ -2,13 +2,19 @@
 //! ([`treelb_bench::harness`]). It turns the command line into a
 //! [`Plan`], runs it (each engine's run is this program started again with
 //! `bench --one …`, each peer's run the peer's own program), prints the
-//! report and writes it to `docs/benchmarks/DATE-MACHINE/`. A wrong answer,
+//! report and writes it to `bench-results/DATE-MACHINE/` in the current
+//! directory (`--out DIR` elsewhere: a run to keep goes under
+//! `docs/benchmarks/`, with a README that says what it answers). A wrong answer,
 //! a failed run or a run past `--timeout` makes the exit code 1.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use treelb::Strategy;
+
+/// Where `treelb bench` writes its results without `--out`: a folder of the
+/// current directory, outside the documentation.
+pub(crate) const DEFAULT_OUT: &str = "bench-results";
 use treelb_bench::harness::{self, Plan, Suite};
 use treelb_bench::machine::Machine;
 use treelb_bench::peers::{Peer, PeerKind};
@@ -141,7 +147,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         None
     } else {
         Some(args.out.clone().unwrap_or_else(|| {
-            PathBuf::from("docs/benchmarks").join(format!("{}-{}", machine.date, machine.slug()))
+            PathBuf::from(DEFAULT_OUT).join(format!("{}-{}", machine.date, machine.slug()))
         }))
     };
     if let Some(dir) = &out_dir {
@@ -163,7 +169,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         peers,
         child: vec![exe.into_os_string(), "bench".into()],
         scratch: scratch.clone(),
-        progress: !args.no_progress,
+        progress: crate::config::Feedback::from_args(&args.feedback).on(),
     };
     let command = harness::command_line("treelb", std::env::args().skip(1));
     let report = plan.run(command, machine, treelb_bench::machine::nice()).map_err(|e| err!("{e}"));

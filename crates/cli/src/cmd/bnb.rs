@@ -199,7 +199,7 @@ pub(crate) struct Live {
 
 impl Live {
     fn new(cfg: &RunConfig) -> Self {
-        Live { start: Instant::now(), print: cfg.progress, timeline: Arc::default() }
+        Live { start: Instant::now(), print: cfg.feedback.on(), timeline: Arc::default() }
     }
 
     /// Records `value` if it improves on the last one recorded (observers

@@ -216,6 +216,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         }
     };
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    let seq_secs = seq.as_ref().map(|s| s.wall_secs);
     if args.verbose {
         lines.push(phases.line());
     }
@@ -234,6 +235,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         phases,
     };
     Report::new("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, interrupted)
+        .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, units, UNIT));

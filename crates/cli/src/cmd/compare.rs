@@ -28,7 +28,7 @@ use std::io::Write;
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
-use treelb::{Init, Strategy};
+use treelb::{Init, MIN_MEASURED_WALL, Strategy};
 use treelb_bench::harness::{self, Plan, Status};
 use treelb_bench::machine::Machine;
 use treelb_bench::workload::{Engine, Workload};
@@ -95,8 +95,13 @@ pub(crate) struct CompareArgs {
 struct Row {
     strategy: Strategy,
     wall_secs: f64,
-    /// T_seq / (P · T_P).
+    /// T_seq / T_P.
+    speedup: f64,
+    /// T_seq / (P · T_P): the speedup per PE.
     efficiency: f64,
+    /// Whether both T_seq and T_P last at least [`MIN_MEASURED_WALL`]; a
+    /// shorter run's speedup is shown as "too short to measure".
+    measurable: bool,
     requests_sent: u64,
     requests_failed: u64,
     pieces_transferred: u64,
@@ -150,7 +155,9 @@ fn row(strategy: Strategy, mut runs: Vec<RunStats>, seq_secs: f64) -> Row {
     Row {
         strategy,
         wall_secs: wall,
+        speedup: seq_secs / wall,
         efficiency: seq_secs / (median.pes.len() as f64 * wall),
+        measurable: seq_secs.min(wall) >= MIN_MEASURED_WALL.as_secs_f64(),
         requests_sent: total.requests_sent,
         requests_failed: total.requests_failed,
         pieces_transferred: total.pieces_sent,
@@ -291,7 +298,9 @@ fn compare_threads(
             Some(Row {
                 strategy: r.strategy.as_deref()?.parse().ok()?,
                 wall_secs: wall,
+                speedup: seq_secs / wall,
                 efficiency: seq_secs / (p as f64 * wall),
+                measurable: seq_secs.min(wall) >= MIN_MEASURED_WALL.as_secs_f64(),
                 requests_sent: b.requests_sent,
                 requests_failed: b.requests_failed,
                 pieces_transferred: b.pieces_transferred,
@@ -365,10 +374,12 @@ fn html_page(report: &CompareReport) -> String {
         .rows
         .iter()
         .map(|r| {
+            let [speedup, efficiency] = figures(r);
             vec![
                 r.strategy.to_string(),
                 format!("{:.3}", r.wall_secs),
-                format!("{:.3}", r.efficiency),
+                speedup,
+                efficiency,
                 r.requests_sent.to_string(),
                 r.requests_failed.to_string(),
                 r.pieces_transferred.to_string(),
@@ -379,16 +390,43 @@ fn html_page(report: &CompareReport) -> String {
         })
         .collect();
     page.heading("Strategies side by side").table(&HEADER, &rows);
+    page.paragraph(&legend(report));
     let bars: Vec<(String, f64)> =
         report.rows.iter().map(|r| (r.strategy.to_string(), r.efficiency)).collect();
     page.heading("Efficiency: T_seq / (P · T_P)").svg(&crate::html::bar_chart("efficiency", &bars, 1.0));
     page.finish()
 }
 
+/// The speedup and the efficiency of a row as shown, or "too short" twice.
+fn figures(r: &Row) -> [String; 2] {
+    if r.measurable {
+        [format!("{:.3}", r.speedup), format!("{:.3}", r.efficiency)]
+    } else {
+        ["too short".to_owned(), "too short".to_owned()]
+    }
+}
+
+/// What the figures mean, for the line under the table; and, if a run was
+/// too short, why it shows none.
+fn legend(report: &CompareReport) -> String {
+    let mut legend = "speedup = T_seq / T_P (the sequential baseline's time over the strategy's); \
+                      efficiency = speedup / P"
+        .to_owned();
+    if report.rows.iter().any(|r| !r.measurable) {
+        legend.push_str(&format!(
+            "; \"too short\": T_seq or T_P under {} ms, where starting and stopping weigh more than the \
+             balancing (docs/benchmarks/2026-11-27-short-runs)",
+            MIN_MEASURED_WALL.as_millis()
+        ));
+    }
+    legend
+}
+
 /// The columns of the comparison.
-const HEADER: [&str; 9] = [
+const HEADER: [&str; 10] = [
     "strategy",
     "wall s",
+    "speedup",
     "efficiency",
     "req sent",
     "req failed",
@@ -426,16 +464,16 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
         writeln!(out, "`treelb {}`\n\n{heading}\n", command.join(" "))?;
         writeln!(
             out,
-            "| strategy | wall s | efficiency | req sent | req failed | transfers | messages | heap ops | idle % |"
+            "| strategy | wall s | speedup | efficiency | req sent | req failed | transfers | messages | heap ops | idle % |"
         )?;
-        writeln!(out, "|---|---|---|---|---|---|---|---|---|")?;
+        writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
         for r in &report.rows {
+            let [speedup, efficiency] = figures(r);
             writeln!(
                 out,
-                "| {} | {:.3} | {:.3} | {} | {} | {} | {} | {} | {:.1} |",
+                "| {} | {:.3} | {speedup} | {efficiency} | {} | {} | {} | {} | {} | {:.1} |",
                 r.strategy,
                 r.wall_secs,
-                r.efficiency,
                 r.requests_sent,
                 r.requests_failed,
                 r.pieces_transferred,
@@ -444,6 +482,7 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
                 100.0 * r.idle_fraction
             )?;
         }
+        writeln!(out, "\n{}", legend(report))?;
         return Ok(true);
     }
     writeln!(out, "{heading}")?;
@@ -451,11 +490,13 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header(HEADER);
     for r in &report.rows {
+        let [speedup, efficiency] = figures(r);
         table.add_row(
             [
                 r.strategy.to_string(),
                 format!("{:.3}", r.wall_secs),
-                format!("{:.3}", r.efficiency),
+                speedup,
+                efficiency,
                 r.requests_sent.to_string(),
                 r.requests_failed.to_string(),
                 r.pieces_transferred.to_string(),
@@ -467,5 +508,6 @@ fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Re
         );
     }
     writeln!(out, "{table}")?;
+    writeln!(out, "{}", legend(report))?;
     Ok(true)
 }

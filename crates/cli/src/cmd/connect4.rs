@@ -20,14 +20,15 @@ use crate::config::{Error, RunConfig, Runtime, err, number, positive};
 
 /// `treelb connect4`
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("positions").required(true).args(["position", "file", "generate"])))]
 pub(crate) struct Connect4Args {
     /// The position: the columns played, 1 to 7, first player first (e.g.
     /// 4453; "" for the empty board)
-    #[arg(value_name = "POSITION", required_unless_present_any = ["file", "generate"], conflicts_with_all = ["file", "generate"])]
+    #[arg(value_name = "POSITION")]
     pub(crate) position: Option<String>,
     /// Solve every position of FILE: one per line, `POSITION [SCORE]`; a
     /// score that differs is a mismatch (exit code 1)
-    #[arg(long, value_name = "FILE", conflicts_with = "generate")]
+    #[arg(long, value_name = "FILE")]
     pub(crate) file: Option<String>,
     /// With --file: print one line per position (position, score, nodes, ms)
     #[arg(long)]

@@ -21,7 +21,7 @@
 //! A root without children is the whole tree: the first probe is then
 //! exact and the probing stops.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -137,10 +137,12 @@ pub(crate) fn run<S: Search, I: Serialize>(
     out: &mut impl Write,
 ) -> Result<Status, Error> {
     super::catch_signals();
-    eprintln!(
-        "treelb: probing the tree for {} on one thread (Ctrl-C reports the estimate so far)",
-        humantime::format_duration(duration)
-    );
+    if cfg.feedback.on() {
+        eprintln!(
+            "treelb: probing the tree for {} on one thread (Ctrl-C reports the estimate so far)",
+            humantime::format_duration(duration)
+        );
+    }
     if cfg.deterministic {
         incumbent.break_ties();
     }
@@ -151,7 +153,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     let mut acc = S::Output::default();
     let clock = Instant::now();
     let mut bar: Option<ProgressBar> = None;
-    let show = cfg.progress && std::io::stderr().is_terminal();
+    let show = cfg.feedback == crate::config::Feedback::Terminal;
     let mut shown = Instant::now();
     let mut best = incumbent.best();
     let mut exact = false;
@@ -228,7 +230,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     } else {
         write_text(&report, &estimate, sense, out)?;
     }
-    if interrupted {
+    if interrupted && !cfg.quiet {
         eprintln!(
             "treelb: probing stopped by a signal after {} probes: the estimate rests on these",
             estimate.probes()

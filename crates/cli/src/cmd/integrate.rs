@@ -11,11 +11,8 @@ use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
 
 use super::Status;
 use crate::args::IntegrateArgs;
-use crate::config::{AppDefaults, Error, RunConfig, Runtime, err};
+use crate::config::{Error, RunConfig, Runtime, err};
 
-/// A piece of work is a list of intervals, always split by age: the oldest
-/// half goes (the widest intervals, the most work).
-const DEFAULTS: AppDefaults = AppDefaults { budget: None, split_policy: Some(SplitPolicy::OldestHalf) };
 use crate::report::{Line, Report};
 
 /// The relative difference from the sequential run that every P must stay
@@ -92,7 +89,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
             "--split-policy: integrate always gives away the oldest half of its interval list (oldest-half)"
         ));
     }
-    let cfg = RunConfig::with_defaults(&args.run, DEFAULTS)?;
+    let cfg = RunConfig::with_defaults(&args.run, crate::config::app("integrate").defaults)?;
     cfg.refuse_deterministic("integrate")?;
     crate::checkpoint::refuse(&cfg, "integrate")?;
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
@@ -193,7 +190,9 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         max_depth: e.max_depth,
         sequential,
     };
+    let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
     Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, interrupted)
+        .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, units, "intervals"));

@@ -109,6 +109,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     )));
     lines.push(Line::new("root bound", root_bound).note("Dantzig: the linear relaxation, rounded down"));
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    let seq_secs = seq.as_ref().map(|s| s.wall_secs);
     let info = InstanceInfo {
         file: args.file.clone(),
         generated: spec,
@@ -128,6 +129,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         proof,
     };
     Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, units, "nodes"));

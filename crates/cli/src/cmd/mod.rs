@@ -146,6 +146,9 @@ pub(crate) fn catch_signals() {
 /// (the report on stdout is marked too).
 pub(crate) fn interrupted(cfg: &RunConfig, units: u64, unit: &str) -> Status {
     let reason = stop_reason(cfg);
+    if cfg.quiet {
+        return Status::Interrupted;
+    }
     if signalled() {
         eprintln!("treelb: interrupted by {reason} after {units} {unit}; the report is partial");
     } else {
@@ -207,10 +210,8 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
             .open(path)
             .map_err(|e| err!("--trace {path}: {e}"))?;
     }
-    if let Some(line) = &cfg.prelude {
-        eprintln!("{line}");
-    }
-    let mut progress = Progress::new(cfg.progress, expected_units, unit);
+    let mut progress = Progress::new(cfg.feedback, expected_units, unit);
+    progress.started(cfg);
     let mut outcome = run_with_monitor(root, &cfg.threads_config(), stop_interval(cfg), |s| {
         progress.update(s);
         check_stop(cfg, s.elapsed, limit);

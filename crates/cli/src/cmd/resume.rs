@@ -25,11 +25,10 @@ pub(crate) struct ResumeArgs {
     #[arg(long, value_name = "DURATION")]
     pub(crate) checkpoint_every: Option<String>,
     /// Print the report as JSON on stdout instead of tables
-    #[arg(long)]
+    #[arg(long, help_heading = crate::args::heading::OUTPUT)]
     pub(crate) json: bool,
-    /// Never show a progress indicator
-    #[arg(long)]
-    pub(crate) no_progress: bool,
+    #[command(flatten)]
+    pub(crate) feedback: crate::args::FeedbackArgs,
 }
 
 pub(crate) fn run(args: &ResumeArgs, out: &mut dyn Write) -> Result<Status, Error> {
@@ -66,9 +65,8 @@ fn patched(saved: &[String], args: &ResumeArgs) -> Vec<String> {
     if args.json {
         drop_flags.push("--json");
     }
-    if args.no_progress {
-        drop_flags.push("--no-progress");
-    }
+    // What the resumed run shows on stderr is decided anew.
+    drop_flags.extend(["--progress", "--quiet", "-q", "--no-progress"]);
     let mut argv = Vec::with_capacity(saved.len() + 6);
     let mut words = saved.iter();
     while let Some(w) = words.next() {
@@ -94,7 +92,8 @@ fn patched(saved: &[String], args: &ResumeArgs) -> Vec<String> {
         argv.extend(["--checkpoint-every".to_owned(), every.clone()]);
     }
     argv.extend(args.json.then(|| "--json".to_owned()));
-    argv.extend(args.no_progress.then(|| "--no-progress".to_owned()));
+    argv.extend(args.feedback.progress.then(|| "--progress".to_owned()));
+    argv.extend(args.feedback.quiet.then(|| "--quiet".to_owned()));
     argv
 }
 
@@ -113,15 +112,17 @@ mod tests {
             threads: Some("3".into()),
             checkpoint_every: None,
             json: true,
-            no_progress: false,
+            feedback: crate::args::FeedbackArgs { progress: false, quiet: true },
         };
-        let saved =
-            words("uts --tree T1 -p 2 --checkpoint old.ckpt --checkpoint-every 50ms --json --threads=4 -p7");
+        let saved = words(
+            "uts --tree T1 -p 2 --checkpoint old.ckpt --checkpoint-every 50ms --json --threads=4 -p7 --no-progress",
+        );
         assert_eq!(
             patched(&saved, &args),
-            words("uts --tree T1 --checkpoint-every 50ms --checkpoint new.ckpt --threads 3 --json")
+            words("uts --tree T1 --checkpoint-every 50ms --checkpoint new.ckpt --threads 3 --json --quiet")
         );
-        let keep = ResumeArgs { threads: None, json: false, ..args };
+        let keep =
+            ResumeArgs { threads: None, json: false, feedback: crate::args::FeedbackArgs::default(), ..args };
         assert_eq!(
             patched(&words("clique g.col --checkpoint=a -p 2"), &keep),
             words("clique g.col -p 2 --checkpoint new.ckpt")

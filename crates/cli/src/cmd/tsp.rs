@@ -10,12 +10,8 @@ use treelb_apps::tsp::{HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, ts
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
-use crate::config::{AppDefaults, Error, RunConfig, err};
+use crate::config::{Error, RunConfig, err};
 use crate::report::{Line, Report};
-
-/// Δt = 1 when `--budget` is not given: a node is a whole subgradient
-/// ascent (up to milliseconds), so a PE answers requests after every node.
-const DEFAULTS: AppDefaults = AppDefaults { budget: Some(1), split_policy: None };
 
 #[derive(Serialize)]
 struct Instance {
@@ -54,7 +50,7 @@ struct Answer {
 }
 
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
-    let mut cfg = RunConfig::with_defaults(&args.run, DEFAULTS)?;
+    let mut cfg = RunConfig::with_defaults(&args.run, crate::config::app("tsp").defaults)?;
     let expected = args.expect;
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
@@ -149,6 +145,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         None => Line::new("initial tour", "none").note("--no-heuristic"),
     });
     lines.extend(bnb::node_lines(&stats, seq.as_ref()));
+    let seq_secs = seq.as_ref().map(|s| s.wall_secs);
     let title = match (&args.file, seed) {
         (Some(file), _) => {
             let kind = tsp.weight_type.map(|t| t.to_string()).unwrap_or_default();
@@ -181,6 +178,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         proof,
     };
     Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+        .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, units, "nodes"));

@@ -169,9 +169,21 @@ pub(crate) fn signal_once_started(
         .stderr(Stdio::piped())
         .spawn()
         .expect("the run starts");
+    // The first line, read on a thread of its own, so that a run that never
+    // prints it fails the test instead of hanging it.
     let mut err = std::io::BufReader::new(child.stderr.take().expect("piped stderr"));
-    let mut line = String::new();
-    err.read_line(&mut line).expect("the run's stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = err.read_line(&mut line).map(|_| line);
+        let _ = tx.send((read, err));
+    });
+    let Ok((read, mut err)) = rx.recv_timeout(limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("HUNG: no line on the run's stderr within {limit:?}; it was killed");
+    };
+    let line = read.expect("the run's stderr");
     assert!(first(&line), "the first line of stderr: {line}");
     std::thread::sleep(after);
     signal(child.id());
