@@ -69,3 +69,67 @@ fn shapes_ignore_numbers_and_padding() {
     assert_ne!(shape("  wall time     0.063 s"), shape("  wall time     too short"));
     assert_eq!(shape("  machine       AMD EPYC"), shape("  machine  Intel Xeon"));
 }
+
+/// The crates every manifest of the workspace depends on (normal, dev,
+/// build, optional and target-specific), but the workspace's own.
+fn manifest_dependencies() -> std::collections::BTreeSet<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut deps = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(format!("{root}/crates")).unwrap() {
+        let manifest = entry.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        let mut in_dependencies = false;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_dependencies = line.trim_matches(['[', ']']).ends_with("dependencies");
+                continue;
+            }
+            let name: String =
+                line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            if in_dependencies && !name.is_empty() && !name.starts_with("treelb") {
+                deps.insert(name);
+            }
+        }
+    }
+    deps
+}
+
+/// The crates the README's table "Dependencies, and why" names: the words
+/// in backticks of each row's first cell that are crates (not a feature or
+/// a path in the same cell).
+fn readme_dependencies(manifest: &std::collections::BTreeSet<String>) -> std::collections::BTreeSet<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let table = readme.split("## Dependencies, and why").nth(1).expect("the README's dependency section");
+    let mut named = std::collections::BTreeSet::new();
+    for row in table.lines().filter(|l| l.starts_with("| `")) {
+        let first = row.split(" | ").next().unwrap();
+        for (i, part) in first.split('`').enumerate() {
+            // Inside backticks, before any parenthesis: `mpi` (rsmpi …,
+            // feature `mpi`) names the crate once.
+            let before_note = first.split('(').next().unwrap();
+            if i % 2 == 1 && (before_note.contains(&format!("`{part}`")) || manifest.contains(part)) {
+                named.insert(part.to_owned());
+            }
+        }
+    }
+    named
+}
+
+/// The README's dependency table names exactly the crates the manifests
+/// depend on.
+#[test]
+fn the_readme_dependency_table_matches_the_manifests() {
+    let manifest = manifest_dependencies();
+    assert!(
+        manifest.contains("clap") && manifest.contains("sha1") && manifest.contains("loom"),
+        "{manifest:?}"
+    );
+    let readme = readme_dependencies(&manifest);
+    let missing: Vec<_> = manifest.difference(&readme).collect();
+    let extra: Vec<_> = readme.difference(&manifest).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "the README's table lacks {missing:?} and names {extra:?}, which no manifest depends on"
+    );
+}
