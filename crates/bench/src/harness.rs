@@ -59,7 +59,7 @@ pub enum Suite {
     /// (the suite of `docs/benchmarks/*-engines/`).
     Engines,
     /// The branch and bound table: maximum clique, knapsack and TSP,
-    /// sequential and at P = all cores (`docs/benchmarks/2026-11-2[23]-bnb.md`).
+    /// sequential and at P = all cores (docs/benchmarks/README.md, "Branch and bound").
     Bnb,
     /// Maximum clique on the DIMACS graphs that solve in seconds, beside the
     /// clique peers.

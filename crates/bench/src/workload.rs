@@ -288,7 +288,7 @@ impl Workload {
     /// The depth above which the fork-join engines with a cutoff fork (see
     /// [`Cutoff::Depth`]), chosen by a sweep over depths 2, 4, 6 and 8 on T1,
     /// T3 and N-Queens 13 (fastest rayon at P = 2 on the 2-core machine of
-    /// `docs/benchmarks/2026-11-22-epyc-2core-engines/`):
+    /// `docs/benchmarks/archive/2026-11-22-epyc-2core-engines/`):
     ///
     /// * geometric UTS trees (branching 4): depth 6, 4^6 ≈ 4,000 subtrees;
     /// * binomial UTS trees: depth 8. The root has 2,000 children and every

@@ -225,8 +225,12 @@ pub(crate) struct FeedbackArgs {
     pub(crate) progress: bool,
     /// Show nothing on stderr while the run runs (no progress, no
     /// incumbents, no notes); errors and warnings still appear
-    #[arg(short = 'q', long, alias = "no-progress", help_heading = heading::OUTPUT)]
+    #[arg(short = 'q', long, help_heading = heading::OUTPUT)]
     pub(crate) quiet: bool,
+    /// No progress and no incumbents on stderr, even on a terminal (the
+    /// notes of an interrupted run remain)
+    #[arg(long, conflicts_with = "progress", help_heading = heading::OUTPUT)]
+    pub(crate) no_progress: bool,
 }
 
 /// `treelb uts`

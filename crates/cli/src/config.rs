@@ -123,7 +123,7 @@ impl Feedback {
     }
 
     fn decide(args: &crate::args::FeedbackArgs, terminal: bool) -> Self {
-        match (args.quiet, args.progress, terminal) {
+        match (args.quiet || args.no_progress, args.progress, terminal) {
             (true, _, _) => Feedback::Off,
             (false, _, true) => Feedback::Terminal,
             (false, true, false) => Feedback::Lines,
@@ -431,15 +431,16 @@ mod tests {
 
     #[test]
     fn progress_shows_on_a_terminal_or_when_asked() {
-        let ask = |progress, quiet| crate::args::FeedbackArgs { progress, quiet };
+        let ask = |progress, quiet| crate::args::FeedbackArgs { progress, quiet, no_progress: false };
         assert_eq!(Feedback::decide(&ask(false, false), true), Feedback::Terminal);
         assert_eq!(Feedback::decide(&ask(false, false), false), Feedback::Off);
         assert_eq!(Feedback::decide(&ask(true, false), false), Feedback::Lines);
         assert_eq!(Feedback::decide(&ask(true, false), true), Feedback::Terminal);
         assert_eq!(Feedback::decide(&ask(false, true), true), Feedback::Off);
         assert_eq!(Feedback::decide(&ask(false, true), false), Feedback::Off);
-        // `--no-progress`, the former name of `--quiet`, still parses.
-        assert!(parse(&["--no-progress"]).unwrap().feedback.quiet);
+        let quiet_progress = crate::args::FeedbackArgs { progress: false, quiet: false, no_progress: true };
+        assert_eq!(Feedback::decide(&quiet_progress, true), Feedback::Off);
+        assert!(parse(&["--no-progress"]).unwrap().feedback.no_progress);
         assert!(parse(&["-q"]).unwrap().feedback.quiet);
         assert!(parse(&["--progress", "--quiet"]).is_err());
     }

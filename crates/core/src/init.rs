@@ -1,8 +1,8 @@
 //! Initial distribution of the root problem.
 //!
 //! * [`Init::Root`]: PE 0 starts with the root, every other PE starts idle and
-//!   gets work by balancing (`003_…`, Figure 1).
-//! * [`Init::Selective`]: selective initialization (`000_…` §6). The root is
+//!   gets work by balancing ([Sanders 1999], Figure 1).
+//! * [`Init::Selective`]: selective initialization ([Sanders 1994] §6). The root is
 //!   broadcast to every PE and each PE splits it ⌈log₂ P⌉ times on its own,
 //!   keeping at split `k` the half that bit `k` of its index selects. No
 //!   message carries work, and after the broadcast all PEs are busy at once,

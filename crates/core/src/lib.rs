@@ -1,6 +1,6 @@
 //! # treelb — dynamic load balancing of tree-shaped computations
 //!
-//! The vocabulary, in the order of the model (Sanders, `003_…` §1.2):
+//! The vocabulary, in the order of the model (Sanders, [Sanders 1999] §1.2):
 //!
 //! * [`work`] — a *piece of work* `I` held by one processing element (PE):
 //!   `work(I, Δt)` does bounded sequential work, `split(I)` cuts off part of

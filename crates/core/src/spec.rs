@@ -41,7 +41,7 @@ pub const DEFAULT_SEED: u64 = 0x7EE1_B5EED;
 
 /// The ratio ρ of max-load's lazy load reports (a PE reports when
 /// ⌈log_ρ L⌉ grows): strictly between 1 and 3/2, the range of Loui and
-/// Sohoni's analysis (`004_…`), held in thousandths.
+/// Sohoni's analysis ([Loui & Sohoni 1989]), held in thousandths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rho(u16);
 

@@ -1,5 +1,5 @@
 //! Termination detection on distributed memory: the four-counter method
-//! (Mattern, as adapted by Sanders in `003_…` §2), summed by an asynchronous
+//! (Mattern, as adapted by Sanders in [Sanders 1999] §2), summed by an asynchronous
 //! reduction over a tree of the PEs.
 //!
 //! No PE of a distributed machine can read a global counter of live work, so

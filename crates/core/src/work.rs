@@ -1,6 +1,6 @@
 //! A piece of a tree-shaped computation: [`Work`].
 //!
-//! Following Sanders' model (`003_…` §1.2), a processing element (PE) holds at
+//! Following Sanders' model ([Sanders 1999] §1.2), a processing element (PE) holds at
 //! most one piece of work `I` at a time. It can
 //!
 //! * *work* on it: `work(I, Δt)` performs up to `Δt` units of sequential work

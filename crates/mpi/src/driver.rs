@@ -1,5 +1,5 @@
 //! The MPI driver: set-up, the PEs, the gathering of results. The PE loop
-//! itself (`003_…` Figure 1, driving a strategy machine) is in `pe.rs`.
+//! itself ([Sanders 1999] Figure 1, driving a strategy machine) is in `pe.rs`.
 //!
 //! ## PEs, ranks and threads
 //! A run has `R` ranks of `T` threads; each thread is one PE with global
@@ -18,7 +18,7 @@
 //! idle thread asks a random thread of its own rank while any thread of the
 //! rank holds work (a counter per rank says how many do), and a thread of
 //! another rank chosen by the strategy once all its rank's threads are idle
-//! — the two-level hierarchy of `001_…`. Local messages travel through MPI
+//! — the two-level hierarchy of [Kimura & Ichiyoshi 1992]. Local messages travel through MPI
 //! too (Open MPI's shared-memory and self transports), so one detector
 //! covers both levels.
 //!

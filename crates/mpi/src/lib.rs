@@ -1,6 +1,6 @@
 //! # treelb-mpi — every balancing strategy across processes, on MPI
 //!
-//! The algorithm of Sanders (`003_…`, Figure 1) over MPI ranks instead of
+//! The algorithm of Sanders ([Sanders 1999], Figure 1) over MPI ranks instead of
 //! threads, driving the same strategy machines as the threads runtime and
 //! the simulator (`treelb::strategy`): all 13 strategies run across ranks.
 //!
@@ -20,7 +20,7 @@
 //!   central pool) lives at PE 0, which serves its messages at its polls;
 //!   global round robin's counter is an MPI window at rank 0, incremented
 //!   with one-sided `MPI_Fetch_and_op`;
-//! * termination is the four-counter method of `003_…` §2 over an
+//! * termination is the four-counter method of [Sanders 1999] §2 over an
 //!   asynchronous binary-tree reduction ([`treelb::termination`]), counting
 //!   every message that carries a piece (answers, pushes, parts for the
 //!   central pool and the pieces it hands out);
@@ -30,7 +30,7 @@
 //!   pool) in a non-blocking all-to-all and receive them all. When it is
 //!   over no message is in flight; the outputs and statistics are then
 //!   gathered at rank 0 and `MPI_Finalize` finds no pending message;
-//! * selective initialization (`000_…` §6) and static assignment: rank 0
+//! * selective initialization ([Sanders 1994] §6) and static assignment: rank 0
 //!   broadcasts the root, every rank cuts its own copy, before any PE starts;
 //! * branch and bound ([`shared`]): each rank's copy of the search has its
 //!   own incumbent; improvements are sent to every other rank, a decided

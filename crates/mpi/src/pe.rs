@@ -1,4 +1,4 @@
-//! One PE across MPI ranks: Figure 1 of `003_…`, driving the run's strategy
+//! One PE across MPI ranks: Figure 1 of [Sanders 1999], driving the run's strategy
 //! machine (`treelb::strategy`) — the same machines the threads runtime and
 //! the simulator drive.
 //!

@@ -1,4 +1,4 @@
-//! Balls into bins: the allocation results of the lecture (`002_…`, "How to
+//! Balls into bins: the allocation results of the lecture ([Lecture, load balancing], "How to
 //! Assign Work?").
 //!
 //! p clients each place one task of equal size on one of p servers, without

@@ -1,5 +1,5 @@
 //! The simulation: every strategy's machine (`treelb::strategy`) on the
-//! discrete-event machine model, `003_…` Figure 1 as events.
+//! discrete-event machine model, [Sanders 1999] Figure 1 as events.
 //!
 //! Each PE is in one of two states.
 //!
@@ -63,7 +63,7 @@ pub struct SimConfig {
     /// [`SimReport::decisions`] (for conformance tests).
     #[serde(default)]
     pub record_decisions: bool,
-    /// Queue trimming of the stealing strategies (`003_…` Theorem 2): at
+    /// Queue trimming of the stealing strategies ([Sanders 1999] Theorem 2): at
     /// most this many requests wait for a busy PE's probe; one more is
     /// answered "no work" on arrival (`None`: off, the default).
     #[serde(default)]

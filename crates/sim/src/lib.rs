@@ -11,7 +11,7 @@
 //!
 //! ## The model
 //!
-//! * [`machine`] — Sanders' conservative LogP (`003_…` §1.1): a message
+//! * [`machine`] — Sanders' conservative LogP ([Sanders 1999] §1.1): a message
 //!   travels `T_rout` per hop of the network (crossbar, fat tree, 3D/2D
 //!   torus, ring) and costs its sender and its receiver `T_rout` each
 //!   ([`machine::Overhead::SendReceive`]; [`machine::Overhead::Latency`] is
@@ -22,12 +22,12 @@
 //!   `3⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar (the
 //!   reduction tree's messages travel the network too).
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
-//!   split in a ratio α (`000_…`), atomic below `T_atomic` or after `h`
+//!   split in a ratio α ([Sanders 1994]), atomic below `T_atomic` or after `h`
 //!   generations; or a real UTS tree, one node costing a given time.
 //! * [`queue`] — events ordered by (time, sequence number), so a run is a
 //!   function of its seed; a timing wheel, because nearly every event is
 //!   due within a few message times.
-//! * [`engine`] — `003_…` Figure 1 as events, for all 13 strategies: each
+//! * [`engine`] — [Sanders 1999] Figure 1 as events, for all 13 strategies: each
 //!   PE's machine decides, the engine delivers its messages; the hub (the
 //!   counter of global round robin, max-load's heap, the central pool of
 //!   master–worker) takes each message in, spends `T_counter` on it and
@@ -36,14 +36,14 @@
 //!   length in advance.
 //!
 //! Beside the machine, three models need no event queue:
-//! [`producer`] is Kimura and Ichiyoshi's producer/consumer queue (`001_…`
+//! [`producer`] is Kimura and Ichiyoshi's producer/consumer queue ([Kimura & Ichiyoshi 1992]
 //! Definition 1) on the i.i.d. subtask model (deterministic, exponential or
 //! uniform subtask sizes), [`multilevel`] their multi-level scheme on that
 //! model, a tree of producers with a fan-out and a granularity per level
 //! (`treelb sim run --strategy multilevel --workload iid:…`; on tree-shaped
 //! work the `multilevel` machine runs in the [`engine`] like every other
 //! strategy), and [`alloc`] places p tasks on p servers by the
-//! lecture's rules (`002_…`), and [`ybwc`] runs parallel alpha-beta under
+//! lecture's rules ([Lecture, load balancing]), and [`ybwc`] runs parallel alpha-beta under
 //! young brothers wait on synthetic game trees. [`sweep`] searches for isoefficiency, [`plot`] draws
 //! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
 //! into the reports of `docs/reproductions/`.

@@ -1,7 +1,7 @@
 //! The machine: P PEs on a network, and what communication, splitting and
 //! polling cost.
 //!
-//! The model is Sanders' (`003_…` §1.1), a conservative LogP: "sending and
+//! The model is Sanders' ([Sanders 1999] §1.1), a conservative LogP: "sending and
 //! receiving messages always costs T_rout := L + o + g". A message sent at
 //! time t from PE i arrives at PE j at `t + T_rout · max(1, d(i, j))`,
 //! where `d` is the number of hops on the [`Network`] (1 on a crossbar);
@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::queue::Time;
 
 /// The interconnection network, which sets the distance `d(i, j)` in hops
-/// (`000_…` Figure 3 lists the isoefficiency of random polling for each).
+/// ([Sanders 1994] Figure 3 lists the isoefficiency of random polling for each).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Network {
@@ -46,7 +46,7 @@ pub enum Network {
 }
 
 impl Network {
-    /// Every network, in the order of `000_…` Figure 3.
+    /// Every network, in the order of [Sanders 1994] Figure 3.
     pub const ALL: [Network; 5] =
         [Network::Crossbar, Network::FatTree, Network::Torus3d, Network::Torus2d, Network::Ring];
 
@@ -83,7 +83,7 @@ impl FromStr for Network {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Overhead {
-    /// `003_…` §1.1: sending and receiving each cost `T_rout` of the PE's
+    /// [Sanders 1999] §1.1: sending and receiving each cost `T_rout` of the PE's
     /// time, and termination detection needs up to two waves.
     #[default]
     SendReceive,
@@ -123,7 +123,7 @@ impl FromStr for Overhead {
 }
 
 /// How many words the message carrying a piece of `w` units of work takes:
-/// `000_…` §5.4's s(w), whose transmission adds `s(w) · t_word` to the
+/// [Sanders 1994] §5.4's s(w), whose transmission adds `s(w) · t_word` to the
 /// message's travel time (Figure 3's columns s(w) = 1, log^b w, w^b).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -233,7 +233,7 @@ impl Costs {
 
     /// The waves up the reduction tree that termination detection needs
     /// after the last piece is exhausted: 2 for the four-counter protocol
-    /// (`003_…`), 1 in the optimistic model.
+    /// ([Sanders 1999]), 1 in the optimistic model.
     pub fn termination_waves(&self) -> u64 {
         match self.overhead {
             Overhead::SendReceive => 2,
@@ -407,7 +407,7 @@ impl Machine {
     /// PE 0 and the verdict back down, each a
     /// [`broadcast_delay`](Self::broadcast_delay) — on a crossbar
     /// `3 ⌈log₂ P⌉ · T_rout` under the seeds' model, `2 ⌈log₂ P⌉ · T_rout`
-    /// in the optimistic one (`003_…`: O(T_rout log P)). Zero for one PE.
+    /// in the optimistic one ([Sanders 1999]: O(T_rout log P)). Zero for one PE.
     ///
     /// ```
     /// use treelb_sim::machine::{Costs, Machine, Network, Overhead};

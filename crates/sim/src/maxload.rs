@@ -1,4 +1,4 @@
-//! Loui and Sohoni's max-load visiting (`004_…`), counted in heap
+//! Loui and Sohoni's max-load visiting ([Loui & Sohoni 1989]), counted in heap
 //! operations.
 //!
 //! k processors share a heap F of *reported* loads. A processor whose local
@@ -184,7 +184,7 @@ pub enum Arrivals {
     #[default]
     Random,
     /// Round robin over the processors, one task at a time: the spread that
-    /// maximizes `004_…` Theorem 3's sum Σᵢ log_ρ n′ᵢ of reports (every
+    /// maximizes [Loui & Sohoni 1989] Theorem 3's sum Σᵢ log_ρ n′ᵢ of reports (every
     /// processor gets n′/k), with the initial tasks all on processor 0 (the
     /// largest first maximum, m(0) = n, of Theorem 1's proof).
     RoundRobin,
@@ -196,7 +196,7 @@ pub enum Scheme {
     /// Loui and Sohoni: a heap of lazily reported loads, visit the maximum.
     /// Each operation on the heap is ⌈log₂ k⌉ shared-memory accesses.
     MaxLoad,
-    /// Manber's scheme (`004_…` §2, after Manber 1986): an m-ary tree over
+    /// Manber's scheme ([Loui & Sohoni 1989] §2, after Manber 1986): an m-ary tree over
     /// the processors whose nodes say which leaves have tasks to give; a
     /// search reads the m children of each node on its way down
     /// (m·⌈log_m k⌉ accesses) and visits the first such processor it finds

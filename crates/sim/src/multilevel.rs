@@ -1,5 +1,5 @@
 //! The multi-level producer/consumer scheme of Kimura and Ichiyoshi
-//! (`001_…` §2.5, §5; Furuichi et al.'s scheme on the Multi-PSI).
+//! ([Kimura & Ichiyoshi 1992] §2.5, §5; Furuichi et al.'s scheme on the Multi-PSI).
 //!
 //! One producer cannot feed many consumers: it makes one subtask every
 //! 1/λ, and with p consumers the subtasks must be small enough that the
@@ -29,7 +29,7 @@
 //!   rate λ = 1/`t_produce`, common to all levels, as in the paper);
 //! * hands each piece, in order, to the first child whose request is
 //!   waiting, once it is made: piece n starts at `max(O_n, Z_n) + T_rout`
-//!   (Definition 1 of `001_…`, with the message time `T_rout` of a request
+//!   (Definition 1 of [Kimura & Ichiyoshi 1992], with the message time `T_rout` of a request
 //!   and of the piece; the paper's model is `T_rout = 0`);
 //! * knows its task is done when every child's last request has arrived,
 //!   and then asks its own parent for the next one. The root knows the

@@ -1,5 +1,5 @@
 //! The single-level producer/consumer scheme of Kimura and Ichiyoshi
-//! (`001_…` §3): one producer divides a task into N subtasks, one every
+//! ([Kimura & Ichiyoshi 1992] §3): one producer divides a task into N subtasks, one every
 //! 1/λ, and p consumers take them on demand.
 //!
 //! The model is their Definition 1, a queue with p servers: subtask n is

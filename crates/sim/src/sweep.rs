@@ -1,7 +1,7 @@
 //! Sweeps: isoefficiency searches and least-squares fits.
 //!
 //! The isoefficiency function W(P) of a scheme is the work needed to keep
-//! efficiency `E = T_seq / (P · T_par)` at a target as P grows (`000_…` §2).
+//! efficiency `E = T_seq / (P · T_par)` at a target as P grows ([Sanders 1994] §2).
 //! [`isoefficiency`] finds it by simulation: it brackets W by doubling, then
 //! bisects on log W, averaging E over a few seeds at each step.
 

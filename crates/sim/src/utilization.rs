@@ -1,4 +1,4 @@
-//! PE utilization over time, binned: the curve of `000_…` Figure 2.
+//! PE utilization over time, binned: the curve of [Sanders 1994] Figure 2.
 //!
 //! The recorder integrates the number of busy PEs over time into at most
 //! [`MAX_BINS`] bins. It does not know the length of the run in advance:

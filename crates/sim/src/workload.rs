@@ -6,7 +6,7 @@
 //! simulator also needs to know what a unit of work costs in ticks, and, for
 //! speed, how much work a piece still holds if that is known ([`SimWork`]).
 //!
-//! * [`AlphaPiece`] — Sanders' abstract model (`000_…` §5.3, `003_…` §1.2):
+//! * [`AlphaPiece`] — Sanders' abstract model ([Sanders 1994] §5.3, [Sanders 1999] §1.2):
 //!   a piece of hidden size v splits into αv and (1-α)v, α drawn from an
 //!   [`AlphaDist`]; it is atomic once it is at most `T_atomic` or after `h`
 //!   generations. One unit of work is one tick.
@@ -38,7 +38,7 @@ impl<S: Search> SimWork for DfsWork<'_, S> where S::Node: Clone {}
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum AlphaDist {
-    /// Always the same α (1/3 is the 1:2 splitting of `000_…` Figure 2).
+    /// Always the same α (1/3 is the 1:2 splitting of [Sanders 1994] Figure 2).
     Fixed {
         /// The ratio.
         alpha: f64,
@@ -50,7 +50,7 @@ pub enum AlphaDist {
     },
     /// `α = min(1/2, (v/T_atomic)^(-a))` for a piece of size v: the part
     /// split off holds `T_atomic^a · v^(1-a)`, so a piece of size w needs
-    /// about `(w/T_atomic)^a / a` splits to become atomic — `000_…`'s
+    /// about `(w/T_atomic)^a / a` splits to become atomic — [Sanders 1994]'s
     /// h(w) = O(w^a), the last column of its Figure 3 (a search tree whose
     /// height is polynomial in its size, split at the root).
     Power {

@@ -132,7 +132,7 @@ fn hand_computed_two_pes_selective() {
     }
 }
 
-/// The same two PEs under the seeds' model (`003_…` §1.1: sending and
+/// The same two PEs under the seeds' model ([Sanders 1999] §1.1: sending and
 /// receiving each cost T_rout):
 ///
 /// * t = 0: PE 1 sends a request (until 100); it arrives at 200.
@@ -250,7 +250,7 @@ fn load_queries_are_messages() {
     }
 }
 
-/// `000_…` §5.4's message size: the piece of 4900 units above takes
+/// [Sanders 1994] §5.4's message size: the piece of 4900 units above takes
 /// ⌈log₂ 4900⌉ = 13 words, each adding `t_word` = 1 tick to its travel, so
 /// PE 1 starts 13 ticks later than in the constant-size run.
 #[test]

@@ -6,7 +6,7 @@ use treelb_sim::alloc::Placement;
 use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::sweep::Quiet;
 
-/// `000_…` Figure 2: selective initialization reaches 90 % utilization
+/// [Sanders 1994] Figure 2: selective initialization reaches 90 % utilization
 /// earlier, and does not remove the tail.
 #[test]
 fn selective_initialization_reaches_90_percent_earlier() {
@@ -35,7 +35,7 @@ fn global_round_robin_needs_more_work_than_random_polling() {
     assert!(rp.slope_from(32) < 1.6, "random polling grows like P^{}", rp.slope_from(32));
 }
 
-/// `000_…` Figure 3, last column: with h(w) = w^(1/3) random polling's W
+/// [Sanders 1994] Figure 3, last column: with h(w) = w^(1/3) random polling's W
 /// grows like P^1.5 on a crossbar (fitted exponent within ±0.1), and the
 /// verdict fails against a wrong exponent.
 #[test]
@@ -52,7 +52,7 @@ fn power_law_splitting_needs_p_to_the_1_5() {
     assert!(!check(&iso.verdict_against(&wrong)));
 }
 
-/// `003_…` Theorem 1: the overhead over T_seq/P is within a constant of
+/// [Sanders 1999] Theorem 1: the overhead over T_seq/P is within a constant of
 /// T_atomic + h(1/ε + T_rout + T_split) across h and T_rout.
 #[test]
 fn overhead_follows_the_bound() {
@@ -69,7 +69,7 @@ fn overhead_follows_the_bound() {
     assert!(at(0.5, 100) > at(0.5, 10));
 }
 
-/// `002_…`: two choices lower the maximum load below random placement, and
+/// [Lecture, load balancing]: two choices lower the maximum load below random placement, and
 /// always-go-left does not do worse than two choices.
 #[test]
 fn two_choice_max_load_below_random() {
@@ -109,7 +109,7 @@ fn report_writes_markdown_and_plots() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `001_…`: with equal subtasks 1/η_max − 1 ≈ p²/(λt₁); exponential sizes
+/// [Kimura & Ichiyoshi 1992]: with equal subtasks 1/η_max − 1 ≈ p²/(λt₁); exponential sizes
 /// cost a factor growing like log p.
 #[test]
 fn producer_consumer_exponential_sizes_cost_log_p() {
@@ -127,7 +127,7 @@ fn producer_consumer_exponential_sizes_cost_log_p() {
     assert!(last.normalized(last.exponential.0) > 1.5 * first.normalized(first.exponential.0));
 }
 
-/// `004_…`: max-load visiting needs O(k log n) heap steps.
+/// [Loui & Sohoni 1989]: max-load visiting needs O(k log n) heap steps.
 #[test]
 fn max_load_steps_grow_like_k_log_n() {
     let m = reproduce::maxload(Scale::Tiny, &mut Quiet);
@@ -137,7 +137,7 @@ fn max_load_steps_grow_like_k_log_n() {
     }
 }
 
-/// `002_…`: random polling needs far fewer messages than work sharing
+/// [Lecture, load balancing]: random polling needs far fewer messages than work sharing
 /// (offers are load queries and their answers, counted like requests).
 /// (Whether two choices beat one depends on the cost model: each query
 /// costs both ends T_rout under the seeds' model; the report says which.)
@@ -152,7 +152,7 @@ fn random_polling_communicates_less_than_work_sharing() {
     }
 }
 
-/// `001_…` Theorem 3: more levels, slower growth of the work needed for a
+/// [Kimura & Ichiyoshi 1992] Theorem 3: more levels, slower growth of the work needed for a
 /// fixed efficiency (exponents 2, 3/2, 4/3), and less work at large p.
 #[test]
 fn multilevel_work_grows_slower_with_more_levels() {
@@ -165,7 +165,7 @@ fn multilevel_work_grows_slower_with_more_levels() {
     assert!(at(3) < at(2) && at(2) < at(1), "{} {} {}", at(1), at(2), at(3));
 }
 
-/// `001_…` Theorem 4: with exponential subtasks the two-level tree that
+/// [Kimura & Ichiyoshi 1992] Theorem 4: with exponential subtasks the two-level tree that
 /// needs the least work has a root fan-out above the uniform tree's √p.
 #[test]
 fn multilevel_root_fanout_beats_the_uniform_tree() {
@@ -228,7 +228,7 @@ fn verdicts_pass_and_a_wrong_constant_fails_them() {
     assert!(sh.verdict().outcome() != reproduce::Outcome::NotReproduced, "{}", show(&sh.verdict()));
 }
 
-/// `003_…` Theorem 2: without trimming queues longer than √P build up;
+/// [Sanders 1999] Theorem 2: without trimming queues longer than √P build up;
 /// trimming holds them at ⌈√P⌉ and the worst seed stays within the
 /// constant of Theorem 1; a wrong (too small) constant fails the verdict.
 #[test]
@@ -248,7 +248,7 @@ fn queue_trimming_bounds_queues_and_t_par() {
     assert!(!t.verdict_against(&wrong).checks.iter().any(|c| c.claim.contains("w.h.p.") && c.pass));
 }
 
-/// `002_…`: random polling with oldest-half donation finishes within a
+/// [Lecture, load balancing]: random polling with oldest-half donation finishes within a
 /// constant of max{N/p, h}·⌈log₂ d⌉ steps and extreme work sharing within
 /// one of W/p + h·d, neither below max{N/p, h}; a wrong constant fails.
 #[test]
@@ -272,7 +272,7 @@ fn backtracking_bounds_hold() {
     assert!(!b.verdict_against(&wrong).passed());
 }
 
-/// `001_…` Theorems 3–4 beyond equal subtasks: exponential sizes need more
+/// [Kimura & Ichiyoshi 1992] Theorems 3–4 beyond equal subtasks: exponential sizes need more
 /// work than equal ones on the same trees, and the best three-level tree
 /// has a root wider than p^(1/3).
 #[test]
@@ -289,7 +289,7 @@ fn exponential_subtasks_cost_more_and_three_levels_want_a_wide_root() {
     assert!(!m.verdict_against(&wrong).passed());
 }
 
-/// `004_…` Theorems 1–4 in the concurrent model: measured collisions within
+/// [Loui & Sohoni 1989] Theorems 1–4 in the concurrent model: measured collisions within
 /// 2 k log₂ k log₂ n, reports within Theorem 3's k log_ρ n′ and Theorem 4's
 /// 2⌈log_ρ n⌉ per processor, on random and worst-case (round-robin)
 /// arrivals; ρ = 2 sends fewer reports than ρ = 1.4; fewer accesses than

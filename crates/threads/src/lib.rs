@@ -2,7 +2,7 @@
 //!
 //! [`run`] runs `P` processing elements (PEs) on the worker threads of a
 //! persistent [`Pool`] and runs the random polling algorithm of Sanders
-//! (`003_…`, Figure 1) on them:
+//! ([Sanders 1999], Figure 1) on them:
 //!
 //! * every PE holds at most one piece of [`Work`];
 //! * a busy PE works its piece in slices of Δt units (`RunSpec::budget`) and

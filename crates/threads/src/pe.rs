@@ -1,4 +1,4 @@
-//! The PE loop: Figure 1 of `003_…` in one function, for every strategy.
+//! The PE loop: Figure 1 of [Sanders 1999] in one function, for every strategy.
 //!
 //! ```text
 //! loop

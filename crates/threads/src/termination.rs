@@ -36,7 +36,7 @@
 //!
 //! On shared memory one atomic counter is the cheapest sound detector: it is
 //! touched once per transfer and once per exhausted piece, never on the
-//! per-node path. (Distributed memory needs the four-counter wave of `003_…`
+//! per-node path. (Distributed memory needs the four-counter wave of [Sanders 1999]
 //! §2 instead, where no PE can read a global counter.)
 
 use crossbeam_utils::CachePadded;

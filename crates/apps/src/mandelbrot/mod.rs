@@ -1,5 +1,5 @@
 //! The Mandelbrot set by escape time, the lecture's example of load balancing
-//! (`002_…`, "Load Balancing: The Mandelbrot Set").
+//! ([Lecture, load balancing], "Load Balancing: The Mandelbrot Set").
 //!
 //! `c ∈ ℂ` belongs to the Mandelbrot set `M` iff the orbit `z₀ = 0`,
 //! `z_{k+1} = z_k² + c` stays bounded, i.e. iff `|z_k| ≤ 2` for every `k`.

@@ -16,7 +16,9 @@
 //! per cent of the real node counts. On the deep binary trees of the
 //! knapsack and the TSP the probes almost never reach the few deep
 //! subtrees that hold most nodes, and the estimate fell short by factors of
-//! 3 to 240 while its standard error claimed 20–30 % (docs/estimate.md).
+//! 2.3 (pr76) to 2,600 (a strongly correlated knapsack) while its standard
+//! error claimed 8–35 % (docs/benchmarks/2026-11-25-estimate/; the guide:
+//! docs/cli.md, "How big is the tree?").
 //!
 //! A root without children is the whole tree: the first probe is then
 //! exact and the probing stops.

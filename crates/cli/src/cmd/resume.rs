@@ -94,6 +94,7 @@ fn patched(saved: &[String], args: &ResumeArgs) -> Vec<String> {
     argv.extend(args.json.then(|| "--json".to_owned()));
     argv.extend(args.feedback.progress.then(|| "--progress".to_owned()));
     argv.extend(args.feedback.quiet.then(|| "--quiet".to_owned()));
+    argv.extend(args.feedback.no_progress.then(|| "--no-progress".to_owned()));
     argv
 }
 
@@ -112,7 +113,7 @@ mod tests {
             threads: Some("3".into()),
             checkpoint_every: None,
             json: true,
-            feedback: crate::args::FeedbackArgs { progress: false, quiet: true },
+            feedback: crate::args::FeedbackArgs { progress: false, quiet: true, no_progress: false },
         };
         let saved = words(
             "uts --tree T1 -p 2 --checkpoint old.ckpt --checkpoint-every 50ms --json --threads=4 -p7 --no-progress",

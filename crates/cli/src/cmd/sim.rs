@@ -74,12 +74,12 @@ struct RunArgs {
     network: String,
     /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
     /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
-    /// with --strategy multilevel also the i.i.d. subtask model of 001_…,
+    /// with --strategy multilevel also the i.i.d. subtask model of [Kimura & Ichiyoshi 1992],
     /// iid:SIZES with SIZES deterministic, exponential or uniform
     /// [default: alpha:0.333]
     #[arg(long, value_name = "SPEC")]
     workload: Option<String>,
-    /// Abstract and i.i.d. workloads: total work T_seq (t₁ of 001_…), in ticks
+    /// Abstract and i.i.d. workloads: total work T_seq (t₁ of [Kimura & Ichiyoshi 1992]), in ticks
     #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
     work: u64,
     /// Abstract workloads: T_atomic, the size below which a piece does not split
@@ -97,7 +97,7 @@ struct RunArgs {
     /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
     /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
     /// i.i.d. subtasks --levels levels, the root's degree after Theorem 4 of
-    /// 001_…, the others even]
+    /// [Kimura & Ichiyoshi 1992], the others even]
     #[arg(long, value_name = "F1,F2,...")]
     fanout: Option<String>,
     /// Multilevel on i.i.d. subtasks: the number of producer levels when
@@ -120,12 +120,12 @@ struct RunArgs {
     /// T_split: ticks a split costs
     #[arg(long, value_name = "TICKS")]
     t_split: Option<u64>,
-    /// What a message costs its two ends: `send-receive` (003_ §1.1: the
+    /// What a message costs its two ends: `send-receive` ([Sanders 1999] §1.1: the
     /// sender and the receiver each spend T_rout; termination needs up to
     /// two waves) or `latency` (optimistic: the message only travels)
     #[arg(long, value_name = "MODEL", default_value = "send-receive")]
     overhead: String,
-    /// Ticks one word of a piece's message adds to its travel (000_'s
+    /// Ticks one word of a piece's message adds to its travel ([Sanders 1994]'s
     /// s(w) · t_word)
     #[arg(long, value_name = "TICKS")]
     t_word: Option<u64>,

@@ -205,7 +205,7 @@ pub fn expand_one<S: Search>(search: &S, node: S::Node, acc: &mut S::Output) -> 
 ///
 /// One unit of work is the expansion of one node. The stack is kept in levels:
 /// the children of one expansion form one level, so the bottom level is the
-/// *oldest generation* of the lecture's rule (`002_…`, "Donating Work").
+/// *oldest generation* of the lecture's rule ([Lecture, load balancing], "Donating Work").
 ///
 /// Invariant: the bottom entry of a non-empty stack starts a level (its
 /// `first` flag is set); a level runs from an entry with the flag up to the

@@ -15,7 +15,7 @@ use super::Entry;
 pub enum SplitPolicy {
     /// Half of the oldest generation (the bottom level of the stack), rounded
     /// down; a bottom level of one node is given away whole if the donor keeps
-    /// other open nodes. The lecture's rule (`002_…`, "Donating Work"): a node
+    /// other open nodes. The lecture's rule ([Lecture, load balancing], "Donating Work"): a node
     /// migrates with half of its siblings, so it takes part in at most
     /// ⌈log₂ d⌉ donations for branching factor `d`.
     OldestHalf,

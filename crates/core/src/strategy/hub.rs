@@ -2,9 +2,9 @@
 //! state machine like the PEs' own.
 //!
 //! * **global round robin** — the shared target counter: a ticket is the
-//!   counter's value before an increment (`002_…`: "a global target
+//!   counter's value before an increment ([Lecture, load balancing]: "a global target
 //!   variable");
-//! * **max-load** — the heap of reported loads (`004_…`: a shared max-heap
+//! * **max-load** — the heap of reported loads ([Loui & Sohoni 1989]: a shared max-heap
 //!   `F`): reports set a PE's entry, a look-up returns the PE with the
 //!   largest reported load;
 //! * **master–worker** — the central pool and its waiting workers

@@ -1,4 +1,4 @@
-//! Centralized master–worker (`002_…` "Dynamic Load Balancing": "a
+//! Centralized master–worker ([Lecture, load balancing] "Dynamic Load Balancing": "a
 //! centralized priority queue of tasks, administered by a master assigning
 //! tasks to slaves … assign larger tasks at the beginning and smaller tasks
 //! near the end").

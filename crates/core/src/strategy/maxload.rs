@@ -1,9 +1,9 @@
-//! Max-load visiting (Loui and Sohoni, `004_…`): an idle PE visits the PE
+//! Max-load visiting (Loui and Sohoni, [Loui & Sohoni 1989]): an idle PE visits the PE
 //! with the largest *reported* load; loads are reported lazily.
 //!
 //! Every PE has an entry in a [`LoadHeap`] holding the load it last
 //! *reported*; the heap lives in the run's [`Hub`](super::Hub) (one
-//! structure, as `004_…` assumes: a locked heap on shared memory, a heap at
+//! structure, as [Loui & Sohoni 1989] assumes: a locked heap on shared memory, a heap at
 //! PE 0 that reports and look-ups reach as messages on MPI and in the
 //! simulator). Reporting every change would make the heap a bottleneck, so a
 //! PE reports (a [`LazyReporter`] decides) only when `⌈log_ρ L⌉` of its

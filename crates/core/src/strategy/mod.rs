@@ -23,12 +23,12 @@
 //!
 //! | module | strategies | the rule |
 //! |---|---|---|
-//! | [`stealing`] | `random-polling`, `global-round-robin`, `async-round-robin` | an idle PE asks a victim; a busy one splits for it (`003_…` Fig. 1, `002_…`) |
-//! | [`pushing`] | `work-sharing`, `extreme-work-sharing`, `two-choice`, `always-go-left` | a busy PE pushes parts into other PEs' pools (`002_…`) |
-//! | [`maxload`] | `max-load` | idle PEs visit the largest *reported* load; lazy ⌈log_ρ L⌉ reports (`004_…`) |
-//! | [`multilevel`] | `multilevel` | a PE asks only its producer in a tree with a fan-out per level (`001_…`) |
+//! | [`stealing`] | `random-polling`, `global-round-robin`, `async-round-robin` | an idle PE asks a victim; a busy one splits for it ([Sanders 1999] Fig. 1, [Lecture, load balancing]) |
+//! | [`pushing`] | `work-sharing`, `extreme-work-sharing`, `two-choice`, `always-go-left` | a busy PE pushes parts into other PEs' pools ([Lecture, load balancing]) |
+//! | [`maxload`] | `max-load` | idle PEs visit the largest *reported* load; lazy ⌈log_ρ L⌉ reports ([Loui & Sohoni 1989]) |
+//! | [`multilevel`] | `multilevel` | a PE asks only its producer in a tree with a fan-out per level ([Kimura & Ichiyoshi 1992]) |
 //! | [`master`] | `master-worker` | one central pool, largest piece first, refilled on demand |
-//! | [`static_assign`] | `static-block`, `static-cyclic`, `static-random` | the root is cut once; nothing moves (`002_…`) |
+//! | [`static_assign`] | `static-block`, `static-cyclic`, `static-random` | the root is cut once; nothing moves ([Lecture, load balancing]) |
 //!
 //! Some strategies need one structure for the whole run — the target
 //! counter of global round robin, the heap of reported loads of max-load,
@@ -80,35 +80,35 @@ pub use hub::{Hub, HubAction, HubEvent};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
-    /// Random polling (`003_…`, Figure 1): an idle PE asks a PE chosen
+    /// Random polling ([Sanders 1999], Figure 1): an idle PE asks a PE chosen
     /// uniformly at random among the others; a busy PE that finds a request
     /// splits its piece and sends one part.
     #[default]
     RandomPolling,
-    /// Global round robin (`002_…`, "Work Stealing"): idle PEs take their
+    /// Global round robin ([Lecture, load balancing], "Work Stealing"): idle PEs take their
     /// victims in turn from one shared target counter.
     GlobalRoundRobin,
-    /// Asynchronous round robin (`002_…`): every PE asks the PEs in turn,
+    /// Asynchronous round robin ([Lecture, load balancing]): every PE asks the PEs in turn,
     /// from its own target counter incremented modulo P.
     AsyncRoundRobin,
-    /// Randomized work sharing (`002_…`, "Work Sharing"): a busy PE offers
+    /// Randomized work sharing ([Lecture, load balancing], "Work Sharing"): a busy PE offers
     /// part of its work to a PE chosen at random, which declines if its pool
     /// holds a piece.
     WorkSharing,
-    /// Extreme work sharing (`002_…`): every slice's worth of new work goes
+    /// Extreme work sharing ([Lecture, load balancing]): every slice's worth of new work goes
     /// to the pool of a PE chosen at random.
     ExtremeWorkSharing,
     /// Work sharing whose offers go to the less loaded of two random PEs
-    /// (`002_…`, "Uniform Allocation"), ties at random.
+    /// ([Lecture, load balancing], "Uniform Allocation"), ties at random.
     TwoChoice,
     /// Work sharing whose offers go to the less loaded of one random PE from
-    /// each half, ties to the left (`002_…`, "Non-uniform Allocation").
+    /// each half, ties to the left ([Lecture, load balancing], "Non-uniform Allocation").
     AlwaysGoLeft,
-    /// Loui and Sohoni (`004_…`): idle PEs visit the PE with the largest
+    /// Loui and Sohoni ([Loui & Sohoni 1989]): idle PEs visit the PE with the largest
     /// reported load; loads are reported lazily, when ⌈log_ρ L⌉ grows.
     MaxLoad,
     /// The multi-level producer/consumer scheme analysed by Kimura and
-    /// Ichiyoshi (`001_…`): a tree of producers with a fan-out per level.
+    /// Ichiyoshi ([Kimura & Ichiyoshi 1992]): a tree of producers with a fan-out per level.
     Multilevel,
     /// A central pool hands out pieces, largest first, and asks busy PEs for
     /// parts when it runs dry.

@@ -1,5 +1,5 @@
 //! The multi-level producer/consumer scheme (Furuichi et al., analysed by
-//! Kimura and Ichiyoshi, `001_…` §2.5, §5): the PEs form a tree of
+//! Kimura and Ichiyoshi, [Kimura & Ichiyoshi 1992] §2.5, §5): the PEs form a tree of
 //! producers, and a PE asks for work only its producer, its parent in the
 //! tree. The root producer holds the whole task; a producer splits its
 //! piece for the children that ask; the PEs of the last level are consumers.
@@ -9,9 +9,9 @@
 //! On machines with fewer cores than PEs a producer that only split would
 //! waste a core, so producers also work their pieces: the tree only decides
 //! *whom* a PE asks. Over message passing (MPI, the simulator) this is
-//! `001_…`'s design: requests travel only along tree edges, and a request
+//! [Kimura & Ichiyoshi 1992]'s design: requests travel only along tree edges, and a request
 //! *waits* at its producer until the producer has work (Definition 1 of
-//! `001_…`): an idle producer holds its children's requests — asking its
+//! [Kimura & Ichiyoshi 1992]): an idle producer holds its children's requests — asking its
 //! own producer meanwhile — and serves them, one per slice, once it works
 //! again. (Answering "no work" instead would make every child ask again at
 //! once, and its only victim is idle: on 4096 simulated PEs that was 6.7
@@ -20,7 +20,7 @@
 use super::{Action, Actions, Balance, Event, Tally, answer_request, emit};
 
 /// The tree of producers of the multi-level producer/consumer scheme
-/// (Furuichi et al., analysed by Kimura and Ichiyoshi, `001_…`): PE 0 is the
+/// (Furuichi et al., analysed by Kimura and Ichiyoshi, [Kimura & Ichiyoshi 1992]): PE 0 is the
 /// root producer; the PEs of level `i` each serve `fanout[i]` PEs of level
 /// `i + 1`; the PEs of the last level are consumers. PEs are numbered level
 /// by level, so a PE's parent has a smaller index.

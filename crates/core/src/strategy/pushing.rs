@@ -1,4 +1,4 @@
-//! Work sharing (`002_…` "Work Sharing", "How to Assign Work?"): busy PEs
+//! Work sharing ([Lecture, load balancing] "Work Sharing", "How to Assign Work?"): busy PEs
 //! push work into other PEs' pools instead of idle PEs asking for it.
 //!
 //! Every PE keeps a [`Pool`](super::Pool) of waiting pieces besides the one

@@ -1,4 +1,4 @@
-//! Static assignment (`002_…` "Static Load Balancing"; the Mandelbrot
+//! Static assignment ([Lecture, load balancing] "Static Load Balancing"; the Mandelbrot
 //! example's "static load balancing superior, if done at random"): the root
 //! is cut into parts before the run, each part goes to one PE once, and
 //! nothing moves afterwards.

@@ -1,4 +1,4 @@
-//! Work stealing (`003_…` Figure 1; `002_…` "Work Stealing"): an idle PE
+//! Work stealing ([Sanders 1999] Figure 1; [Lecture, load balancing] "Work Stealing"): an idle PE
 //! asks one victim at a time for work; a busy PE that finds a request
 //! splits its piece and sends one part, and an idle one answers "no work".
 //!
@@ -16,7 +16,7 @@
 //! equal size; an idle PE asks a random member of its own group while
 //! another member holds work, and otherwise a member of another group, the
 //! group chosen by the rule above among groups — the two-level hierarchy of
-//! `001_…`.
+//! [Kimura & Ichiyoshi 1992].
 
 use crate::rng::SplitMix64;
 
@@ -212,7 +212,7 @@ impl VictimSelector {
 
 /// The machine of random polling, global and asynchronous round robin.
 ///
-/// **Queue trimming** (`003_…` §4, Theorem 2; off unless
+/// **Queue trimming** ([Sanders 1999] §4, Theorem 2; off unless
 /// [`set_trimming`](Self::set_trimming) turns it on). A busy PE splits for
 /// one request per probe, so requests can queue up behind a PE whose piece
 /// is hard to split while the PEs that sent them sit idle; Theorem 2's

@@ -121,7 +121,10 @@ impl Allocation {
 }
 
 pub(super) fn section(w: &mut String, a: &Allocation, dir: &Path) -> Result<(), PlotError> {
-    let _ = writeln!(w, "## 5. Maximum load of random, two-choice and always-go-left placement (`002_…`)\n");
+    let _ = writeln!(
+        w,
+        "## 5. Maximum load of random, two-choice and always-go-left placement ([Lecture, load balancing])\n"
+    );
     let _ = writeln!(w, "{}", include_str!("text/allocation.md"));
     let _ = writeln!(
         w,

@@ -11,7 +11,7 @@ use crate::plot::short;
 use crate::queue::Time;
 use crate::sweep::Observer;
 
-/// A backtracking tree of the lecture's model (`002_…`, "Random Polling for
+/// A backtracking tree of the lecture's model ([Lecture, load balancing], "Random Polling for
 /// Backtracking"): height `h`, degree `d`, every node one step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Backtrack {
@@ -94,7 +94,7 @@ impl Search for Backtrack {
     }
 }
 
-/// Reproduction 10 (`002_…`): random polling with oldest-half donation and
+/// Reproduction 10 ([Lecture, load balancing]): random polling with oldest-half donation and
 /// extreme work sharing on backtracking trees.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Backtracking {
@@ -158,13 +158,13 @@ impl Backtracking {
             1.0,
         ));
         v.push(Check::at_most(
-            "random polling, oldest-half donation: T_par = O(max{N/p, h}·log₂ d) (`002_…`)",
+            "random polling, oldest-half donation: T_par = O(max{N/p, h}·log₂ d) ([Lecture, load balancing])",
             "largest T_par / (max{N/p, h}·⌈log₂ d⌉)",
             fold(&|r| r.polling_steps / r.tree.polling_bound(p), false),
             claims.constant,
         ));
         v.push(Check::at_most(
-            "extreme work sharing: T_par ∝ W/p + h·d (`002_…`)",
+            "extreme work sharing: T_par ∝ W/p + h·d ([Lecture, load balancing])",
             "largest T_par / (W/p + h·d)",
             fold(&|r| r.sharing_steps / r.tree.sharing_bound(p), false),
             claims.constant,
@@ -240,7 +240,10 @@ pub fn backtracking(scale: Scale, obs: &mut dyn Observer) -> Backtracking {
 }
 
 pub(super) fn section(w: &mut String, b: &Backtracking) {
-    let _ = writeln!(w, "## 10. Backtracking: oldest-half donation and extreme work sharing (`002_…`)\n");
+    let _ = writeln!(
+        w,
+        "## 10. Backtracking: oldest-half donation and extreme work sharing ([Lecture, load balancing])\n"
+    );
     let _ = writeln!(w, "{}", include_str!("text/backtrack.md"));
     let _ = writeln!(
         w,

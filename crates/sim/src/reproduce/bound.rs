@@ -12,7 +12,7 @@ use crate::queue::Time;
 use crate::sweep::{Observer, fit_line};
 use crate::workload::{AlphaDist, AlphaModel};
 
-/// Reproduction 3 (`003_…` Theorem 1): the overhead over T_seq/P against
+/// Reproduction 3 ([Sanders 1999] Theorem 1): the overhead over T_seq/P against
 /// `T_atomic + h (1/ε + T_rout + T_split)`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bound {
@@ -70,7 +70,7 @@ impl Bound {
         let slope = if pts.len() >= 2 { fit_line(&pts).0 } else { f64::NAN };
         let mut v = Verdict::default();
         v.push(Check::at_most(
-            "the overhead is O(T_atomic + h(1/ε + T_rout + T_split)) (`003_…` Theorem 1)",
+            "the overhead is O(T_atomic + h(1/ε + T_rout + T_split)) ([Sanders 1999] Theorem 1)",
             "slope of log overhead against log term",
             slope,
             1.1,
@@ -142,7 +142,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
 pub(super) fn section(w: &mut String, b: &Bound, dir: &Path) -> Result<(), PlotError> {
     let _ = writeln!(
         w,
-        "## 3. The bound T_par ≤ (1+ε) T_seq/P + O(T_atomic + h(1/ε + T_rout + T_split)) (`003_…` Theorem 1)\n"
+        "## 3. The bound T_par ≤ (1+ε) T_seq/P + O(T_atomic + h(1/ε + T_rout + T_split)) ([Sanders 1999] Theorem 1)\n"
     );
     let _ = writeln!(w, "{}", include_str!("text/bound.md"));
     let _ = writeln!(

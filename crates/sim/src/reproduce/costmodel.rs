@@ -1,4 +1,4 @@
-//! The two message cost models side by side: the seeds' (`003_…` §1.1:
+//! The two message cost models side by side: the seeds' ([Sanders 1999] §1.1:
 //! sending and receiving each cost `T_rout`, termination up to two waves)
 //! and the optimistic one (a message only travels), on the workload of
 //! reproduction 7 for every strategy, and on Figure 2's.

@@ -10,7 +10,7 @@ use crate::producer::Sizes;
 use crate::queue::Time;
 use crate::sweep::Observer;
 
-/// Reproduction 11 (`001_…` Theorems 3–4 beyond equal subtasks):
+/// Reproduction 11 ([Kimura & Ichiyoshi 1992] Theorems 3–4 beyond equal subtasks):
 /// the multi-level scheme's isoefficiency with exponential subtasks, and
 /// the root degree of three-level trees.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -233,7 +233,10 @@ pub fn multi_exponential(scale: Scale, obs: &mut dyn Observer) -> MultiExp {
 }
 
 pub(super) fn section(w: &mut String, m: &MultiExp) {
-    let _ = writeln!(w, "## 11. Multi-level: exponential subtasks and three levels (`001_…` Theorems 3–4)\n");
+    let _ = writeln!(
+        w,
+        "## 11. Multi-level: exponential subtasks and three levels ([Kimura & Ichiyoshi 1992] Theorems 3–4)\n"
+    );
     let _ = writeln!(w, "{}", include_str!("text/exponential.md"));
     let _ = writeln!(
         w,

@@ -11,7 +11,7 @@ use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::queue::Time;
 use crate::workload::{AlphaDist, AlphaModel};
 
-/// Reproduction 1 (`000_…` Figure 2): utilization over time with and
+/// Reproduction 1 ([Sanders 1994] Figure 2): utilization over time with and
 /// without selective initialization.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fig2 {
@@ -94,7 +94,7 @@ pub(super) fn section(w: &mut String, f: &Fig2, dir: &Path) -> Result<(), PlotEr
     let (t90_root, t90_sel) = f.time_to_90();
     let _ = writeln!(
         w,
-        "## 1. Utilization over time, with and without selective initialization (`000_…` Figure 2)\n"
+        "## 1. Utilization over time, with and without selective initialization ([Sanders 1994] Figure 2)\n"
     );
     let _ = writeln!(w, "{}", include_str!("text/fig2.md"));
     let _ = writeln!(

@@ -156,7 +156,7 @@ impl Iso {
         let nan = f64::NAN;
         let rp = self.random_polling();
         v.push(Check::band(
-            "random polling on a crossbar: W ∝ P log P (`000_…` Fig. 3)",
+            "random polling on a crossbar: W ∝ P log P ([Sanders 1994] Fig. 3)",
             &format!("W/shape at the largest P ÷ at P = {from}"),
             rp.and_then(|c| c.shape_ratio(from, &claims.crossbar)).unwrap_or(nan),
             lo,
@@ -177,7 +177,7 @@ impl Iso {
                 .and_then(|t| t.shape_ratio(from, &shape));
             if let Some(ratio) = ratio {
                 v.push(Check::band(
-                    &format!("random polling on {name} (`000_…` Fig. 3)"),
+                    &format!("random polling on {name} ([Sanders 1994] Fig. 3)"),
                     &format!("W/shape at the largest P ÷ at P = {from}"),
                     ratio,
                     lo,
@@ -187,7 +187,7 @@ impl Iso {
         }
         if let Some(t) = self.curves.iter().find(|c| !c.constant_size()) {
             v.push(Check::band(
-                "random polling on a crossbar, s(w) = log w: W ∝ P log² P (`000_…` Fig. 3, b = 1)",
+                "random polling on a crossbar, s(w) = log w: W ∝ P log² P ([Sanders 1994] Fig. 3, b = 1)",
                 &format!("W/shape at the largest P ÷ at P = {from}"),
                 t.shape_ratio(from, &claims.log_size).unwrap_or(nan),
                 lo,
@@ -198,7 +198,7 @@ impl Iso {
             let a = c.power().unwrap_or(f64::NAN);
             v.push(Check::within(
                 &format!(
-                    "random polling on a crossbar, h(w) = w^{a:.2}: W ∝ P^(1/(1-a)) (`000_…` Fig. 3, b = 0)"
+                    "random polling on a crossbar, h(w) = w^{a:.2}: W ∝ P^(1/(1-a)) ([Sanders 1994] Fig. 3, b = 0)"
                 ),
                 &format!("fitted exponent, P ≥ {POWER_FROM}"),
                 c.slope_from(POWER_FROM),
@@ -213,13 +213,13 @@ impl Iso {
                 .map_or(nan, |c| c.slope_from(from))
         };
         v.push(Check::at_least(
-            "global round robin: W = Ω(P²) (`002_…`)",
+            "global round robin: W = Ω(P²) ([Lecture, load balancing])",
             &format!("fitted exponent, P ≥ {from}"),
             slope(Strategy::GlobalRoundRobin),
             claims.grr_exponent - claims.tolerance,
         ));
         v.push(Check::band(
-            "asynchronous round robin: between P log P and P² (`002_…`)",
+            "asynchronous round robin: between P log P and P² ([Lecture, load balancing])",
             &format!("fitted exponent, P ≥ {from}"),
             slope(Strategy::AsyncRoundRobin),
             1.0,
@@ -237,7 +237,7 @@ impl Iso {
             )
         });
         v.push(Check::holds(
-            "random polling needs the least work (`002_…`)",
+            "random polling needs the least work ([Lecture, load balancing])",
             format!("least at every P ≥ {from}: {}", if beats { "yes" } else { "no" }),
             "least at every P",
             beats,
@@ -302,7 +302,7 @@ pub fn iso(scale: Scale, obs: &mut dyn Observer) -> Iso {
     let log_size = Costs { t_word: 10, size: MessageSize::Log, ..Costs::default() };
     let mut sized = Vec::new();
     if scale != Scale::Tiny {
-        // `000_…` Figure 3's other networks (its column h(w) = log w,
+        // [Sanders 1994] Figure 3's other networks (its column h(w) = log w,
         // constant message size). A ring's W grows like P² log P: its
         // sweep stops two doublings earlier.
         plan.push((Strategy::RandomPolling, Network::FatTree, torus_top));

@@ -8,7 +8,7 @@ use crate::plot::{Chart, Legend, PlotError, Series, Style};
 use crate::producer::{self, Sizes};
 use crate::sweep::{Observer, fit_line};
 
-/// Reproduction 4 (`001_…`): the single-level producer/consumer scheme.
+/// Reproduction 4 ([Kimura & Ichiyoshi 1992]): the single-level producer/consumer scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Kimura {
     /// `λ t₁ = scale · p² ln p`: the task grows with the paper's isoefficiency.
@@ -31,7 +31,7 @@ pub struct KimuraRow {
     /// η_max and the best ν with exponential subtask sizes.
     pub exponential: (f64, usize),
     /// η_max and the best ν with sizes uniform in [0, 2t₁/ν] (a general
-    /// distribution of moderate diversity, `001_…` Theorem 2).
+    /// distribution of moderate diversity, [Kimura & Ichiyoshi 1992] Theorem 2).
     pub uniform: (f64, usize),
 }
 
@@ -126,7 +126,7 @@ pub fn kimura(scale: Scale, obs: &mut dyn Observer) -> Kimura {
 }
 
 pub(super) fn section(w: &mut String, k: &Kimura, dir: &Path) -> Result<(), PlotError> {
-    let _ = writeln!(w, "## 4. Producer/consumer schemes (`001_…`)\n");
+    let _ = writeln!(w, "## 4. Producer/consumer schemes ([Kimura & Ichiyoshi 1992])\n");
     let _ = writeln!(w, "{}", include_str!("text/kimura.md"));
     let _ = writeln!(
         w,

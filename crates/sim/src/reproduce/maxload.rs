@@ -8,7 +8,7 @@ use crate::maxload::{self, Arrivals, ConcurrentCounts, ConcurrentSetup, Counts, 
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::sweep::{Observer, fit_line};
 
-/// Reproduction 6 (`004_…`): heap operations of max-load visiting.
+/// Reproduction 6 ([Loui & Sohoni 1989]): heap operations of max-load visiting.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MaxLoad {
     /// One row per (k, n, dynamic?).
@@ -90,7 +90,7 @@ impl Default for ConcurrentClaims {
     }
 }
 
-/// The ρ outside `004_…`'s hypothesis that the section compares with
+/// The ρ outside [Loui & Sohoni 1989]'s hypothesis that the section compares with
 /// [`LAZY_RHO`] (the value reproduction 6 used before).
 pub const WIDE_RHO: f64 = 2.0;
 
@@ -124,7 +124,7 @@ impl MaxLoadRow {
     }
 }
 
-/// The ρ of the lazy reports: inside `004_…`'s hypothesis ρ < 3/2, and the
+/// The ρ of the lazy reports: inside [Loui & Sohoni 1989]'s hypothesis ρ < 3/2, and the
 /// runtime's default.
 pub const LAZY_RHO: f64 = 1.4;
 
@@ -340,7 +340,7 @@ pub fn maxload(scale: Scale, obs: &mut dyn Observer) -> MaxLoad {
 }
 
 pub(super) fn section(w: &mut String, m: &MaxLoad, dir: &Path) -> Result<(), PlotError> {
-    let _ = writeln!(w, "## 6. Max-load visiting with lazy reports (`004_…` Theorems 1–2)\n");
+    let _ = writeln!(w, "## 6. Max-load visiting with lazy reports ([Loui & Sohoni 1989] Theorems 1–2)\n");
     let _ = writeln!(w, "{}", include_str!("text/maxload.md"));
     let _ = writeln!(
         w,
@@ -423,7 +423,7 @@ pub(super) fn section(w: &mut String, m: &MaxLoad, dir: &Path) -> Result<(), Plo
 fn concurrent_section(w: &mut String, m: &MaxLoad) {
     let _ = writeln!(
         w,
-        "### 6b. Collisions measured, reports, ρ, a worst case and Manber's scheme (`004_…` Theorems 1–4)\n"
+        "### 6b. Collisions measured, reports, ρ, a worst case and Manber's scheme ([Loui & Sohoni 1989] Theorems 1–4)\n"
     );
     let _ = writeln!(w, "{}", include_str!("text/maxload_concurrent.md"));
     let _ = writeln!(

@@ -139,36 +139,42 @@ impl All {
     /// Every verdict, with the reproduction it belongs to.
     pub fn verdicts(&self) -> Vec<(&'static str, Verdict)> {
         let mut v = vec![
-            ("1. utilization over time (`000_…` Figure 2)", self.fig2.verdict()),
-            ("2. isoefficiency (`000_…` Figure 3, `002_…`)", self.iso.verdict()),
-            ("3. the T_par bound (`003_…` Theorem 1)", self.bound.verdict()),
+            ("1. utilization over time ([Sanders 1994] Figure 2)", self.fig2.verdict()),
+            ("2. isoefficiency ([Sanders 1994] Figure 3, [Lecture, load balancing])", self.iso.verdict()),
+            ("3. the T_par bound ([Sanders 1999] Theorem 1)", self.bound.verdict()),
             (
-                "4a. single-level producer/consumer (`001_…` Proposition 1, Theorems 1–2)",
+                "4a. single-level producer/consumer ([Kimura & Ichiyoshi 1992] Proposition 1, Theorems 1–2)",
                 self.kimura.verdict(),
             ),
-            ("4b. multi-level isoefficiency (`001_…` Theorem 3)", self.multilevel.verdict()),
-            ("4c. root fan-out (`001_…` Theorem 4)", self.multilevel.fanout_verdict()),
-            ("5. allocation (`002_…`)", self.allocation.verdict()),
-            ("6. max-load visiting (`004_…` Theorem 2)", self.maxload.verdict()),
-            ("7. stealing against sharing (`002_…`)", self.sharing.verdict()),
+            (
+                "4b. multi-level isoefficiency ([Kimura & Ichiyoshi 1992] Theorem 3)",
+                self.multilevel.verdict(),
+            ),
+            ("4c. root fan-out ([Kimura & Ichiyoshi 1992] Theorem 4)", self.multilevel.fanout_verdict()),
+            ("5. allocation ([Lecture, load balancing])", self.allocation.verdict()),
+            ("6. max-load visiting ([Loui & Sohoni 1989] Theorem 2)", self.maxload.verdict()),
+            ("7. stealing against sharing ([Lecture, load balancing])", self.sharing.verdict()),
         ];
         if !self.maxload.concurrent.is_empty() {
             v.insert(
                 8,
                 (
-                    "6b. max-load, concurrent: collisions, reports, ρ, worst case, Manber (`004_…` Theorems 1–4)",
+                    "6b. max-load, concurrent: collisions, reports, ρ, worst case, Manber ([Loui & Sohoni 1989] Theorems 1–4)",
                     self.maxload.concurrent_verdict(),
                 ),
             );
         }
         if let Some(t) = &self.trim {
-            v.push(("9. T_par w.h.p. with queue trimming (`003_…` Theorem 2)", t.verdict()));
+            v.push(("9. T_par w.h.p. with queue trimming ([Sanders 1999] Theorem 2)", t.verdict()));
         }
         if let Some(b) = &self.backtracking {
-            v.push(("10. backtracking and extreme work sharing (`002_…`)", b.verdict()));
+            v.push(("10. backtracking and extreme work sharing ([Lecture, load balancing])", b.verdict()));
         }
         if let Some(m) = &self.multi_exponential {
-            v.push(("11. multi-level, exponential subtasks and ℓ = 3 (`001_…` Theorems 3–4)", m.verdict()));
+            v.push((
+                "11. multi-level, exponential subtasks and ℓ = 3 ([Kimura & Ichiyoshi 1992] Theorems 3–4)",
+                m.verdict(),
+            ));
         }
         v
     }
@@ -188,40 +194,40 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     obs.phase("Figure 2", 1);
     let fig2 = fig2(scale);
     obs.step();
-    timed("1. utilization (000_… Figure 2)", t, obs);
+    timed("1. utilization ([Sanders 1994] Figure 2)", t, obs);
     let t = now();
     let iso = iso(scale, obs);
     timed("2. isoefficiency", t, obs);
     let t = now();
     let bound = bound(scale, obs);
-    timed("3. T_par bound (003_…)", t, obs);
+    timed("3. T_par bound ([Sanders 1999])", t, obs);
     let t = now();
     let kimura = kimura(scale, obs);
-    timed("4a. single-level producer/consumer (001_…)", t, obs);
+    timed("4a. single-level producer/consumer ([Kimura & Ichiyoshi 1992])", t, obs);
     let t = now();
     let multilevel = multilevel(scale, obs);
-    timed("4b. multi-level producer/consumer (001_…)", t, obs);
+    timed("4b. multi-level producer/consumer ([Kimura & Ichiyoshi 1992])", t, obs);
     let t = now();
     let allocation = allocation(scale, obs);
-    timed("5. allocation (002_…)", t, obs);
+    timed("5. allocation ([Lecture, load balancing])", t, obs);
     let t = now();
     let maxload = maxload(scale, obs);
-    timed("6. max-load visiting (004_…)", t, obs);
+    timed("6. max-load visiting ([Loui & Sohoni 1989])", t, obs);
     let t = now();
     let sharing = sharing(scale, obs);
-    timed("7. stealing vs sharing (002_…)", t, obs);
+    timed("7. stealing vs sharing ([Lecture, load balancing])", t, obs);
     let t = now();
     let cost_models = cost_models(scale, obs);
     timed("8. the cost models", t, obs);
     let t = now();
     let trim = Some(trim(scale, obs));
-    timed("9. queue trimming (003_… Theorem 2)", t, obs);
+    timed("9. queue trimming ([Sanders 1999] Theorem 2)", t, obs);
     let t = now();
     let backtracking = Some(backtracking(scale, obs));
-    timed("10. backtracking (002_…)", t, obs);
+    timed("10. backtracking ([Lecture, load balancing])", t, obs);
     let t = now();
     let multi_exponential = Some(multi_exponential(scale, obs));
-    timed("11. multi-level, exponential subtasks (001_…)", t, obs);
+    timed("11. multi-level, exponential subtasks ([Kimura & Ichiyoshi 1992])", t, obs);
     let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t, obs);
@@ -277,7 +283,7 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
          own `split`, and the initial pieces are `treelb::RunSpec::initial_shares`. What \
          changed when the strategies were unified, and why: [CHANGES.md](CHANGES.md). \
          Time is in ticks; unless said otherwise the cost model is the seeds' \
-         (`003_…` §1.1): a message travels `T_rout` = 100 ticks per hop and costs its \
+         ([Sanders 1999] §1.1): a message travels `T_rout` = 100 ticks per hop and costs its \
          sender and its receiver `T_rout` each; a split costs `T_split` = 10, a probe \
          `T_poll` = 1 every Δt = 100 ticks of work, and termination detection two waves \
          up a binomial reduction tree and the verdict down, `3⌈log₂ P⌉·T_rout` on a \

@@ -10,7 +10,7 @@ use crate::producer::Sizes;
 use crate::queue::Time;
 use crate::sweep::{Observer, Quiet};
 
-/// Reproduction 4, continued (`001_…` §5): the multi-level scheme.
+/// Reproduction 4, continued ([Kimura & Ichiyoshi 1992] §5): the multi-level scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Multi {
     /// The η_max held by the isoefficiency searches.
@@ -60,7 +60,7 @@ impl MultiCurve {
         loglog_slope(&self.found(), from)
     }
 
-    /// The exponent of `001_…` Theorem 3, (ℓ+1)/ℓ.
+    /// The exponent of [Kimura & Ichiyoshi 1992] Theorem 3, (ℓ+1)/ℓ.
     pub fn predicted(&self) -> f64 {
         (self.levels as f64 + 1.0) / self.levels as f64
     }

@@ -11,7 +11,7 @@ use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::sweep::Observer;
 use crate::workload::{AlphaDist, AlphaModel};
 
-/// Reproduction 7 (`002_…`, "Work Sharing"): work stealing against work
+/// Reproduction 7 ([Lecture, load balancing], "Work Sharing"): work stealing against work
 /// sharing on the same machine and work.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sharing {
@@ -108,7 +108,10 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
 }
 
 pub(super) fn section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), PlotError> {
-    let _ = writeln!(w, "## 7. Work stealing against work sharing (`002_…`, \"Work Sharing\")\n");
+    let _ = writeln!(
+        w,
+        "## 7. Work stealing against work sharing ([Lecture, load balancing], \"Work Sharing\")\n"
+    );
     let _ = writeln!(w, "{}", include_str!("text/sharing.md"));
     let _ = writeln!(
         w,
@@ -191,7 +194,7 @@ pub(super) fn section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), Pl
         let multilevel = if eff(Strategy::Multilevel) < 0.5 {
             format!(
                 " The producer tree of multilevel ({}) hands each consumer one part of its \
-                 producer's piece: without `001_…`'s granularity control (pieces of a level's \
+                 producer's piece: without [Kimura & Ichiyoshi 1992]'s granularity control (pieces of a level's \
                  grain, the rest kept for later) it cannot rebalance tree-shaped work.",
                 pct(eff(Strategy::Multilevel))
             )

@@ -11,7 +11,7 @@ use crate::queue::Time;
 use crate::sweep::Observer;
 use crate::workload::{AlphaDist, AlphaModel};
 
-/// Reproduction 9 (`003_…` Theorem 2): random polling's T_par with high
+/// Reproduction 9 ([Sanders 1999] Theorem 2): random polling's T_par with high
 /// probability, with and without queue trimming.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Trim {
@@ -117,7 +117,7 @@ impl Trim {
             1.0,
         ));
         v.push(Check::at_most(
-            "with trimming, T_par ≤ (1+ε)T_seq/P + O(T_atomic + h(1/ε + T_split + T_rout)) w.h.p. (`003_…` Theorem 2)",
+            "with trimming, T_par ≤ (1+ε)T_seq/P + O(T_atomic + h(1/ε + T_split + T_rout)) w.h.p. ([Sanders 1999] Theorem 2)",
             &format!("worst of {} seeds' overhead / term", self.seeds),
             fold(&|s| s.on.worst() / s.term),
             claims.constant,
@@ -192,7 +192,7 @@ pub fn trim(scale: Scale, obs: &mut dyn Observer) -> Trim {
 }
 
 pub(super) fn section(w: &mut String, t: &Trim) {
-    let _ = writeln!(w, "## 9. T_par with high probability, and queue trimming (`003_…` Theorem 2)\n");
+    let _ = writeln!(w, "## 9. T_par with high probability, and queue trimming ([Sanders 1999] Theorem 2)\n");
     let _ = writeln!(w, "{}", include_str!("text/trim.md"));
     let _ = writeln!(
         w,
