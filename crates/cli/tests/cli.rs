@@ -1505,3 +1505,17 @@ fn a_time_shared_run_reports_the_utilization_it_got() {
     assert!(utilization < 0.6, "two PEs beside {} busy threads: utilization {utilization}", 3 * cores);
     assert_eq!(json["measurable"], true);
 }
+
+/// A search 100,000 levels deep stopped early: its open nodes share their
+/// paths as chains of links, which are dropped link by link (dropped
+/// recursively, they overflowed the stack and aborted the process).
+#[test]
+fn a_stopped_deep_search_reports_instead_of_overflowing_its_stack() {
+    for p in ["1", "2"] {
+        let o = treelb(&["knapsack", "-n", "100000", "-p", p, "--time-limit", "1s", "--json", "--quiet"]);
+        assert_eq!(o.status.code(), Some(3), "P = {p}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+        assert_eq!(json["interrupted"], true);
+        assert!(json["answer"]["optimum"].as_i64().is_some(), "P = {p}: the best found is reported");
+    }
+}

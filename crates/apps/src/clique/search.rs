@@ -654,6 +654,14 @@ struct Link {
     prev: Option<Arc<Link>>,
 }
 
+/// Dropped link by link, not recursively: a chain as deep as the search
+/// would overflow the stack ([`treelb::search::chain`]).
+impl Drop for Link {
+    fn drop(&mut self) {
+        treelb::search::chain::unlink(self.prev.take(), |link| link.prev.take());
+    }
+}
+
 /// Per-thread buffers of the colouring, so that expanding allocates only the
 /// children's candidate sets, and few of those.
 #[derive(Default)]

@@ -77,6 +77,14 @@ struct Taken {
     prev: Option<Arc<Taken>>,
 }
 
+/// Dropped link by link, not recursively: a chain as deep as the search
+/// would overflow the stack ([`treelb::search::chain`]).
+impl Drop for Taken {
+    fn drop(&mut self) {
+        treelb::search::chain::unlink(self.prev.take(), |link| link.prev.take());
+    }
+}
+
 /// The wire form of a [`KnapsackNode`]: the taken items, most recent first.
 #[derive(Serialize, Deserialize)]
 struct KnapsackWire {

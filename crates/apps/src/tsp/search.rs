@@ -169,6 +169,14 @@ struct Decision {
     prev: Option<Arc<Decision>>,
 }
 
+/// Dropped link by link, not recursively: a chain as deep as the search
+/// would overflow the stack ([`treelb::search::chain`]).
+impl Drop for Decision {
+    fn drop(&mut self) {
+        treelb::search::chain::unlink(self.prev.take(), |link| link.prev.take());
+    }
+}
+
 /// What one link of the chain decides.
 #[derive(Debug)]
 enum Step {
@@ -602,6 +610,24 @@ impl TspSearch {
             }
         }
         true
+    }
+
+    /// Whether the best 1-tree of `s` satisfies its states: none of its
+    /// edges excluded, every included edge among them.
+    fn tree_agrees(s: &Scratch, n: usize) -> bool {
+        let tree = (s.best_parent.iter().enumerate().skip(2))
+            .map(|(u, &p)| (u, p as usize))
+            .chain(s.best_zero.iter().map(|&z| (0, z as usize)));
+        let mut included_in_tree = 0;
+        for (a, b) in tree {
+            match s.state[a * n + b] {
+                OUT => return false,
+                IN => included_in_tree += 1,
+                _ => {}
+            }
+        }
+        let included = s.inc.iter().flatten().filter(|&&x| x != u32::MAX).count() / 2;
+        included_in_tree == included
     }
 
     /// The nodes along the included edges from `start` (a path end or a
@@ -1055,7 +1081,6 @@ impl Search for TspSearch {
             let mut root = node.pi.is_none();
             let mut bound = node.bound;
             let mut last: Option<f64> = None;
-            let mut included = 0;
             let mut rounds = 0;
             loop {
                 match self.implied(base.as_deref(), s) {
@@ -1069,13 +1094,17 @@ impl Search for TspSearch {
                     }
                     Implied::Open => {}
                 }
-                let now = s.inc.iter().flatten().filter(|&&x| x != u32::MAX).count();
-                if last.is_some() && now == included {
-                    // Only non-tree edges were excluded: the best 1-tree
-                    // stands, and so does the branching.
+                if last.is_some() && Self::tree_agrees(s, n) {
+                    // The fixes and what they imply left the best 1-tree
+                    // feasible (they excluded only non-tree edges and
+                    // included only tree edges): it stands, and so does
+                    // the branching. Counting the included edges does not
+                    // tell: what the fixes imply is derived afresh, and an
+                    // edge derived before may not be derived again while
+                    // another is, so a tree edge may be excluded with the
+                    // count unchanged.
                     break;
                 }
-                included = now;
                 let l = match self.ascent(s, root, true) {
                     Ascent::Pruned => {
                         acc.pruned += 1;
@@ -1161,6 +1190,7 @@ impl Search for TspSearch {
             let reduced = |u: u32| s.cost[v * n + u as usize] + pi[v] + pi[u as usize];
             free.sort_by(|&a, &b| reduced(a).total_cmp(&reduced(b)).then(a.cmp(&b)));
             let included = s.inc[v].iter().filter(|&&x| x != u32::MAX).count();
+            debug_assert!(Self::tree_agrees(s, n), "the best 1-tree satisfies the node's states");
             debug_assert!(
                 !free.is_empty() && included <= 1 && (free.len() >= 2 || degree[v] == 2),
                 "a node of degree > 2 has free tree edges"

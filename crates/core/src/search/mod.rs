@@ -8,6 +8,7 @@
 //! form one level, the oldest level at the bottom — and splits it by a
 //! [`SplitPolicy`].
 
+pub mod chain;
 pub mod estimate;
 mod split;
 
