@@ -24,16 +24,19 @@
 //! nodes in [`bnb::BnbStats`]. `integrate` and `mandelbrot` implement
 //! [`treelb::Work`] themselves ([`treelb::seq::run_work`] runs them
 //! sequentially).
+//!
+//! The instance-file parsers share [`input`]: lines read as bytes within
+//! limits, and input quoted safely in their error messages.
 
 pub mod bnb;
 pub mod clique;
 pub mod connect4;
 pub mod gametree;
+pub mod input;
 pub mod integrate;
 pub mod knapsack;
 pub mod mandelbrot;
 pub mod nqueens;
 pub mod splitmix;
-mod text;
 pub mod tsp;
 pub mod uts;

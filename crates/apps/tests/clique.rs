@@ -388,7 +388,7 @@ fn comments_hold_any_bytes_and_other_lines_name_theirs() {
     let bad: &[u8] = b"p edge 3 2\ne 1 2\ne 2 \xe9\n";
     assert_eq!(
         dimacs::parse(bad).unwrap_err().to_string(),
-        "line 3: expected an edge `e U V` with two vertex numbers, found `e 2 \u{FFFD}`"
+        "line 3: expected an edge `e U V` with two vertex numbers, found `e 2 \\xe9`"
     );
 }
 
@@ -620,4 +620,104 @@ fn wide_brute_force_agrees_with_the_narrow_one() {
     // T(130, 40) has density 0.975.
     check_omega(&Graph::turan(130, 40), 40, "T(130, 40)");
     check_omega(&Graph::from_fn(140, |u, v| v != u + 70), 70, "cocktail party graph, m = 70");
+}
+
+/// A reader of `prefix` and then of `byte` without end, counting the bytes
+/// it gives.
+struct Endless {
+    prefix: &'static [u8],
+    byte: u8,
+    given: u64,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if self.prefix.is_empty() {
+            buf.fill(self.byte);
+            buf.len()
+        } else {
+            let n = self.prefix.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.prefix[..n]);
+            self.prefix = &self.prefix[n..];
+            n
+        };
+        self.given += n as u64;
+        Ok(n)
+    }
+}
+
+/// An endless line (`/dev/zero`, a binary file) is refused once it passes
+/// 1 MiB, naming its line, having read little more than that: it was read
+/// whole, and `treelb clique /dev/zero` aborted on a failed allocation of
+/// 8 GiB.
+#[test]
+fn an_endless_line_is_refused_at_the_limit() {
+    use treelb_apps::input::{LimitError, MAX_LINE_BYTES};
+    let cases: [(&'static [u8], u8, usize); 4] = [
+        (b"", 0, 1),
+        (b"c a binary file\np edge 3 1\ne 1 2\n", b'0', 4),
+        // An edge line that goes on with blanks, the reader of plain edges.
+        (b"p edge 3 1\ne 1 2", b' ', 2),
+        (b"p edge 3 1\ne 1 2\r\nc ", b'\r', 3),
+    ];
+    for (prefix, byte, line) in cases {
+        let mut endless = Endless { prefix, byte, given: 0 };
+        let error = dimacs::parse(std::io::BufReader::new(&mut endless)).unwrap_err();
+        assert_eq!(error.to_string(), format!("line {line}: longer than 1 MiB (a binary file?)"));
+        assert!(matches!(error, DimacsError::Limit(LimitError::LineTooLong { .. })), "{error:?}");
+        assert!(endless.given <= MAX_LINE_BYTES as u64 + (64 << 10), "{} bytes read", endless.given);
+    }
+}
+
+/// Whether `message` holds a control character (C0, DEL, C1), which a
+/// terminal would obey rather than show.
+fn has_control(message: &str) -> bool {
+    message.chars().any(char::is_control)
+}
+
+/// Input an error message quotes is escaped: a line that would set a
+/// terminal's title and clear its screen is shown, not obeyed; a byte that
+/// is not UTF-8 is shown as such; a long line is cut short.
+#[test]
+fn errors_show_control_characters_visibly() {
+    let cases: [(&[u8], &str); 5] = [
+        (
+            b"p edge 3 1\ne 1 \x1b]0;PWNED\x07\x1b[2J\n",
+            r"line 2: expected an edge `e U V` with two vertex numbers, found `e 1 \x1b]0;PWNED\x07\x1b[2J`",
+        ),
+        (
+            "p edge 3 1\nx \u{9b}2J \u{202e}dlrow\n".as_bytes(),
+            r"line 2: expected a `c`, `p`, `e` or `n` line, found `x \u{9b}2J \u{202e}dlrow`",
+        ),
+        (
+            b"p edge 3 1\xff\x00\r\n",
+            r"line 1: expected a problem line `p edge N M` or `p col N M`, found `p edge 3 1\xff\x00`",
+        ),
+        (
+            b"p edge 3 1\nEND\n\x7f\x1b[31m\tred\n",
+            r"line 3: expected nothing after `END` (line 2), found `\x7f\x1b[31m\tred`",
+        ),
+        (
+            b"p edge 3 1\nn 1 \x1b[2J\x08\n",
+            r"line 2: expected a vertex weight `n V W` with two integers, found `n 1 \x1b[2J\x08`",
+        ),
+    ];
+    for (input, message) in cases {
+        let error = dimacs::parse(input).unwrap_err().to_string();
+        assert_eq!(error, message, "input {input:?}");
+        assert!(!has_control(&error), "{error:?}");
+    }
+    // 5 KB of a binary file on one line: cut after 60 characters.
+    let binary: Vec<u8> =
+        (0..5000u32).map(|i| (i * 7 % 256) as u8).map(|b| if b == b'\n' { 0 } else { b }).collect();
+    let input = [&b"p edge 3 1\n"[..], &binary, b"\n"].concat();
+    let error = dimacs::parse(&input[..]).unwrap_err().to_string();
+    assert!(
+        error.starts_with(r"line 2: expected a `c`, `p`, `e` or `n` line, found `\x00\x07\x0e"),
+        "{error}"
+    );
+    assert!(error.ends_with("…`") && error.chars().count() < 130, "{error}");
+    assert!(!has_control(&error), "{error:?}");
+    // A byte order mark is skipped at the start of a file.
+    assert_eq!(dimacs::parse_str("\u{feff}p edge 2 1\ne 1 2\n").unwrap().edge_count(), 1);
 }

@@ -256,6 +256,70 @@ fn the_file_format_and_its_errors() {
     let bad: &[u8] = b"1 10\n3 \xe9\n";
     assert_eq!(
         treelb_apps::knapsack::parse(bad).unwrap_err().to_string(),
-        "line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `3 \u{FFFD}`"
+        "line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `3 \\xe9`"
     );
+}
+
+/// A reader of `prefix` and then of `byte` without end, counting the bytes
+/// it gives.
+struct Endless {
+    prefix: &'static [u8],
+    byte: u8,
+    given: u64,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if self.prefix.is_empty() {
+            buf.fill(self.byte);
+            buf.len()
+        } else {
+            let n = self.prefix.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.prefix[..n]);
+            self.prefix = &self.prefix[n..];
+            n
+        };
+        self.given += n as u64;
+        Ok(n)
+    }
+}
+
+/// An endless line is refused once it passes 1 MiB, naming its line,
+/// having read little more than that (it was read whole, to the end of the
+/// memory).
+#[test]
+fn an_endless_line_is_refused_at_the_limit() {
+    use treelb_apps::input::{LimitError, MAX_LINE_BYTES};
+    for (prefix, byte, line) in [(&b""[..], 0, 1), (b"# items\n2 10\n1 ", b'9', 3), (b"2 10\n# ", b'#', 2)] {
+        let mut endless = Endless { prefix, byte, given: 0 };
+        let error = treelb_apps::knapsack::parse(std::io::BufReader::new(&mut endless)).unwrap_err();
+        assert_eq!(error.to_string(), format!("line {line}: longer than 1 MiB (a binary file?)"));
+        assert!(matches!(error, ParseError::Limit(LimitError::LineTooLong { .. })), "{error:?}");
+        assert!(endless.given <= MAX_LINE_BYTES as u64 + (64 << 10), "{} bytes read", endless.given);
+    }
+}
+
+/// Input an error message quotes is escaped: a line that would set a
+/// terminal's title and clear its screen is shown, not obeyed.
+#[test]
+fn errors_show_control_characters_visibly() {
+    let cases: [(&[u8], &str); 4] = [
+        (
+            b"2 \x1b]0;PWNED\x07\x1b[2J\n",
+            r"line 1: expected the header `N CAPACITY` (two non-negative integers), found `2 \x1b]0;PWNED\x07\x1b[2J`",
+        ),
+        (b"2 10\n1 \x9b2J\n", r"line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `1 \x9b2J`"),
+        (
+            "1 10\n1 2\n\u{9b}2J\u{7f}\n".as_bytes(),
+            r"line 3: expected the end of the input after 1 items, found `\u{9b}2J\x7f`",
+        ),
+        (b"2 10\n1\t\x002\n", r"line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `1\t\x002`"),
+    ];
+    for (input, message) in cases {
+        let error = treelb_apps::knapsack::parse(input).unwrap_err().to_string();
+        assert_eq!(error, message, "input {input:?}");
+        assert!(!error.chars().any(char::is_control), "{error:?}");
+    }
+    // A byte order mark is skipped at the start of a file.
+    assert_eq!(parse_str("\u{feff}1 10\n3 4\n").unwrap().items, [Item { profit: 3, weight: 4 }]);
 }

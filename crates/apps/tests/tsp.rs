@@ -690,7 +690,7 @@ fn every_malformed_input_names_its_line_and_what_was_expected() {
     let bad = [head.as_bytes(), b"NODE_COORD_SECTION\n1 0 0\n2 3 \xb4\n"].concat();
     assert_eq!(
         tsplib::parse(&bad[..]).unwrap_err().to_string(),
-        "line 7: expected a coordinate in NODE_COORD_SECTION, found `\u{FFFD}`"
+        "line 7: expected a coordinate in NODE_COORD_SECTION, found `\\xb4`"
     );
 }
 
@@ -762,4 +762,113 @@ fn matrix_errors() {
     assert_eq!(Tsp::from_matrix(2, vec![0, 1, 1]), Err(MatrixError::Size { n: 2, expected: 4, found: 3 }));
     assert_eq!(Tsp::from_matrix(2, vec![0, 1, 2, 0]), Err(MatrixError::Asymmetric { i: 0, j: 1 }));
     assert!(matches!(Tsp::from_matrix(2, vec![0, 1 << 41, 1 << 41, 0]), Err(MatrixError::TooLarge { .. })));
+}
+
+/// A reader of `prefix` and then of `byte` without end, counting the bytes
+/// it gives.
+struct Endless {
+    prefix: &'static [u8],
+    byte: u8,
+    given: u64,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if self.prefix.is_empty() {
+            buf.fill(self.byte);
+            buf.len()
+        } else {
+            let n = self.prefix.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.prefix[..n]);
+            self.prefix = &self.prefix[n..];
+            n
+        };
+        self.given += n as u64;
+        Ok(n)
+    }
+}
+
+/// An endless line is refused once it passes 1 MiB, naming its line,
+/// having read little more than that (it was read whole, to the end of the
+/// memory), in an instance and in a tour.
+#[test]
+fn an_endless_line_is_refused_at_the_limit() {
+    use treelb_apps::input::{LimitError, MAX_LINE_BYTES};
+    let bound = MAX_LINE_BYTES as u64 + (64 << 10);
+    for (prefix, byte, line) in [
+        (&b""[..], 0, 1),
+        (b"NAME: x\nCOMMENT: ", b'x', 2),
+        (b"DIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 ", b'1', 5),
+    ] {
+        let mut endless = Endless { prefix, byte, given: 0 };
+        let error = tsplib::parse(std::io::BufReader::new(&mut endless)).unwrap_err();
+        assert_eq!(error.to_string(), format!("line {line}: longer than 1 MiB (a binary file?)"));
+        assert!(matches!(error, TsplibError::Limit(LimitError::LineTooLong { .. })), "{error:?}");
+        assert!(endless.given <= bound, "{} bytes read", endless.given);
+    }
+    let mut endless = Endless { prefix: b"TYPE: TOUR\nTOUR_SECTION\n", byte: b'1', given: 0 };
+    let error = tsplib::parse_tour(std::io::BufReader::new(&mut endless)).unwrap_err();
+    assert_eq!(error.to_string(), "line 3: longer than 1 MiB (a binary file?)");
+    assert!(matches!(error, TourError::Limit(LimitError::LineTooLong { line: 3, .. })), "{error:?}");
+    assert!(endless.given <= bound, "{} bytes read", endless.given);
+}
+
+/// Input an error message quotes is escaped: a line that would set a
+/// terminal's title and clear its screen is shown, not obeyed.
+#[test]
+fn errors_show_control_characters_visibly() {
+    let head = "NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            "\x1b]0;PWNED\x07\x1b[2J: 1\n".into(),
+            r"line 1: expected a TSPLIB keyword (NAME, TYPE, DIMENSION, EDGE_WEIGHT_TYPE, …, a section or EOF), found `\x1b]0;PWNED\x07\x1b[2J: 1`",
+        ),
+        (
+            "DIMENSION: 3\x1b[2J\n".into(),
+            r"line 1: expected the number of nodes after DIMENSION, found `3\x1b[2J`",
+        ),
+        ("TYPE: \u{9b}2J\n".into(), r"line 1: expected TSP after TYPE, found `\u{9b}2J`"),
+        (
+            "CAPACITY: \x07\x07\n".into(),
+            r"line 1: CAPACITY \x07\x07 is not supported (expected the keywords of a complete symmetric TSP)",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 \x1b[2J\n"),
+            r"line 7: expected a coordinate in NODE_COORD_SECTION, found `\x1b[2J`",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\nEOF\x1b[2J\n"),
+            r"line 7: NODE_COORD_SECTION lists 1 nodes, but DIMENSION is 3 (found `EOF\x1b[2J` where node 2 was due)",
+        ),
+        (
+            format!("{head}NODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 1 \u{9b}1m\n"),
+            r"line 8: expected the end of the section in NODE_COORD_SECTION, found `\u{9b}1m`",
+        ),
+    ];
+    for (input, message) in cases {
+        let error = tsplib::parse_str(&input).unwrap_err().to_string();
+        assert_eq!(error, message, "input {input:?}");
+        assert!(!error.chars().any(char::is_control), "{error:?}");
+    }
+    let tour = |t: &[u8]| tsplib::parse_tour(t).unwrap_err().to_string();
+    for (input, message) in [
+        (
+            &b"TYPE: TOUR\nTOUR_SECTION\n1\n\x1b[2J\n"[..],
+            r"line 4: expected a node number or -1, found `\x1b[2J`",
+        ),
+        (b"\x1b]0;PWNED\x07\n", r"line 1: expected a TSPLIB tour keyword, found `\x1b]0;PWNED\x07`"),
+        (
+            b"DIMENSION: \xff\x9b\n",
+            r"line 1: expected the number of nodes after DIMENSION (1 to 4096), found `\xff\x9b`",
+        ),
+    ] {
+        let error = tour(input);
+        assert_eq!(error, message);
+        assert!(!error.chars().any(char::is_control), "{error:?}");
+    }
+    // A byte order mark is skipped at the start of a file.
+    let tsp =
+        tsplib::parse_str(&format!("\u{feff}{head}NODE_COORD_SECTION\n1 0 0\n2 3 4\n3 0 4\nEOF\n")).unwrap();
+    assert_eq!(tsp.name, "x");
+    assert_eq!(tsplib::parse_tour_str("\u{feff}TOUR_SECTION\n2 1\n-1\n").unwrap(), [1, 0]);
 }

@@ -23,14 +23,24 @@
 //!   but comments and blank lines may follow it.
 //!
 //! The file is read as bytes: a comment may hold any bytes (a byte that is
-//! not UTF-8 elsewhere makes that line fail to parse). Every malformed input
-//! is a [`DimacsError`] naming the line and what was expected there.
+//! not UTF-8 elsewhere makes that line fail to parse); a byte order mark at
+//! the start is skipped. Every malformed input is a [`DimacsError`] naming
+//! the line and what was expected there; the input it quotes is escaped and
+//! cut short ([`quote`]). A line may hold at most [`MAX_LINE_BYTES`]
+//! (1 MiB), the whole input at most [`MAX_INPUT_BYTES`] (1 GiB).
 
 use std::io::BufRead;
 use std::path::Path;
 
 use super::Graph;
 use super::graph::DenseBits;
+use crate::input::{self, LimitError, MAX_LINE_BYTES, quote};
+
+/// The largest DIMACS input read, in bytes: 1 GiB. The largest graphs of
+/// the DIMACS challenges take a few megabytes (keller5.clq 2.4 MB, keller6
+/// and MANN_a81 about 60 MB); a larger input is refused
+/// ([`LimitError::InputTooLarge`]) before it fills the memory.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// The largest number of vertices accepted (vertex numbers are 32-bit).
 pub const MAX_VERTICES: usize = 1 << 28;
@@ -57,12 +67,16 @@ pub enum DimacsError {
     /// The file could not be read.
     #[error("cannot read the graph: {0}")]
     Io(#[from] std::io::Error),
+    /// A line longer than [`MAX_LINE_BYTES`], or an input larger than
+    /// [`MAX_INPUT_BYTES`].
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// A `p` line that is not `p edge N M` or `p col N M`.
     #[error("line {line}: expected a problem line `p edge N M` or `p col N M`, found `{found}`")]
     BadHeader {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// A second `p` line.
@@ -109,7 +123,7 @@ pub enum DimacsError {
     BadEdge {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// An `n` line that is not `n V W` with two integers.
@@ -117,7 +131,7 @@ pub enum DimacsError {
     BadVertexWeight {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// A vertex number outside `1..=N`.
@@ -145,7 +159,7 @@ pub enum DimacsError {
     UnknownLine {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// Data after an `END` line.
@@ -155,7 +169,7 @@ pub enum DimacsError {
         line: usize,
         /// The line of `END`.
         end: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// The input ended without a `p` line.
@@ -232,8 +246,13 @@ pub fn read_file_with_warnings(path: impl AsRef<Path>) -> Result<(Graph, Vec<Dim
 /// # Ok::<(), dimacs::DimacsError>(())
 /// ```
 pub fn parse_with_warnings(reader: impl BufRead) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
+    parse_within(reader, MAX_INPUT_BYTES)
+}
+
+/// [`parse_with_warnings`] with a limit of `limit` bytes on the input.
+fn parse_within(reader: impl BufRead, limit: u64) -> Result<(Graph, Vec<DimacsWarning>), DimacsError> {
     let mut reader_state = Reader::default();
-    for_each_line(reader, &mut reader_state)?;
+    for_each_line(reader, limit, &mut reader_state)?;
     reader_state.finish()
 }
 
@@ -321,21 +340,21 @@ impl LineSink for Reader {
         {
             return Ok(());
         }
-        let text = String::from_utf8_lossy(bytes);
-        let mut fields = text.split_whitespace();
+        let mut fields = input::fields(bytes);
         let Some(kind) = fields.next() else {
             return Ok(());
         };
-        if kind.starts_with('c') {
+        if kind.starts_with(b"c") {
             // A comment: the line starts with `c` (some files write `c---`).
             return Ok(());
         }
+        let found = || quote(input::trim(bytes));
         if let Some(end) = self.end {
-            return Err(DimacsError::AfterEnd { line, end, found: text.trim().to_owned() });
+            return Err(DimacsError::AfterEnd { line, end, found: found() });
         }
         // The fields after the first: at most three are ever wanted, so a
         // fourth only marks the line as too long (no allocation per line).
-        let mut held = [""; 4];
+        let mut held: [&[u8]; 4] = [b""; 4];
         let mut count = 0;
         for field in fields {
             held[count.min(3)] = field;
@@ -346,19 +365,19 @@ impl LineSink for Reader {
         }
         let rest = &held[..count.min(4)];
         match kind {
-            "p" => {
+            b"p" => {
                 if let Some((_, first)) = self.header {
                     return Err(DimacsError::DuplicateHeader { line, first });
                 }
-                let bad = || DimacsError::BadHeader { line, found: text.trim().to_owned() };
+                let bad = || DimacsError::BadHeader { line, found: found() };
                 let [format, n, m] = rest[..] else {
                     return Err(bad());
                 };
-                if format != "edge" && format != "col" && format != "edges" {
+                if format != b"edge" && format != b"col" && format != b"edges" {
                     return Err(bad());
                 }
-                let n: usize = n.parse().map_err(|_| bad())?;
-                self.declared = m.parse().map_err(|_| bad())?;
+                let n: usize = input::number(n).ok_or_else(bad)?;
+                self.declared = input::number(m).ok_or_else(bad)?;
                 if n > MAX_VERTICES {
                     return Err(DimacsError::TooManyVertices { line, n });
                 }
@@ -373,56 +392,64 @@ impl LineSink for Reader {
                     Edges::Sparse(Vec::new())
                 });
             }
-            "e" => {
+            b"e" => {
                 let Some(&(n, _)) = self.header.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "edge" });
                 };
-                let bad = || DimacsError::BadEdge { line, found: text.trim().to_owned() };
+                let bad = || DimacsError::BadEdge { line, found: found() };
                 let [u, v] = rest[..] else {
                     return Err(bad());
                 };
-                let u: u64 = u.parse().map_err(|_| bad())?;
-                let v: u64 = v.parse().map_err(|_| bad())?;
+                let u: u64 = input::number(u).ok_or_else(bad)?;
+                let v: u64 = input::number(v).ok_or_else(bad)?;
                 self.add(edge(u, v, n, line)?);
             }
-            "n" => {
+            b"n" => {
                 let Some(&(n, _)) = self.header.as_ref() else {
                     return Err(DimacsError::DataBeforeHeader { line, what: "vertex weight" });
                 };
-                let bad = || DimacsError::BadVertexWeight { line, found: text.trim().to_owned() };
+                let bad = || DimacsError::BadVertexWeight { line, found: found() };
                 let [v, w] = rest[..] else {
                     return Err(bad());
                 };
-                let v: u64 = v.parse().map_err(|_| bad())?;
-                let _w: i64 = w.parse().map_err(|_| bad())?;
+                let v: u64 = input::number(v).ok_or_else(bad)?;
+                let _w: i64 = input::number(w).ok_or_else(bad)?;
                 vertex(v, n, line)?;
             }
-            "END" if rest.is_empty() => self.end = Some(line),
-            _ => return Err(DimacsError::UnknownLine { line, found: text.trim().to_owned() }),
+            b"END" if rest.is_empty() => self.end = Some(line),
+            _ => return Err(DimacsError::UnknownLine { line, found: found() }),
         }
         Ok(())
     }
 }
 
 /// Reads every line of `reader` into `r`, with its 1-based number, as
-/// bytes without the line end (`\n` or `\r\n`), as `crate::text::Lines`
-/// reads them, but in place in the reader's buffer: a line is copied only
-/// when it straddles two fills of the buffer, and is checked for UTF-8
-/// only if the general path makes it text. A plain edge line is read where
-/// it lies, in the same pass that finds its end ([`scan_edge`]); the end
-/// of any other line is found with `memchr`.
-fn for_each_line<R: BufRead>(mut reader: R, r: &mut impl LineSink) -> Result<(), DimacsError> {
+/// bytes without the line end (`\n` or `\r\n`) and without a byte order
+/// mark at the start, as `crate::input::Lines` reads them, but in place in
+/// the reader's buffer: a line is copied only when it straddles two fills
+/// of the buffer. A plain edge line is read where it lies, in the same pass
+/// that finds its end ([`scan_edge`]); the end of any other line is found
+/// with `memchr`. A line longer than [`MAX_LINE_BYTES`] is an error as soon
+/// as that many of its bytes are read, and so is an input of more than
+/// `limit` bytes (the reader is read no further).
+fn for_each_line<R: BufRead>(reader: R, limit: u64, r: &mut impl LineSink) -> Result<(), DimacsError> {
     fn strip(line: &[u8]) -> &[u8] {
         line.strip_suffix(b"\r").unwrap_or(line)
     }
+    let mut reader = reader.take(limit.saturating_add(1));
+    let mut read = 0u64;
     let mut line = 0;
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        let buf = reader.fill_buf()?;
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
         if buf.is_empty() {
             if !carry.is_empty() {
                 // The last line, without a line end: nothing stripped.
-                r.line(line + 1, &carry)?;
+                r.line(line + 1, input::skip_bom(line + 1, &carry))?;
             }
             return Ok(());
         }
@@ -430,6 +457,7 @@ fn for_each_line<R: BufRead>(mut reader: R, r: &mut impl LineSink) -> Result<(),
         loop {
             if carry.is_empty()
                 && let Some((u, v, end)) = scan_edge(&buf[start..])
+                && end <= MAX_LINE_BYTES
                 && buf.get(start + end) == Some(&b'\n')
             {
                 line += 1;
@@ -442,21 +470,49 @@ fn for_each_line<R: BufRead>(mut reader: R, r: &mut impl LineSink) -> Result<(),
             let Some(at) = memchr::memchr(b'\n', &buf[start..]) else {
                 break;
             };
+            if carry.len() + at > MAX_LINE_BYTES {
+                return Err(too_long(line + 1));
+            }
             let end = start + at;
             line += 1;
             if carry.is_empty() {
-                r.line(line, strip(&buf[start..end]))?;
+                r.line(line, input::skip_bom(line, strip(&buf[start..end])))?;
             } else {
                 carry.extend_from_slice(&buf[start..end]);
-                r.line(line, strip(&carry))?;
+                r.line(line, input::skip_bom(line, strip(&carry)))?;
                 carry.clear();
             }
             start = end + 1;
         }
+        if carry.len() + (buf.len() - start) > MAX_LINE_BYTES {
+            return Err(too_long(line + 1));
+        }
         carry.extend_from_slice(&buf[start..]);
         let used = buf.len();
         reader.consume(used);
+        read += used as u64;
+        if read > limit {
+            // The byte past the limit ends line `line`, or is in the next.
+            let line = line + usize::from(!carry.is_empty());
+            return Err(too_large(line, limit));
+        }
     }
+}
+
+/// The error of a line longer than [`MAX_LINE_BYTES`] (out of the way of
+/// the loop that reads lines).
+#[cold]
+#[inline(never)]
+fn too_long(line: usize) -> DimacsError {
+    LimitError::LineTooLong { line, limit: MAX_LINE_BYTES as u64 }.into()
+}
+
+/// The error of an input larger than `limit` (out of the way of the loop
+/// that reads lines).
+#[cold]
+#[inline(never)]
+fn too_large(line: usize, limit: u64) -> DimacsError {
+    LimitError::InputTooLarge { line, limit, what: "a DIMACS graph" }.into()
 }
 
 /// The two numbers of a line `e U V` written plainly: spaces or tabs
@@ -569,8 +625,18 @@ mod tests {
     /// buffer of `capacity` bytes ([`Record`]).
     fn read_in_place(bytes: &[u8], capacity: usize, take_plain: bool) -> Vec<(usize, String)> {
         let mut got = Record { take_plain, lines: Vec::new() };
-        for_each_line(std::io::BufReader::with_capacity(capacity, bytes), &mut got).unwrap();
+        for_each_line(std::io::BufReader::with_capacity(capacity, bytes), u64::MAX, &mut got).unwrap();
         got.lines
+    }
+
+    /// The lines of `bytes` as `crate::input::Lines` reads them, as text.
+    fn lines_of(bytes: &[u8]) -> Vec<(usize, String)> {
+        let mut lines = crate::input::Lines::new(bytes, u64::MAX, "a test");
+        let mut all = Vec::new();
+        while let Some((n, text)) = lines.next_line::<DimacsError>().unwrap() {
+            all.push((n, String::from_utf8_lossy(text).into_owned()));
+        }
+        all
     }
 
     /// How the general path reads a line as an edge.
@@ -594,24 +660,114 @@ mod tests {
         }
     }
 
+    /// The lines [`for_each_line`] reads through a buffer of `capacity`
+    /// bytes within `limit` bytes, and the limit it stops at.
+    fn read_within(bytes: &[u8], capacity: usize, limit: u64) -> (Vec<(usize, String)>, Option<LimitError>) {
+        let mut got = Record { take_plain: false, lines: Vec::new() };
+        let reader = std::io::BufReader::with_capacity(capacity, bytes);
+        let error = for_each_line(reader, limit, &mut got).err().map(|e| match e {
+            DimacsError::Limit(e) => e,
+            e => panic!("{e}"),
+        });
+        (got.lines, error)
+    }
+
+    /// The lines `crate::input::Lines` reads within `limit` bytes, and the
+    /// limit it stops at.
+    fn lines_within(bytes: &[u8], limit: u64) -> (Vec<(usize, String)>, Option<LimitError>) {
+        let mut lines = crate::input::Lines::new(bytes, limit, "a DIMACS graph");
+        let mut all = Vec::new();
+        loop {
+            match lines.next_line::<DimacsError>() {
+                Ok(Some((n, text))) => all.push((n, String::from_utf8_lossy(text).into_owned())),
+                Ok(None) => return (all, None),
+                Err(DimacsError::Limit(e)) => return (all, Some(e)),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_wherever_it_lies() {
+        let long =
+            |bytes: &[u8]| [&b"p edge 3 1\n"[..], bytes, &vec![b' '; MAX_LINE_BYTES], b"1 2\n"].concat();
+        // A plain edge, and any other line, read in place (the whole input
+        // is one buffer) or across the fills of a reader.
+        for text in [long(b"e"), long(b"x")] {
+            for error in
+                [parse(&text[..]).unwrap_err(), parse(std::io::BufReader::new(&text[..])).unwrap_err()]
+            {
+                assert!(
+                    matches!(error, DimacsError::Limit(LimitError::LineTooLong { line: 2, .. })),
+                    "{error}"
+                );
+                assert_eq!(error.to_string(), "line 2: longer than 1 MiB (a binary file?)");
+            }
+        }
+        // Up to the limit, the line is read.
+        let mut fits = long(b"e");
+        fits.drain(12..16);
+        assert_eq!(parse(&fits[..]).unwrap().edge_count(), 1);
+    }
+
+    #[test]
+    fn the_input_stops_at_its_limit() {
+        let text = b"p edge 3 2\ne 1 2\ne 2 3\n";
+        assert_eq!(parse_within(&text[..], 23).unwrap().0.edge_count(), 2);
+        let error = parse_within(&text[..], 20).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "line 3: the input is larger than 20 bytes, the limit for a DIMACS graph"
+        );
+        assert_eq!(
+            parse_within(&text[..], 16).unwrap_err().to_string(),
+            "line 2: the input is larger than 16 bytes, the limit for a DIMACS graph"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let g = parse_str("\u{feff}p edge 2 1\ne 1 2\n").unwrap();
+        assert_eq!(g.edge_count(), 1);
+        // Elsewhere it is shown.
+        assert_eq!(
+            parse_str("p edge 2 1\n\u{feff}e 1 2\n").unwrap_err().to_string(),
+            "line 2: expected a `c`, `p`, `e` or `n` line, found `\\u{feff}e 1 2`"
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
-        /// The lines read in place are those of `crate::text::Lines`, with
+        /// Within a limit on the input, the lines read in place and the
+        /// error are those of `crate::input::Lines`, whatever the buffer's
+        /// size.
+        #[test]
+        fn the_limit_is_where_the_texts_lines_stop(
+            bytes in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'\r'), Just(b'\n')], 0..30),
+            capacity in 1usize..8,
+            limit in 0u64..32,
+        ) {
+            prop_assert_eq!(read_within(&bytes, capacity, limit), lines_within(&bytes, limit));
+        }
+
+        /// The lines read in place are those of `crate::input::Lines`, with
         /// their numbers, whatever the buffer's size (lines straddling
         /// fills included).
         #[test]
         fn lines_in_place_are_the_texts_lines(
-            bytes in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'\r'), Just(b'\n'), Just(0xe9u8)], 0..40),
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'a'), Just(b'\r'), Just(b'\n'), Just(0xe9u8), Just(0xef), Just(0xbb), Just(0xbf)],
+                0..40,
+            ),
             capacity in 1usize..8,
         ) {
-            let expected: Vec<(usize, String)> =
-                crate::text::Lines::new(&bytes[..]).map(Result::unwrap).collect();
+            let expected = lines_of(&bytes);
             prop_assert_eq!(read_in_place(&bytes, capacity, false), expected);
         }
 
         /// Plain edge lines read in place, wherever the buffer's fills cut
-        /// them, are the lines of `crate::text::Lines` that `plain_edge`
+        /// them, are the lines of `crate::input::Lines` that `plain_edge`
         /// reads, with the same numbers; the others come whole.
         #[test]
         fn plain_lines_read_in_place_are_the_texts_lines(
@@ -622,8 +778,8 @@ mod tests {
             capacity in 1usize..16,
         ) {
             let bytes = parts.concat().into_bytes();
-            let expected: Vec<(usize, String)> = crate::text::Lines::new(&bytes[..])
-                .map(Result::unwrap)
+            let expected: Vec<(usize, String)> = lines_of(&bytes)
+                .into_iter()
                 .map(|(n, text)| match plain_edge(text.as_bytes()) {
                     Some((u, v)) => (n, format!("edge {u} {v}")),
                     None => (n, text),

@@ -8,7 +8,14 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::input::{self, LimitError, quote};
 use crate::splitmix::SplitMix64;
+
+/// The largest knapsack file read, in bytes: 256 MiB, some ten million
+/// items. The classic test sets have at most 10,000 items (about 150 KB);
+/// a larger input is refused ([`LimitError::InputTooLarge`]) before its
+/// items fill the memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
 /// One item: its profit and its weight, both positive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -256,12 +263,16 @@ pub enum ParseError {
     /// The file could not be read.
     #[error("cannot read the instance: {0}")]
     Io(#[from] std::io::Error),
+    /// A line longer than [`MAX_LINE_BYTES`](crate::input::MAX_LINE_BYTES),
+    /// or an input larger than [`MAX_INPUT_BYTES`].
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// The first line is not `N CAPACITY`.
     #[error("line {line}: expected the header `N CAPACITY` (two non-negative integers), found `{found}`")]
     BadHeader {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// An item line that is not `PROFIT WEIGHT`.
@@ -271,7 +282,7 @@ pub enum ParseError {
         line: usize,
         /// The 1-based item number.
         item: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// The input ended before `N` items.
@@ -291,7 +302,7 @@ pub enum ParseError {
         line: usize,
         /// `N` of the header.
         n: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// A profit, weight or capacity out of range.
@@ -313,7 +324,11 @@ pub enum ParseError {
 /// Parses the plain format of the classic knapsack test sets: a header line
 /// `N CAPACITY`, then `N` lines `PROFIT WEIGHT`. Blank lines and lines
 /// starting with `#` are ignored (the file is read as bytes: a comment may
-/// hold any). Items are numbered from 1 in errors, as on the command line.
+/// hold any; a byte order mark at the start is skipped). Items are numbered
+/// from 1 in errors, as on the command line; the input an error quotes is
+/// escaped and cut short ([`crate::input::quote`]). A line may hold at most
+/// [`MAX_LINE_BYTES`](crate::input::MAX_LINE_BYTES) (1 MiB), the whole
+/// input at most [`MAX_INPUT_BYTES`] (256 MiB).
 ///
 /// ```
 /// use treelb_apps::knapsack::parse_str;
@@ -333,25 +348,32 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Instance, ParseError> {
 
 /// Parses an instance in the plain format of [`parse_str`] from a reader.
 pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
+    parse_within(reader, MAX_INPUT_BYTES)
+}
+
+/// [`parse`] with a limit of `limit` bytes on the input.
+fn parse_within(reader: impl BufRead, limit: u64) -> Result<Instance, ParseError> {
     let mut header: Option<(usize, i64)> = None;
     let mut items = Vec::new();
     let mut last = 0;
-    for read in crate::text::Lines::new(reader) {
-        let (line, text) = read?;
+    let mut lines = input::Lines::new(reader, limit, "a knapsack instance");
+    while let Some((line, text)) = lines.next_line::<ParseError>()? {
         last = line;
-        let trimmed = text.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        let trimmed = input::trim(text);
+        if trimmed.is_empty() || trimmed.starts_with(b"#") {
             continue;
         }
-        let fields: Vec<&str> = trimmed.split_whitespace().collect();
+        // Two fields are wanted: a third only marks the line as wrong.
+        let mut fields = input::fields(trimmed);
+        let two = match (fields.next(), fields.next(), fields.next()) {
+            (Some(a), Some(b), None) => Some((a, b)),
+            _ => None,
+        };
         match header {
             None => {
-                let parsed = match fields[..] {
-                    [n, c] => n.parse::<usize>().ok().zip(c.parse::<i64>().ok()),
-                    _ => None,
-                };
+                let parsed = two.and_then(|(n, c)| input::number::<usize>(n).zip(input::number::<i64>(c)));
                 let Some((n, capacity)) = parsed.filter(|&(_, c)| c >= 0) else {
-                    return Err(ParseError::BadHeader { line, found: trimmed.to_owned() });
+                    return Err(ParseError::BadHeader { line, found: quote(trimmed) });
                 };
                 if capacity > MAX_VALUE {
                     return Err(ParseError::Invalid { line, source: InstanceError::BadCapacity(capacity) });
@@ -360,18 +382,11 @@ pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
             }
             Some((n, _)) => {
                 if items.len() == n {
-                    return Err(ParseError::TrailingData { line, n, found: trimmed.to_owned() });
+                    return Err(ParseError::TrailingData { line, n, found: quote(trimmed) });
                 }
-                let parsed = match fields[..] {
-                    [p, w] => p.parse::<i64>().ok().zip(w.parse::<i64>().ok()),
-                    _ => None,
-                };
+                let parsed = two.and_then(|(p, w)| input::number::<i64>(p).zip(input::number::<i64>(w)));
                 let Some((profit, weight)) = parsed else {
-                    return Err(ParseError::BadItem {
-                        line,
-                        item: items.len() + 1,
-                        found: trimmed.to_owned(),
-                    });
+                    return Err(ParseError::BadItem { line, item: items.len() + 1, found: quote(trimmed) });
                 };
                 if !(1..=MAX_VALUE).contains(&profit) || !(1..=MAX_VALUE).contains(&weight) {
                     let source = InstanceError::BadItem { item: items.len() + 1, profit, weight };
@@ -388,4 +403,20 @@ pub fn parse(reader: impl BufRead) -> Result<Instance, ParseError> {
         return Err(ParseError::MissingItems { line: last + 1, expected: n, found: items.len() });
     }
     Ok(Instance { items, capacity })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_stops_at_its_limit() {
+        let text = "2 10\n1 2\n3 4\n";
+        assert_eq!(parse_within(text.as_bytes(), 13).unwrap().len(), 2);
+        let e = parse_within(text.as_bytes(), 8).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: the input is larger than 8 bytes, the limit for a knapsack instance"
+        );
+    }
 }

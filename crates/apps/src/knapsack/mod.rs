@@ -26,7 +26,7 @@ mod instance;
 mod search;
 
 pub use instance::{
-    Class, Instance, InstanceError, Item, MAX_VALUE, ParseClassError, ParseError, Spec, parse, parse_str,
-    read_file,
+    Class, Instance, InstanceError, Item, MAX_INPUT_BYTES, MAX_VALUE, ParseClassError, ParseError, Spec,
+    parse, parse_str, read_file,
 };
 pub use search::{Knapsack, KnapsackNode};

@@ -11,6 +11,15 @@
 //! must contain). Header lines are `KEY : VALUE` (spaces around the colon
 //! optional); the numbers of a section may be spread over lines in any way.
 //!
+//! The file is read as bytes: a `COMMENT` may hold any (a byte that is not
+//! UTF-8 becomes U+FFFD there; elsewhere it fails its line), and a byte
+//! order mark at the start is skipped. Every malformed input is a
+//! [`TsplibError`] naming its line; the input it quotes is escaped and cut
+//! short ([`crate::input::quote`]). A line may hold at most
+//! [`MAX_LINE_BYTES`](crate::input::MAX_LINE_BYTES) (1 MiB), the whole
+//! input at most [`MAX_INPUT_BYTES`] (1 GiB), a tour [`MAX_TOUR_BYTES`]
+//! (64 MiB).
+//!
 //! The distance functions (TSPLIB 95, §2.1–2.6), with `nint(x) = ⌊x + 0.5⌋`:
 //!
 //! * `EUC_2D`, `EUC_3D`: `nint(√(dx² + dy² [+ dz²]))`; `CEIL_2D`: `⌈√(dx² + dy²)⌉`;
@@ -33,9 +42,21 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Tsp, find};
+use crate::input::{self, LimitError, quote};
 
 /// The largest `DIMENSION` accepted (the distance matrix has `n²` entries).
 pub const MAX_DIMENSION: usize = 4096;
+
+/// The largest TSPLIB instance read, in bytes: 1 GiB. The largest explicit
+/// matrices of TSPLIB take a few megabytes, and a `FULL_MATRIX` of
+/// [`MAX_DIMENSION`] nodes about 200 MB even with 13-digit weights; a larger
+/// input is refused ([`LimitError::InputTooLarge`]) before it fills the
+/// memory.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The largest TSPLIB tour read, in bytes: 64 MiB (a tour of
+/// [`MAX_DIMENSION`] nodes takes about 20 KB).
+pub const MAX_TOUR_BYTES: u64 = 64 << 20;
 
 /// How edge weights are given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -236,6 +257,10 @@ pub enum TsplibError {
     /// The file could not be read.
     #[error("cannot read the instance: {0}")]
     Io(#[from] std::io::Error),
+    /// A line longer than [`MAX_LINE_BYTES`](crate::input::MAX_LINE_BYTES),
+    /// or an input larger than [`MAX_INPUT_BYTES`].
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// A line that is no known keyword.
     #[error(
         "line {line}: expected a TSPLIB keyword (NAME, TYPE, DIMENSION, EDGE_WEIGHT_TYPE, …, a section or EOF), found `{found}`"
@@ -243,7 +268,7 @@ pub enum TsplibError {
     UnknownKeyword {
         /// The 1-based line number.
         line: usize,
-        /// The offending line.
+        /// The offending line, as [`quote`] shows it.
         found: String,
     },
     /// A keyword with a value that cannot be used.
@@ -255,7 +280,7 @@ pub enum TsplibError {
         keyword: &'static str,
         /// What was expected.
         expected: &'static str,
-        /// The value found.
+        /// The value found, as [`quote`] shows it.
         found: String,
     },
     /// A valid TSPLIB value this solver does not handle.
@@ -267,7 +292,7 @@ pub enum TsplibError {
         keyword: &'static str,
         /// What is supported.
         expected: &'static str,
-        /// The value found.
+        /// The value found, as [`quote`] shows it.
         found: String,
     },
     /// A keyword or section given twice.
@@ -297,7 +322,7 @@ pub enum TsplibError {
         section: &'static str,
         /// What was expected.
         expected: &'static str,
-        /// The token found.
+        /// The token found, as [`quote`] shows it.
         found: String,
     },
     /// A section that ended before all its data.
@@ -309,7 +334,8 @@ pub enum TsplibError {
         section: &'static str,
         /// How many numbers were still expected.
         expected: usize,
-        /// What came instead.
+        /// What came instead: a line in backticks, as [`quote`] shows it,
+        /// or "the end of the input".
         found: String,
     },
     /// A coordinate section with another number of nodes than `DIMENSION`.
@@ -404,40 +430,80 @@ pub enum TsplibError {
     },
 }
 
-/// A number token of a section, with its line.
+/// A number token of a section: its line, and where it lies on the line
+/// read last (`Lines::current`).
 struct Token {
     line: usize,
-    text: String,
+    at: std::ops::Range<usize>,
 }
 
-/// Line-by-line reader that hands out whitespace-separated tokens for
+/// Line-by-line reader that hands out the whitespace-separated tokens of
 /// sections and whole lines for the header.
 struct Lines<R> {
-    lines: crate::text::Lines<R>,
-    /// Tokens left on the current line, in order.
+    lines: input::Lines<R>,
+    /// The section line read last, whose tokens are `pending`.
+    current: Vec<u8>,
+    /// Tokens left on `current`, in order.
     pending: std::collections::VecDeque<Token>,
     /// The line number of the last line read.
     line: usize,
     /// A line pushed back for the header parser.
-    pushed: Option<(usize, String)>,
+    pushed: Option<(usize, Vec<u8>)>,
 }
 
 impl<R: BufRead> Lines<R> {
-    fn new(reader: R) -> Self {
-        Lines { lines: crate::text::Lines::new(reader), pending: Default::default(), line: 0, pushed: None }
+    /// The lines of an instance of at most `limit` bytes.
+    fn new(reader: R, limit: u64) -> Self {
+        Lines {
+            lines: input::Lines::new(reader, limit, "a TSPLIB instance"),
+            current: Vec::new(),
+            pending: Default::default(),
+            line: 0,
+            pushed: None,
+        }
     }
 
-    fn next_line(&mut self) -> Result<Option<(usize, String)>, TsplibError> {
+    /// The next line, with its number.
+    fn next_line(&mut self) -> Result<Option<(usize, Vec<u8>)>, TsplibError> {
         if let Some(p) = self.pushed.take() {
             return Ok(Some(p));
         }
-        match self.lines.next() {
-            None => Ok(None),
-            Some(read) => {
-                let (line, text) = read?;
-                self.line = line;
-                Ok(Some((line, text)))
+        let Some((line, text)) = self.lines.next_line::<TsplibError>()? else {
+            return Ok(None);
+        };
+        self.line = line;
+        Ok(Some((line, text.to_vec())))
+    }
+
+    /// The next line of a section that is not blank, read into `current`,
+    /// with its number: `None` at the end of the input or at a line that
+    /// starts with a letter (a keyword), which is pushed back.
+    fn section_line(&mut self) -> Result<Option<usize>, TsplibError> {
+        loop {
+            let line = match self.pushed.take() {
+                Some((line, text)) => {
+                    self.current = text;
+                    line
+                }
+                None => match self.lines.next_line::<TsplibError>()? {
+                    Some((line, text)) => {
+                        self.line = line;
+                        self.current.clear();
+                        self.current.extend_from_slice(text);
+                        line
+                    }
+                    None => return Ok(None),
+                },
+            };
+            let trimmed = input::trim(&self.current);
+            if trimmed.is_empty() {
+                continue;
             }
+            if trimmed[0].is_ascii_alphabetic() {
+                self.pushed = Some((line, std::mem::take(&mut self.current)));
+                return Ok(None);
+            }
+            return Ok(Some(line));
         }
     }
 
@@ -448,22 +514,22 @@ impl<R: BufRead> Lines<R> {
             if let Some(t) = self.pending.pop_front() {
                 return Ok(Some(t));
             }
-            let Some((line, text)) = self.next_line()? else {
+            let Some(line) = self.section_line()? else {
                 return Ok(None);
             };
-            let trimmed = text.trim();
-            if trimmed.starts_with(|c: char| c.is_ascii_alphabetic()) {
-                self.pushed = Some((line, text));
-                return Ok(None);
-            }
-            self.pending.extend(trimmed.split_whitespace().map(|t| Token { line, text: t.to_owned() }));
+            self.pending.extend(input::field_ranges(&self.current).map(|at| Token { line, at }));
         }
+    }
+
+    /// The bytes of a token.
+    fn text(&self, token: &Token) -> &[u8] {
+        &self.current[token.at.clone()]
     }
 
     /// The line where the data ended (for "too short" errors).
     fn here(&self) -> (usize, String) {
         match &self.pushed {
-            Some((line, text)) => (*line, format!("`{}`", text.trim())),
+            Some((line, text)) => (*line, format!("`{}`", quote(input::trim(text)))),
             None => (self.line + 1, "the end of the input".to_owned()),
         }
     }
@@ -476,7 +542,7 @@ impl<R: BufRead> Lines<R> {
                 line: t.line,
                 section,
                 expected: "the end of the section",
-                found: t.text,
+                found: quote(self.text(&t)),
             }),
         }
     }
@@ -484,8 +550,8 @@ impl<R: BufRead> Lines<R> {
 
 /// Whether `text` reads as a line of a coordinate section (its first
 /// token a node number).
-fn is_node_line(text: &str) -> bool {
-    text.split_whitespace().next().is_some_and(|t| t.parse::<u64>().is_ok())
+fn is_node_line(text: &[u8]) -> bool {
+    input::fields(text).next().is_some_and(|t| input::number::<u64>(t).is_some())
 }
 
 /// A number of a section, parsed.
@@ -499,9 +565,10 @@ fn number<T: std::str::FromStr>(
         let (line, found) = lines.here();
         return Err(TsplibError::SectionTooShort { line, section, expected: remaining, found });
     };
-    match token.text.parse() {
-        Ok(v) => Ok((v, token.line)),
-        Err(_) => Err(TsplibError::BadNumber { line: token.line, section, expected, found: token.text }),
+    let text = lines.text(&token);
+    match input::number(text) {
+        Some(v) => Ok((v, token.line)),
+        None => Err(TsplibError::BadNumber { line: token.line, section, expected, found: quote(text) }),
     }
 }
 
@@ -553,32 +620,42 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Tsp, TsplibError> {
 
 /// Splits a header line into its keyword and value: `KEY : VALUE`,
 /// `KEY: VALUE`, `KEY :VALUE`, or a bare `KEY` (sections, `EOF`).
-fn keyword(text: &str) -> (&str, &str) {
-    let text = text.trim();
-    let end = text.find(|c: char| c == ':' || c.is_whitespace()).unwrap_or(text.len());
+fn keyword(text: &[u8]) -> (&[u8], &[u8]) {
+    let text = input::trim(text);
+    let end =
+        (0..text.len()).find(|&i| text[i] == b':' || input::space_len(&text[i..]) > 0).unwrap_or(text.len());
     let (key, rest) = text.split_at(end);
-    let rest = rest.trim_start();
-    let value = rest.strip_prefix(':').unwrap_or(rest).trim();
+    let rest = input::trim_start(rest);
+    let value = input::trim(rest.strip_prefix(b":").unwrap_or(rest));
     (key, value)
 }
 
 /// Parses a TSPLIB instance from a reader.
 pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
-    let mut lines = Lines::new(reader);
+    parse_within(reader, MAX_INPUT_BYTES)
+}
+
+/// [`parse`] with a limit of `limit` bytes on the input.
+fn parse_within(reader: impl BufRead, limit: u64) -> Result<Tsp, TsplibError> {
+    let mut lines = Lines::new(reader, limit);
     let mut p = Parsed::default();
     let mut ended = false;
     while let Some((line, text)) = lines.next_line()? {
         p.end = line;
-        if text.trim().is_empty() {
+        if input::trim(&text).is_empty() {
             continue;
         }
         let after_coords = p.after_coords.take();
-        let (key, value) = keyword(&text);
+        let (key, raw_value) = keyword(&text);
+        // Keywords are ASCII: one that is not UTF-8 is no keyword.
+        let key = std::str::from_utf8(key).unwrap_or("\u{fffd}");
+        let value_text = String::from_utf8_lossy(raw_value);
+        let value: &str = &value_text;
         let bad = |keyword: &'static str, expected: &'static str| TsplibError::BadValue {
             line,
             keyword,
             expected,
-            found: value.to_owned(),
+            found: quote(raw_value),
         };
         match key {
             "EOF" => {
@@ -606,7 +683,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                             line,
                             keyword: "TYPE",
                             expected: "TSP, a symmetric travelling salesman instance",
-                            found: value.to_owned(),
+                            found: quote(raw_value),
                         });
                     }
                     _ => return Err(bad("TYPE", "TSP")),
@@ -632,7 +709,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                         line,
                         keyword: "EDGE_WEIGHT_TYPE",
                         expected: "EXPLICIT, EUC_2D, EUC_3D, CEIL_2D, MAN_2D, MAN_3D, MAX_2D, MAX_3D, GEO or ATT",
-                        found: value.to_owned(),
+                        found: quote(raw_value),
                     },
                     _ => bad(
                         "EDGE_WEIGHT_TYPE",
@@ -667,7 +744,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                     line,
                     keyword: if key == "CAPACITY" { "CAPACITY" } else { "EDGE_DATA_FORMAT" },
                     expected: "the keywords of a complete symmetric TSP",
-                    found: value.to_owned(),
+                    found: quote(raw_value),
                 });
             }
             "NODE_COORD_SECTION" => {
@@ -759,7 +836,7 @@ pub fn parse(reader: impl BufRead) -> Result<Tsp, TsplibError> {
                         detail: String::new(),
                     });
                 }
-                return Err(TsplibError::UnknownKeyword { line, found: text.trim().to_owned() });
+                return Err(TsplibError::UnknownKeyword { line, found: quote(input::trim(&text)) });
             }
         }
     }
@@ -953,6 +1030,10 @@ pub enum TourError {
     /// The file could not be read.
     #[error("cannot read the tour: {0}")]
     Io(#[from] std::io::Error),
+    /// A line longer than [`MAX_LINE_BYTES`](crate::input::MAX_LINE_BYTES),
+    /// or an input larger than [`MAX_TOUR_BYTES`].
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// A malformed line or number.
     #[error("line {line}: expected {expected}, found `{found}`")]
     Bad {
@@ -960,7 +1041,7 @@ pub enum TourError {
         line: usize,
         /// What was expected.
         expected: &'static str,
-        /// What was found.
+        /// What was found, as [`quote`] shows it.
         found: String,
     },
     /// The tour is not a permutation of the nodes.
@@ -978,7 +1059,8 @@ pub enum TourError {
 
 /// Reads a TSPLIB tour (`.opt.tour`): `TYPE: TOUR`, `DIMENSION`, a
 /// `TOUR_SECTION` of 1-based nodes ending with `-1`. Returns the 0-based
-/// tour.
+/// tour. The file is read as the instances are (a byte order mark skipped,
+/// quoted input escaped), and may take at most [`MAX_TOUR_BYTES`].
 ///
 /// ```
 /// use treelb_apps::tsp::tsplib;
@@ -997,40 +1079,37 @@ pub fn read_tour_file(path: impl AsRef<Path>) -> Result<Vec<u32>, TourError> {
 
 /// Reads a TSPLIB tour from a reader.
 pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
+    parse_tour_within(reader, MAX_TOUR_BYTES)
+}
+
+/// [`parse_tour`] with a limit of `limit` bytes on the input.
+fn parse_tour_within(reader: impl BufRead, limit: u64) -> Result<Vec<u32>, TourError> {
     let mut n: Option<usize> = None;
     // The nodes, each with its line.
     let mut tour: Vec<(u32, usize)> = Vec::new();
     let mut in_section = false;
     // The line that ended the tour section (or the input).
     let mut end = 0;
-    for read in crate::text::Lines::new(reader) {
-        let (line, text) = read?;
+    let mut lines = input::Lines::new(reader, limit, "a TSPLIB tour");
+    while let Some((line, text)) = lines.next_line::<TourError>()? {
         end = line + 1;
-        let trimmed = text.trim();
+        let trimmed = input::trim(text);
         if trimmed.is_empty() {
             continue;
         }
         if in_section {
-            for token in trimmed.split_whitespace() {
-                let v: i64 = token.parse().map_err(|_| TourError::Bad {
-                    line,
-                    expected: "a node number or -1",
-                    found: token.to_owned(),
-                })?;
+            for token in input::fields(trimmed) {
+                let bad = |expected| TourError::Bad { line, expected, found: quote(token) };
+                let v: i64 = input::number(token).ok_or_else(|| bad("a node number or -1"))?;
                 if v == -1 {
                     in_section = false;
                     end = line;
                     break;
                 }
-                let bad =
-                    || TourError::Bad { line, expected: "a positive node number", found: token.to_owned() };
-                let v = u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(bad)?;
+                let v =
+                    u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| bad("a positive node number"))?;
                 if tour.len() >= MAX_DIMENSION {
-                    return Err(TourError::Bad {
-                        line,
-                        expected: "at most 4096 nodes (the largest DIMENSION)",
-                        found: token.to_owned(),
-                    });
+                    return Err(bad("at most 4096 nodes (the largest DIMENSION)"));
                 }
                 tour.push((v - 1, line));
             }
@@ -1038,29 +1117,29 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
         }
         let (key, value) = keyword(trimmed);
         match key {
-            "EOF" => {
+            b"EOF" => {
                 end = line;
                 break;
             }
-            "NAME" | "COMMENT" | "TYPE" => {}
-            "DIMENSION" => {
+            b"NAME" | b"COMMENT" | b"TYPE" => {}
+            b"DIMENSION" => {
                 let bad = || TourError::Bad {
                     line,
                     expected: "the number of nodes after DIMENSION (1 to 4096)",
-                    found: value.to_owned(),
+                    found: quote(value),
                 };
-                let d: usize = value.parse().map_err(|_| bad())?;
+                let d: usize = input::number(value).ok_or_else(bad)?;
                 if d == 0 || d > MAX_DIMENSION {
                     return Err(bad());
                 }
                 n = Some(d);
             }
-            "TOUR_SECTION" => in_section = true,
+            b"TOUR_SECTION" => in_section = true,
             _ => {
                 return Err(TourError::Bad {
                     line,
                     expected: "a TSPLIB tour keyword",
-                    found: trimmed.to_owned(),
+                    found: quote(trimmed),
                 });
             }
         }
@@ -1086,4 +1165,21 @@ pub fn parse_tour(reader: impl BufRead) -> Result<Vec<u32>, TourError> {
     }
     let tour: Vec<u32> = tour.into_iter().map(|(v, _)| v).collect();
     Ok(tour)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_stops_at_its_limit() {
+        let e = parse_within("NAME: x\nTYPE: TSP\n".as_bytes(), 10).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: the input is larger than 10 bytes, the limit for a TSPLIB instance"
+        );
+        let e = parse_tour_within("TYPE: TOUR\nDIMENSION: 3\n".as_bytes(), 12).unwrap_err();
+        assert_eq!(e.to_string(), "line 2: the input is larger than 12 bytes, the limit for a TSPLIB tour");
+        assert!(matches!(e, TourError::Limit(LimitError::InputTooLarge { line: 2, limit: 12, .. })));
+    }
 }
