@@ -872,3 +872,73 @@ fn errors_show_control_characters_visibly() {
     assert_eq!(tsp.name, "x");
     assert_eq!(tsplib::parse_tour_str("\u{feff}TOUR_SECTION\n2 1\n-1\n").unwrap(), [1, 0]);
 }
+
+/// A coordinate section has one node per line: a line short of a
+/// coordinate is reported as such (the next line's node number was read as
+/// the missing coordinate: "node 3 listed a second time"), and so is a line
+/// with a number too many.
+#[test]
+fn a_node_line_short_of_a_number_is_reported_as_such() {
+    let head = "NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n";
+    let bad = |text: &str| tsplib::parse_str(text).unwrap_err().to_string();
+    assert_eq!(
+        bad(&format!("{head}1 0 0\n2 5\n3 1 1\nEOF\n")),
+        "line 7: expected a node line `N X Y` in NODE_COORD_SECTION, found `2 5` (too few numbers)"
+    );
+    assert_eq!(
+        bad(&format!("{head}1 0 0\n2 5 1 3\n3 1 1\nEOF\n")),
+        "line 7: expected a node line `N X Y` in NODE_COORD_SECTION, found `2 5 1 3` (too many numbers)"
+    );
+    assert_eq!(
+        bad(&format!("{head}1 0 0 2 5 1\n3 1 1\nEOF\n")),
+        "line 6: expected a node line `N X Y` in NODE_COORD_SECTION, found `1 0 0 2 5 1` (too many numbers)"
+    );
+    assert_eq!(
+        bad(&format!("{head}1\n0 0\n2 5 1\n3 1 1\nEOF\n")),
+        "line 6: expected a node line `N X Y` in NODE_COORD_SECTION, found `1` (too few numbers)"
+    );
+    let space = "NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_3D\nNODE_COORD_SECTION\n";
+    assert_eq!(
+        bad(&format!("{space}1 0 0 0\n2 3 4\nEOF\n")),
+        "line 7: expected a node line `N X Y Z` in NODE_COORD_SECTION, found `2 3 4` (too few numbers)"
+    );
+    assert!(matches!(
+        tsplib::parse_str(&format!("{head}1 0 0\n2 5\n3 1 1\nEOF\n")),
+        Err(TsplibError::BadNodeLine { line: 7, section: "NODE_COORD_SECTION", .. })
+    ));
+    // Blank lines between nodes are still fine.
+    assert_eq!(tsplib::parse_str(&format!("{head}1 0 0\n\n2 3 4\n  \n3 0 4\nEOF\n")).unwrap().dist(0, 1), 5);
+}
+
+/// GEO coordinates are `DDD.MM`, degrees and minutes: a latitude beyond
+/// ±90, a longitude beyond ±180 or minutes of 60 or more are refused on
+/// their line (they were accepted and gave distances of nowhere).
+#[test]
+fn geo_coordinates_out_of_range_are_refused() {
+    let head = "NAME: g\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: GEO\nNODE_COORD_SECTION\n";
+    let bad = |nodes: &str| tsplib::parse_str(&format!("{head}{nodes}EOF\n")).unwrap_err().to_string();
+    assert_eq!(
+        bad("1 38.24 20.42\n2 95.10 26.15\n3 40.56 25.32\n"),
+        "line 7: expected a GEO latitude DDD.MM between -90 and 90 in NODE_COORD_SECTION, found `95.10`"
+    );
+    assert_eq!(
+        bad("1 38.24 20.42\n2 39.57 -180.30\n3 40.56 25.32\n"),
+        "line 7: expected a GEO longitude DDD.MM between -180 and 180 in NODE_COORD_SECTION, found `-180.30`"
+    );
+    for minutes in ["38.60", "38.75", "-12.6", "12.99"] {
+        assert_eq!(
+            bad(&format!("1 38.24 20.42\n2 39.57 26.15\n3 {minutes} 25.32\n")),
+            format!(
+                "line 8: expected a GEO coordinate DDD.MM with minutes MM below 60 in NODE_COORD_SECTION, found `{minutes}`"
+            )
+        );
+    }
+    // The poles, the date line and 59 minutes are in range (gr666 has the
+    // South Pole, -90.00 0.00).
+    let tsp =
+        tsplib::parse_str(&format!("{head}1 -90.00 0.00\n2 90.00 -180.00\n3 12.59 180.00\nEOF\n")).unwrap();
+    assert_eq!(tsp.n(), 3);
+    // Other weight types take any finite coordinate.
+    let euc = "NAME: e\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 95.75 0\n2 0 400\nEOF\n";
+    assert!(tsplib::parse_str(euc).is_ok());
+}

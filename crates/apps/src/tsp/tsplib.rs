@@ -9,7 +9,11 @@
 //! `NODE_COORD_SECTION`, `EDGE_WEIGHT_SECTION`, `DISPLAY_DATA_SECTION`
 //! (read and checked, not used) and `FIXED_EDGES_SECTION` (edges every tour
 //! must contain). Header lines are `KEY : VALUE` (spaces around the colon
-//! optional); the numbers of a section may be spread over lines in any way.
+//! optional). A coordinate section has one node per line, `N X Y` (`N X Y
+//! Z` in 3-D), as every TSPLIB file writes it, so that a line short of a
+//! number is reported as such; the numbers of the other sections may be
+//! spread over lines in any way. `GEO` coordinates are checked: latitudes
+//! within ±90, longitudes within ±180 (`DDD.MM`), minutes below 60.
 //!
 //! The file is read as bytes: a `COMMENT` may hold any (a byte that is not
 //! UTF-8 becomes U+FFFD there; elsewhere it fails its line), and a byte
@@ -324,6 +328,21 @@ pub enum TsplibError {
         expected: &'static str,
         /// The token found, as [`quote`] shows it.
         found: String,
+    },
+    /// A line of a coordinate section that is not one node, `N X Y` (or
+    /// `N X Y Z`).
+    #[error("line {line}: expected a node line `{pattern}` in {section}, found `{found}` ({why})")]
+    BadNodeLine {
+        /// The 1-based line number.
+        line: usize,
+        /// The section.
+        section: &'static str,
+        /// The line expected: `N X Y` or `N X Y Z`.
+        pattern: &'static str,
+        /// The line found, as [`quote`] shows it.
+        found: String,
+        /// What is wrong: too few or too many numbers.
+        why: &'static str,
     },
     /// A section that ended before all its data.
     #[error("line {line}: expected {expected} more number(s) in {section}, found {found}")]
@@ -764,7 +783,8 @@ fn parse_within(reader: impl BufRead, limit: u64) -> Result<Tsp, TsplibError> {
                 })?;
                 // EXPLICIT instances may carry (2-D) coordinates too.
                 let dims = weight_type.dimensions().max(2);
-                p.coords = Some(coordinates(&mut lines, S, n, dims)?);
+                let geo = weight_type == EdgeWeightType::Geo;
+                p.coords = Some(coordinates(&mut lines, S, n, dims, geo)?);
                 p.after_coords = Some((S, n));
             }
             "DISPLAY_DATA_SECTION" => {
@@ -778,7 +798,7 @@ fn parse_within(reader: impl BufRead, limit: u64) -> Result<Tsp, TsplibError> {
                     return Err(TsplibError::Duplicate { line, keyword: S });
                 }
                 p.display = true;
-                coordinates(&mut lines, S, n, 2)?;
+                coordinates(&mut lines, S, n, 2, false)?;
                 p.after_coords = Some((S, n));
             }
             "EDGE_WEIGHT_SECTION" => {
@@ -849,27 +869,42 @@ fn parse_within(reader: impl BufRead, limit: u64) -> Result<Tsp, TsplibError> {
 }
 
 /// Reads `n` lines `i x y [z]` of a coordinate section: the coordinates
-/// and the line of each node.
+/// and the line of each node. `geo`: the coordinates are `GEO` latitudes
+/// and longitudes, checked.
 fn coordinates(
     lines: &mut Lines<impl BufRead>,
     section: &'static str,
     n: usize,
     dims: usize,
+    geo: bool,
 ) -> Result<(Vec<[f64; 3]>, Vec<usize>), TsplibError> {
+    let pattern = if dims == 3 { "N X Y Z" } else { "N X Y" };
     let mut coords = vec![[f64::NAN; 3]; n];
     let mut seen = vec![false; n];
     let mut at = vec![0; n];
     for k in 0..n {
-        let remaining = (n - k) * (dims + 1);
-        let (node, line): (i64, usize) = match number(lines, section, "a node number", remaining) {
+        let Some(line) = lines.section_line()? else {
+            let (line, found) = lines.here();
+            if k == 0 {
+                return Err(TsplibError::SectionTooShort { line, section, expected: n * (dims + 1), found });
+            }
             // The section ended (a keyword or the end of the file) before
             // DIMENSION nodes.
-            Err(TsplibError::SectionTooShort { line, found, .. }) if k > 0 => {
-                let detail = format!(" (found {found} where node {} was due)", k + 1);
-                return Err(TsplibError::NodeCount { line, section, dimension: n, found: k, detail });
-            }
-            r => r?,
+            let detail = format!(" (found {found} where node {} was due)", k + 1);
+            return Err(TsplibError::NodeCount { line, section, dimension: n, found: k, detail });
         };
+        let text = &lines.current[..];
+        let bad_line =
+            |why| TsplibError::BadNodeLine { line, section, pattern, found: quote(input::trim(text)), why };
+        // The node number and its coordinates, one line each.
+        let mut fields = input::fields(text);
+        let mut held: [&[u8]; 4] = [b""; 4];
+        for slot in &mut held[..=dims] {
+            *slot = fields.next().ok_or_else(|| bad_line("too few numbers"))?;
+        }
+        let bad_number =
+            |expected, field: &[u8]| TsplibError::BadNumber { line, section, expected, found: quote(field) };
+        let node: i64 = input::number(held[0]).ok_or_else(|| bad_number("a node number", held[0]))?;
         let i = usize::try_from(node)
             .ok()
             .filter(|i| (1..=n).contains(i))
@@ -879,23 +914,47 @@ fn coordinates(
         }
         at[i - 1] = line;
         for (d, slot) in coords[i - 1].iter_mut().enumerate().take(dims) {
-            let (x, line): (f64, usize) = number(lines, section, "a coordinate", remaining - 1 - d)?;
+            let field = held[d + 1];
+            let x: f64 = input::number(field).ok_or_else(|| bad_number("a coordinate", field))?;
             if !x.is_finite() {
-                return Err(TsplibError::BadNumber {
-                    line,
-                    section,
-                    expected: "a finite coordinate",
-                    found: x.to_string(),
-                });
+                return Err(bad_number("a finite coordinate", field));
+            }
+            if geo && d < 2 {
+                geo_check(x, d == 0).map_err(|expected| bad_number(expected, field))?;
             }
             *slot = x;
         }
         if dims == 2 {
             coords[i - 1][2] = 0.0;
         }
+        if let Some(extra) = fields.next() {
+            if k + 1 == n {
+                return Err(bad_number("the end of the section", extra));
+            }
+            return Err(bad_line("too many numbers"));
+        }
     }
     lines.finish_section(section)?;
     Ok((coords, at))
+}
+
+/// A `GEO` coordinate `DDD.MM` checked: what was expected if it is out of
+/// range (a latitude within ±90 degrees, a longitude within ±180, minutes
+/// below 60).
+fn geo_check(x: f64, latitude: bool) -> Result<(), &'static str> {
+    // `12.60` is 12.5999…96 as a double: its minutes, 59.99…96, are 60
+    // but for the rounding of the decimal number.
+    const ROUNDING: f64 = 1e-9;
+    let minutes = x.abs().fract() * 100.0;
+    if latitude && x.abs() > 90.0 {
+        Err("a GEO latitude DDD.MM between -90 and 90")
+    } else if !latitude && x.abs() > 180.0 {
+        Err("a GEO longitude DDD.MM between -180 and 180")
+    } else if minutes + ROUNDING >= 60.0 {
+        Err("a GEO coordinate DDD.MM with minutes MM below 60")
+    } else {
+        Ok(())
+    }
 }
 
 /// Reads an explicit matrix in `format`.
