@@ -2,13 +2,16 @@
 //! and tour), knapsack, trace (`treelb_threads::trace`) and UTS-parameter
 //! parsers. Whatever the input, a
 //! parser returns `Ok` or an error that names its line (UTS flags: the flag)
-//! — never a panic, never a hang.
+//! — never a panic, never a hang — and the errors of the instance files
+//! (DIMACS, TSPLIB, knapsack) hold no control character: the input they
+//! quote is escaped, so that a file cannot drive the terminal that shows
+//! the error.
 //!
 //! The inputs start from real files — the samples below, and the benchmark
 //! instances in `../shared/instances` beside the checkout when it is there
 //! — and are mutated: bytes flipped, lines dropped, doubled or swapped,
-//! numbers replaced by huge, negative or malformed ones, garbage and
-//! non-UTF-8 bytes inserted, line ends turned into CRLF, the file cut
+//! numbers replaced by huge, negative or malformed ones, garbage, escape
+//! sequences and non-UTF-8 bytes inserted, line ends turned into CRLF, the file cut
 //! anywhere. Every input is at most [`MAX_INPUT`] bytes, and every case runs
 //! on its own thread with a time limit ([`CASE_TIMEOUT`]) that fails the test
 //! loudly.
@@ -141,6 +144,19 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), 1..=255u8).prop_map(|(i, x)| Mutation::Flip(i, x)),
         (any::<usize>(), prop::collection::vec(any::<u8>(), 1..16)).prop_map(|(i, b)| Mutation::Insert(i, b)),
         (any::<usize>(), prop::sample::select(vec![" ", "\n", "\t", "\0", "p edge 3 3\n", "e", "-1\n", ":"]))
+            .prop_map(|(i, s)| Mutation::Insert(i, s.as_bytes().to_vec())),
+        (
+            any::<usize>(),
+            prop::sample::select(vec![
+                "\x1b]0;PWNED\x07",
+                "\x1b[2J",
+                "\u{9b}2J",
+                "\u{202e}",
+                "\u{feff}",
+                "\x7f",
+                "\r"
+            ])
+        )
             .prop_map(|(i, s)| Mutation::Insert(i, s.as_bytes().to_vec())),
         (any::<usize>(), 1..64usize).prop_map(|(i, n)| Mutation::Delete(i, n)),
         any::<usize>().prop_map(Mutation::Truncate),
@@ -319,7 +335,29 @@ fn check_file<F>(what: &str, bytes: &[u8], parse: F) -> Result<(), TestCaseError
 where
     F: FnOnce(&[u8]) -> Option<String> + Send + 'static,
 {
-    if let Some(message) = run_case(what, bytes, parse)? {
+    check_message(what, bytes, run_case(what, bytes, parse)?)
+}
+
+/// The check of an instance-file parser: [`check_file`]'s, and no control
+/// character (C0, DEL, C1) in the error, whatever the input holds.
+fn check_instance_file<F>(what: &str, bytes: &[u8], parse: F) -> Result<(), TestCaseError>
+where
+    F: FnOnce(&[u8]) -> Option<String> + Send + 'static,
+{
+    let message = run_case(what, bytes, parse)?;
+    if let Some(message) = &message {
+        prop_assert!(
+            !message.chars().any(char::is_control),
+            "{what}: the error {message:?} holds a control character; input: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    check_message(what, bytes, message)
+}
+
+/// An error message, if any, names its line and is one line.
+fn check_message(what: &str, bytes: &[u8], message: Option<String>) -> Result<(), TestCaseError> {
+    if let Some(message) = message {
         prop_assert!(
             names_a_line(&message) && !message.contains('\n'),
             "{what}: the error `{message}` names no line; input: {:?}",
@@ -364,22 +402,22 @@ proptest! {
 
     #[test]
     fn fuzz_dimacs(bytes in input(seeds(&[DIMACS, DIMACS_WEIGHTS], "clique", ".clq"))) {
-        check_file("the DIMACS parser", &bytes.0, dimacs)?;
+        check_instance_file("the DIMACS parser", &bytes.0, dimacs)?;
     }
 
     #[test]
     fn fuzz_tsplib(bytes in input(seeds(&[TSP_COORDS, TSP_GEO, TSP_MATRIX, TSP_LOWER], "tsp", ".tsp"))) {
-        check_file("the TSPLIB parser", &bytes.0, tsp)?;
+        check_instance_file("the TSPLIB parser", &bytes.0, tsp)?;
     }
 
     #[test]
     fn fuzz_tsplib_tour(bytes in input(seeds(&[TOUR], "tsp", ".tour"))) {
-        check_file("the TSPLIB tour parser", &bytes.0, tour)?;
+        check_instance_file("the TSPLIB tour parser", &bytes.0, tour)?;
     }
 
     #[test]
     fn fuzz_knapsack(bytes in input(seeds(&[KNAPSACK], "knapsack", ".txt"))) {
-        check_file("the knapsack parser", &bytes.0, knapsack)?;
+        check_instance_file("the knapsack parser", &bytes.0, knapsack)?;
     }
 
     #[test]

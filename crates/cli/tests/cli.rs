@@ -1519,3 +1519,54 @@ fn a_stopped_deep_search_reports_instead_of_overflowing_its_stack() {
         assert!(json["answer"]["optimum"].as_i64().is_some(), "P = {p}: the best found is reported");
     }
 }
+
+/// An endless input (`/dev/zero`) is refused once its first line passes
+/// 1 MiB: one line on stderr that names the limit, exit code 2, at once
+/// (`treelb clique /dev/zero` read the line to 4.1 GB and aborted on a
+/// failed allocation of 8 GiB, exit code 134).
+#[cfg(unix)]
+#[test]
+fn an_endless_input_is_refused_at_the_line_limit() {
+    for args in [["clique", "/dev/zero"], ["tsp", "/dev/zero"], ["knapsack", "/dev/zero"]] {
+        let start = std::time::Instant::now();
+        let o = treelb(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("/dev/zero: line 1: longer than 1 MiB (a binary file?)"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(20), "{args:?}: {:?}", start.elapsed());
+    }
+}
+
+/// The input an error quotes reaches the terminal escaped: a line that
+/// would set the terminal's title and clear its screen is shown as
+/// `\x1b]0;PWNED\x07\x1b[2J`, not obeyed.
+#[test]
+fn errors_show_the_control_characters_of_the_input_visibly() {
+    let dir = scratch("escapes");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("a scratch file");
+        path.to_str().unwrap().to_owned()
+    };
+    let clique = write("title.clq", b"p edge 3 1\ne 1 \x1b]0;PWNED\x07\x1b[2J\n");
+    let tsp = write("title.tsp", b"NAME: x\n\x1b]0;PWNED\x07\x1b[2J\n");
+    let knapsack = write("title.txt", b"1 10\n\x1b]0;PWNED\x07\x1b[2J 4\n");
+    for (args, message) in [
+        (
+            ["clique", &clique],
+            r"title.clq: line 2: expected an edge `e U V` with two vertex numbers, found `e 1 \x1b]0;PWNED\x07\x1b[2J`",
+        ),
+        (["tsp", &tsp], r"found `\x1b]0;PWNED\x07\x1b[2J`"),
+        (
+            ["knapsack", &knapsack],
+            r"title.txt: line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `\x1b]0;PWNED\x07\x1b[2J 4`",
+        ),
+    ] {
+        let o = treelb(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: expected `{message}` in: {err:?}");
+        assert!(!err.trim_end_matches('\n').chars().any(char::is_control), "{args:?}: {err:?}");
+    }
+}
