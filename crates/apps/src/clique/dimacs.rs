@@ -441,11 +441,7 @@ fn for_each_line<R: BufRead>(reader: R, limit: u64, r: &mut impl LineSink) -> Re
     let mut line = 0;
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
+        let buf = reader.fill_buf()?;
         if buf.is_empty() {
             if !carry.is_empty() {
                 // The last line, without a line end: nothing stripped.
