@@ -10,9 +10,12 @@
 //! * **Limits.** No line may be longer than [`MAX_LINE_BYTES`]; a longer one
 //!   is refused as soon as the limit is passed, without reading the rest of
 //!   it (`/dev/zero` is one endless line). Each format also has a limit on
-//!   the size of the whole input (`dimacs::MAX_INPUT_BYTES`,
-//!   `tsplib::MAX_INPUT_BYTES`, `tsplib::MAX_TOUR_BYTES`,
-//!   `knapsack::MAX_INPUT_BYTES`). Both are a [`LimitError`].
+//!   the size of the whole input, far above its largest real instances:
+//!   [`dimacs::MAX_INPUT_BYTES`](crate::clique::dimacs::MAX_INPUT_BYTES)
+//!   and [`tsplib::MAX_INPUT_BYTES`](crate::tsp::tsplib::MAX_INPUT_BYTES)
+//!   (1 GiB), [`tsplib::MAX_TOUR_BYTES`](crate::tsp::tsplib::MAX_TOUR_BYTES)
+//!   (64 MiB), [`knapsack::MAX_INPUT_BYTES`](crate::knapsack::MAX_INPUT_BYTES)
+//!   (256 MiB). Both limits are a [`LimitError`].
 //! * **A byte order mark** (UTF-8, `EF BB BF`) at the start of a file is
 //!   skipped.
 //! * **Quoting.** Every piece of input an error message repeats goes through
