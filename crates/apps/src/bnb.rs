@@ -17,21 +17,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use treelb::Reduce;
-use treelb::search::Search;
 
-/// A branch-and-bound search whose open nodes carry a bound on the
-/// solutions of their subtrees. When a run is stopped early, the open nodes
-/// it drops bound everything it did not explore: the best of their bounds
-/// and the incumbent is a proven bound on the optimum (the optimality gap of
-/// the partial answer).
-pub trait NodeBound: Search {
-    /// An optimistic bound on the value of every solution in `node`'s
-    /// subtree, in the objective's own units (an upper bound when
-    /// maximizing, a lower bound when minimizing); `None` if the node has
-    /// none yet (the root of a search that bounds a node only when it
-    /// expands it).
-    fn node_bound(&self, node: &Self::Node) -> Option<i64>;
-}
+/// A branch-and-bound search whose open nodes carry a bound: the library's
+/// trait (see [`treelb::bound`] for what a stopped run proves with it).
+pub use treelb::bound::NodeBound;
 
 /// Node counters of a branch-and-bound run, merged by addition.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -86,7 +86,9 @@ use clap::Args;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
-use treelb::limit::{Limit, Limited};
+use treelb::limit::Limit;
+#[cfg(feature = "mpi")]
+use treelb::limit::{Limited, StopReason};
 use treelb::{Incumbent, Progress, Reduce, RunStats, Work};
 use treelb_mpi::wire::{Codec, from_bytes, to_bytes};
 
@@ -615,16 +617,16 @@ where
     crate::cmd::catch_signals();
     while !state.pieces.is_empty() {
         let drain = Drain::new(plan.every);
-        let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
+        let bag = Resumable::new(std::mem::take(&mut state.pieces), &drain);
         let (output, stats) = crate::cmd::run_threads_limited(bag, cfg, expected_units, unit, &limit)?;
         state.add(output, &stats);
-        if limit.interrupted() {
-            return Ok(Ran { output: state.output, stats: state.stats, interrupted: true });
+        if let Some(reason) = limit.partial_because() {
+            return Ok(Ran { output: state.output, stats: state.stats, stopped: Some(reason) });
         }
         state.pieces = drain.into_pieces();
         state.write(plan, codec, incumbent)?;
     }
-    Ok(Ran { output: state.output, stats: state.stats, interrupted: false })
+    Ok(Ran { output: state.output, stats: state.stats, stopped: None })
 }
 
 /// [`run_threads`] across the MPI ranks: every rank runs each segment;
@@ -698,7 +700,8 @@ where
     if rank != 0 {
         return Ok(None);
     }
-    Ok(Some(Ran { output: state.output, stats: state.stats, interrupted }))
+    let stopped = interrupted.then(|| limit.stop_reason().unwrap_or(StopReason::WorkCap));
+    Ok(Some(Ran { output: state.output, stats: state.stats, stopped }))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
+use treelb::limit::StopReason;
 use treelb::{MIN_MEASURED_WALL, PeStats, RunStats};
 use treelb_bench::machine::Processor;
 
@@ -124,8 +125,9 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
         unit: &'static str,
         cfg: &RunConfig,
         stats: RunStats,
-        interrupted: bool,
+        stopped: Option<StopReason>,
     ) -> Self {
+        let interrupted = stopped.is_some();
         Report {
             app,
             title,
@@ -134,7 +136,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             lines,
             unit,
             interrupted,
-            stopped_by: interrupted.then(|| crate::cmd::stop_reason(cfg)),
+            stopped_by: interrupted.then(|| crate::cmd::stop_reason(cfg, stopped)),
             // The PEs that ran (with MPI: ranks × threads per rank).
             setup: RunSetup { threads: stats.pes.len(), ..RunSetup::new(cfg) },
             wall_secs: stats.wall.as_secs_f64(),

@@ -57,7 +57,8 @@ fn mpirun(np: usize, args: &[&str], env: &[(&str, &str)]) -> String {
 
 /// [`mpirun`], returning stdout and stderr.
 fn mpirun_with_stderr(np: usize, args: &[&str], env: &[(&str, &str)]) -> (String, String) {
-    let (o, e) = mpirun_exact(np, &[args, &["--runtime", "mpi", "--no-progress"]].concat(), env);
+    // --progress: rank 0 describes the runtime in a line on stderr.
+    let (o, e) = mpirun_exact(np, &[args, &["--runtime", "mpi", "--progress"]].concat(), env);
     assert!(e.contains("treelb: mpi: "), "rank 0 did not report the runtime\nstderr:\n{e}");
     (o, e)
 }

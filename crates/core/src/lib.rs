@@ -72,6 +72,7 @@
 //! ```
 
 pub mod backoff;
+pub mod bound;
 pub mod game;
 pub mod incumbent;
 pub mod init;

@@ -30,9 +30,51 @@
 //! assert_eq!(nodes, (1 << 21) - 1);
 //! ```
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::Instant;
 
 use crate::{Progress, Work};
+
+/// Why a run stopped before its work was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// Its deadline passed ([`Limit::check_deadline`]).
+    Deadline,
+    /// Its pieces did the most units of work the [`Limit`] allows.
+    WorkCap,
+    /// A signal (Ctrl-C, SIGTERM) asked it to stop: what a program that
+    /// handles signals passes to [`Limit::stop_because`].
+    Signal,
+    /// [`Limit::stop`] was called.
+    Requested,
+}
+
+impl StopReason {
+    /// Every reason, in the order of their codes.
+    const ALL: [StopReason; 4] =
+        [StopReason::Deadline, StopReason::WorkCap, StopReason::Signal, StopReason::Requested];
+
+    fn code(self) -> u8 {
+        StopReason::ALL.iter().position(|&r| r == self).map_or(0, |i| i as u8 + 1)
+    }
+
+    fn from_code(code: u8) -> Option<StopReason> {
+        StopReason::ALL.get(usize::from(code).checked_sub(1)?).copied()
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::Deadline => "the deadline",
+            StopReason::WorkCap => "the cap on the units of work",
+            StopReason::Signal => "a signal",
+            StopReason::Requested => "a stop request",
+        })
+    }
+}
 
 /// The most units of work the pieces of a run may do, and how many they
 /// did; shared by all [`Limited`] pieces of the run.
@@ -44,12 +86,20 @@ pub struct Limit {
     dropped: AtomicBool,
     /// [`Limit::stop`] was called.
     stop: AtomicBool,
+    /// The code of the first [`StopReason`] given, 0 for none.
+    reason: AtomicU8,
 }
 
 impl Limit {
     /// A limit of `max` units.
     pub fn new(max: u64) -> Self {
-        Limit { max, done: AtomicU64::new(0), dropped: AtomicBool::new(false), stop: AtomicBool::new(false) }
+        Limit {
+            max,
+            done: AtomicU64::new(0),
+            dropped: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            reason: AtomicU8::new(0),
+        }
     }
 
     /// No cap on the units, only [`stop`](Self::stop). Its pieces count
@@ -81,9 +131,55 @@ impl Limit {
     }
 
     /// Asks every piece of this limit to stop at its next check (after its
-    /// current slice of work); callable from any thread.
+    /// current slice of work); callable from any thread. The reason is
+    /// [`StopReason::Requested`] unless another was given first.
     pub fn stop(&self) {
+        self.stop_because(StopReason::Requested);
+    }
+
+    /// [`stop`](Self::stop), giving the reason; the first reason given is
+    /// the one [`stop_reason`](Self::stop_reason) reports.
+    ///
+    /// ```
+    /// use treelb::limit::{Limit, StopReason};
+    /// let limit = Limit::unbounded();
+    /// assert_eq!(limit.stop_reason(), None);
+    /// limit.stop_because(StopReason::Signal);
+    /// limit.stop(); // later: the signal stays the reason
+    /// assert!(limit.stopped());
+    /// assert_eq!(limit.stop_reason(), Some(StopReason::Signal));
+    /// ```
+    pub fn stop_because(&self, reason: StopReason) {
+        let _ = self.reason.compare_exchange(0, reason.code(), Ordering::Relaxed, Ordering::Relaxed);
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops the pieces with [`StopReason::Deadline`] if `deadline` has
+    /// passed; returns whether the limit is stopped (for whatever reason).
+    /// A runtime's watchdog calls it every so often (the pieces themselves
+    /// read no clock).
+    pub fn check_deadline(&self, deadline: Option<Instant>) -> bool {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stop_because(StopReason::Deadline);
+        }
+        self.stopped()
+    }
+
+    /// Why the pieces stop: the first reason given to
+    /// [`stop_because`](Self::stop_because), else
+    /// [`StopReason::WorkCap`] once the units reached the cap; `None`
+    /// while neither happened.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        StopReason::from_code(self.reason.load(Ordering::Relaxed))
+            .or_else(|| (self.units() >= self.max).then_some(StopReason::WorkCap))
+    }
+
+    /// The reason the output is partial, if it is: the
+    /// [`stop_reason`](Self::stop_reason) once a piece with work left
+    /// stopped ([`interrupted`](Self::interrupted)), else `None` (a stop
+    /// that came after the last piece was done changes nothing).
+    pub fn partial_because(&self) -> Option<StopReason> {
+        self.interrupted().then(|| self.stop_reason().unwrap_or(StopReason::Requested))
     }
 
     /// Whether [`stop`](Self::stop) was called.

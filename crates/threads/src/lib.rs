@@ -110,7 +110,7 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-pub use treelb::limit::{Limit, Limited};
+pub use treelb::limit::{Limit, Limited, StopReason};
 pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
@@ -229,6 +229,11 @@ pub struct Outcome<O> {
     /// Every decision of every PE's machine, in PE order, if
     /// [`Config::record_decisions`] asked for them.
     pub decisions: Option<Vec<Vec<treelb::strategy::Decision>>>,
+    /// Why the run stopped before its work was done, if it did: the output
+    /// is then partial. Set by [`Run`]; a plain [`run`] of a root that
+    /// the caller limited leaves it to the caller's
+    /// [`Limit::partial_because`].
+    pub stopped: Option<StopReason>,
 }
 
 /// A view of a run in progress, for progress indicators.
@@ -348,6 +353,164 @@ impl<W> Shared<W> {
 /// ```
 pub fn run<W: Work + Clone>(root: W, config: &Config) -> Result<Outcome<W::Output>, ConfigError> {
     run_with_monitor(root, config, Duration::MAX, |_| {})
+}
+
+/// A run with what a long computation needs around it: a deadline, a cap
+/// on its units of work, a stop handle another thread can pull, and an
+/// observer called every so often with the work done — the one entry point
+/// for all of them, on the global pool (or a [`Pool`] of one's own).
+///
+/// The run stops within about one slice of Δt per PE once its deadline has
+/// passed, its cap is reached or its stop handle is pulled, and its
+/// [`Outcome`] says why ([`Outcome::stopped`]); the output is then that of
+/// the work done. A run whose work was done first reports `None`, whatever
+/// came after.
+///
+/// ```
+/// use std::time::Duration;
+/// use treelb::search::{BinaryTree, DfsWork, SplitPolicy};
+/// use treelb_threads::{Config, Limit, Run, StopReason};
+///
+/// // The complete binary tree of height 50: far more than 50 ms of work.
+/// let work = || DfsWork::new(&BinaryTree(50), SplitPolicy::OldestHalf);
+/// let mut seen = 0;
+/// let outcome = Run::new(Config::new(2))
+///     .deadline(Duration::from_millis(50))
+///     .observe(Duration::from_millis(10), |snapshot| seen = seen.max(snapshot.work_units))
+///     .run(work())
+///     .unwrap();
+/// assert_eq!(outcome.stopped, Some(StopReason::Deadline));
+/// assert_eq!(outcome.output, outcome.stats.work_units()); // the nodes done in time
+///
+/// // A cap on the work, and a stop handle (pulled here before the run).
+/// let capped = Run::new(Config::new(2)).max_units(10_000).run(work()).unwrap();
+/// assert_eq!(capped.stopped, Some(StopReason::WorkCap));
+/// let stop = Limit::unbounded();
+/// stop.stop();
+/// let stopped = Run::new(Config::new(2)).stop_handle(&stop).run(work()).unwrap();
+/// assert_eq!(stopped.stopped, Some(StopReason::Requested));
+///
+/// // A run that ends by itself reports no stop.
+/// let done = Run::new(Config::new(2)).deadline(Duration::from_secs(3600)).run(
+///     DfsWork::new(&BinaryTree(12), SplitPolicy::OldestHalf),
+/// ).unwrap();
+/// assert_eq!((done.stopped, done.output), (None, (1 << 13) - 1));
+/// ```
+pub struct Run<'a> {
+    config: Config,
+    deadline: Option<Instant>,
+    after: Option<Duration>,
+    max_units: Option<u64>,
+    handle: Option<&'a Limit>,
+    observer: Option<(Duration, Observer<'a>)>,
+    pool: Option<&'a Pool>,
+}
+
+/// What [`Run::observe`] calls with each snapshot.
+type Observer<'a> = Box<dyn FnMut(&Snapshot) + 'a>;
+
+impl<'a> Run<'a> {
+    /// A run of `config`, with no deadline, cap, stop handle or observer
+    /// yet.
+    pub fn new(config: Config) -> Self {
+        Run { config, deadline: None, after: None, max_units: None, handle: None, observer: None, pool: None }
+    }
+
+    /// Stops the run once `after` has passed since [`Run::run`] was
+    /// called.
+    pub fn deadline(mut self, after: Duration) -> Self {
+        self.after = Some(after);
+        self
+    }
+
+    /// Stops the run at `at` (a deadline shared by several runs, such as
+    /// the segments of a checkpointed computation).
+    pub fn deadline_at(mut self, at: Instant) -> Self {
+        self.deadline = Some(at);
+        self
+    }
+
+    /// Stops the run once its pieces have done about `units` units of work
+    /// (up to one slice of Δt per PE more). With a
+    /// [`stop_handle`](Self::stop_handle), the handle's own cap counts
+    /// instead.
+    pub fn max_units(mut self, units: u64) -> Self {
+        self.max_units = Some(units);
+        self
+    }
+
+    /// Lets another thread stop the run through `handle`
+    /// ([`Limit::stop`], or [`Limit::stop_because`] with the reason), and
+    /// caps the work at the handle's own cap ([`Limit::new`]).
+    pub fn stop_handle(mut self, handle: &'a Limit) -> Self {
+        self.handle = Some(handle);
+        self
+    }
+
+    /// Calls `observer` on the calling thread about every `every` while
+    /// the PEs work (then the calling thread only watches, and the PEs run
+    /// on the pool's workers), with the time since the start and the units
+    /// done.
+    pub fn observe(mut self, every: Duration, observer: impl FnMut(&Snapshot) + 'a) -> Self {
+        self.observer = Some((every, Box::new(observer)));
+        self
+    }
+
+    /// Runs on `pool` instead of the global pool.
+    pub fn on(mut self, pool: &'a Pool) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Runs `root` to its end or its first stop.
+    pub fn run<W: Work + Clone>(self, root: W) -> Result<Outcome<W::Output>, ConfigError> {
+        let started = Instant::now();
+        let deadline = match (self.deadline, self.after) {
+            (Some(at), Some(after)) => Some(at.min(started + after)),
+            (at, after) => at.or_else(|| after.map(|a| started + a)),
+        };
+        let own;
+        let limit = match self.handle {
+            Some(handle) => handle,
+            None => {
+                own = self.max_units.map_or_else(Limit::unbounded, Limit::new);
+                &own
+            }
+        };
+        let (every, mut observer) = match self.observer {
+            Some((every, observer)) => (Some(every.max(Duration::from_micros(100))), Some(observer)),
+            None => (None, None),
+        };
+        // The watch of the deadline: every 100 ms, more often for short
+        // deadlines (a tenth of what is left at the start, at least 1 ms).
+        let watch = deadline.map(|d| {
+            (d.saturating_duration_since(started) / 10)
+                .clamp(Duration::from_millis(1), Duration::from_millis(100))
+        });
+        let interval = match (every, watch) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(Duration::MAX),
+        };
+        let mut last_observed = Duration::ZERO;
+        let monitor = |snapshot: &Snapshot| {
+            limit.check_deadline(deadline);
+            if let (Some(every), Some(observer)) = (every, observer.as_mut())
+                && snapshot.elapsed.saturating_sub(last_observed) >= every
+            {
+                last_observed = snapshot.elapsed;
+                observer(snapshot);
+            }
+        };
+        // A deadline already past stops the pieces at their first check.
+        limit.check_deadline(deadline);
+        let limited = Limited::new(root, limit);
+        let mut outcome = match self.pool {
+            Some(pool) => pool.run_with_monitor(limited, &self.config, interval, monitor)?,
+            None => run_with_monitor(limited, &self.config, interval, monitor)?,
+        };
+        outcome.stopped = limit.partial_because();
+        Ok(outcome)
+    }
 }
 
 /// Like [`run`], and calls `monitor` on the calling thread about every
@@ -536,7 +699,7 @@ where
     }
     let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
     let decisions = config.record_decisions.then_some(decisions);
-    Outcome { output, stats: RunStats { wall, pes }, trace, decisions }
+    Outcome { output, stats: RunStats { wall, pes }, trace, decisions, stopped: None }
 }
 
 /// One turn of PE `me` on this thread (see `sched`): its loop until it

@@ -2,16 +2,15 @@
 //! share: node-count lines, and the optional sequential run whose node count
 //! and time are reported beside the parallel ones (search anomalies).
 
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::limit::Limit;
+use treelb::bound::{NodeBound, OpenBounds, ProvenBound, Watched};
 use treelb::search::DfsWork;
-use treelb::{Incumbent, Progress, Search, Sense, Work};
-use treelb_apps::bnb::{BnbStats, NodeBound};
+use treelb::{Incumbent, Search, Sense};
+use treelb_apps::bnb::BnbStats;
 
 use crate::config::{Error, RunConfig, Runtime};
 use crate::report::Line;
@@ -60,131 +59,6 @@ impl Proof {
             _ => "not proven optimal; no bound: the search stopped before bounding the root".to_owned(),
         };
         Line::new(name, format!("best found {shown}")).note(note)
-    }
-}
-
-/// The best bound of the open nodes dropped when a run was stopped, as a
-/// key (larger is better, `i64::MIN`: none), and whether one had no bound.
-pub(crate) struct OpenBounds {
-    sense: Sense,
-    key: AtomicI64,
-    unbounded: AtomicBool,
-}
-
-impl OpenBounds {
-    pub(crate) fn new(sense: Sense) -> Self {
-        OpenBounds { sense, key: AtomicI64::new(i64::MIN), unbounded: AtomicBool::new(false) }
-    }
-
-    fn key_of(&self, value: i64) -> i64 {
-        match self.sense {
-            Sense::Maximize => value,
-            Sense::Minimize => value.checked_neg().unwrap_or(i64::MAX),
-        }
-    }
-
-    fn record(&self, bound: Option<i64>) {
-        match bound {
-            Some(b) => {
-                self.key.fetch_max(self.key_of(b), Ordering::Relaxed);
-            }
-            None => self.unbounded.store(true, Ordering::Relaxed),
-        }
-    }
-
-    /// The key and the "some node had no bound" flag (for the reduction
-    /// over MPI ranks).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn parts(&self) -> (i64, bool) {
-        (self.key.load(Ordering::Relaxed), self.unbounded.load(Ordering::Relaxed))
-    }
-
-    /// Replaces the parts by those of all ranks.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn set_parts(&self, key: i64, unbounded: bool) {
-        self.key.store(key, Ordering::Relaxed);
-        self.unbounded.store(unbounded, Ordering::Relaxed);
-    }
-}
-
-/// A piece of a branch-and-bound search that, when it is dropped with open
-/// nodes after the run's limit was reached (the run is being stopped),
-/// records their bounds in an [`OpenBounds`].
-///
-/// Why the recorded bound is proven: every node of the tree is expanded,
-/// pruned (its bound could not beat the incumbent of the time, which only
-/// improves), or lies in the subtree of an open node that some piece held
-/// when the run stopped. Every piece ends by being dropped — worked to
-/// exhaustion (then it holds no node), or dropped with its nodes by a
-/// stopped PE, a pool, a mailbox or a rank's drain; a piece sent to another
-/// rank is emptied here and rebuilt there. So every open node at the stop
-/// is recorded by a drop, and every solution is either no better than the
-/// incumbent or no better than a recorded bound. Drops before the limit is
-/// reached are copies (the root after the initial cut) and record nothing;
-/// a copy recorded after the stop can only loosen the bound, never make it
-/// wrong.
-pub(crate) struct Watched<'a, S: NodeBound> {
-    inner: DfsWork<'a, S>,
-    open: &'a OpenBounds,
-    limit: &'a Limit,
-}
-
-impl<'a, S: NodeBound> Watched<'a, S> {
-    pub(crate) fn new(inner: DfsWork<'a, S>, open: &'a OpenBounds, limit: &'a Limit) -> Self {
-        Watched { inner, open, limit }
-    }
-
-    /// The piece's nodes, leaving it empty (its drop then records nothing).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn take(mut self) -> DfsWork<'a, S> {
-        let empty = DfsWork::from_nodes(self.inner.search(), Vec::new(), 0, self.inner.policy());
-        std::mem::replace(&mut self.inner, empty)
-    }
-}
-
-impl<S: NodeBound> Drop for Watched<'_, S> {
-    fn drop(&mut self) {
-        if self.inner.open_nodes() > 0 && self.limit.reached() {
-            let search = self.inner.search();
-            for node in self.inner.nodes() {
-                self.open.record(search.node_bound(node));
-            }
-        }
-    }
-}
-
-impl<S: NodeBound> Clone for Watched<'_, S>
-where
-    S::Node: Clone,
-{
-    fn clone(&self) -> Self {
-        Watched { inner: self.inner.clone(), open: self.open, limit: self.limit }
-    }
-}
-
-impl<S: NodeBound> Work for Watched<'_, S> {
-    type Output = S::Output;
-
-    #[inline]
-    fn work(&mut self, budget: u64, acc: &mut S::Output) -> Progress {
-        self.inner.work(budget, acc)
-    }
-
-    fn split(&mut self) -> Option<Self> {
-        self.inner.split().map(|inner| Watched { inner, open: self.open, limit: self.limit })
-    }
-
-    fn generation(&self) -> u32 {
-        self.inner.generation()
-    }
-
-    fn load(&self) -> u64 {
-        self.inner.load()
-    }
-
-    #[inline]
-    fn should_stop(&self) -> bool {
-        self.inner.should_stop()
     }
 }
 
@@ -279,8 +153,8 @@ where
             Some(ran) => ran,
             None => return Ok(None),
         };
-        if ran.interrupted {
-            open.unbounded.store(true, Ordering::Relaxed);
+        if ran.interrupted() {
+            open.record_unknown();
         }
         ran
     } else {
@@ -302,27 +176,7 @@ where
             Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
         }
     };
-    let value = incumbent.best();
-    let key = |v: i64| open.key_of(v);
-    let (open_key, unbounded) = (open.key.load(Ordering::Relaxed), open.unbounded.load(Ordering::Relaxed));
-    let best_key = value.map_or(i64::MIN, key);
-    let proven_optimal = !ran.interrupted || (!unbounded && open_key <= best_key);
-    let bound = if !ran.interrupted {
-        value
-    } else if unbounded {
-        None
-    } else {
-        let k = open_key.max(best_key);
-        (k != i64::MIN).then(|| match sense {
-            Sense::Maximize => k,
-            Sense::Minimize => -k,
-        })
-    };
-    let gap = match (value, bound) {
-        (Some(v), Some(b)) if v != 0 => Some(((b - v) as f64 / v as f64).abs()),
-        (Some(_), Some(_)) => Some(0.0),
-        _ => None,
-    };
+    let ProvenBound { proven_optimal, bound, gap } = open.prove_incumbent(incumbent, ran.interrupted());
     let proof =
         Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements: live.timeline() };
     Ok(Some(BnbRan { ran, proof }))

@@ -165,7 +165,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         greedy_secs: search.greedy_time().as_secs_f64(),
         search_secs: outcome.stats.wall.as_secs_f64(),
     };
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let best = search.incumbent.into_best();
     let clique: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
     let verified = graph.is_clique(&clique);
@@ -234,11 +234,11 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         proof: k.is_none().then_some(proof),
         phases,
     };
-    Report::new("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, interrupted)
+    Report::new("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, UNIT));
+        return Ok(super::interrupted(&cfg, stopped, units, UNIT));
     }
     if !ok {
         eprintln!("treelb: error: ω = {} found, {} expected", clique.len(), expected.unwrap_or_default());

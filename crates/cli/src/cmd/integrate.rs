@@ -117,7 +117,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let e = outcome.output;
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;
     if !(value.is_finite() && e.error().is_finite()) {
@@ -191,11 +191,11 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         sequential,
     };
     let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, interrupted)
+    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "intervals"));
+        return Ok(super::interrupted(&cfg, stopped, units, "intervals"));
     }
     if e.error() > tol {
         ok = false;

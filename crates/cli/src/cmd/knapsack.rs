@@ -74,7 +74,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let (optimum, items) = search.incumbent.into_best().unwrap_or((0, Vec::new()));
     if instance.profit_of(&items) != Some(optimum) {
         return Err(err!("internal error: the packing {items:?} does not achieve {optimum}"));
@@ -128,11 +128,11 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         sequential: seq,
         proof,
     };
-    Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+    Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "nodes"));
+        return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
     if let (false, Some(dp)) = (ok, dp) {
         eprintln!("treelb: error: branch and bound found {optimum}, the dynamic program {dp}");

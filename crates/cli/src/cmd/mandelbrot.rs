@@ -157,7 +157,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     let Some(outcome) = outcome else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let counts = outcome.output.counts;
     let (image, missing) = if interrupted {
         outcome.output.into_partial_image(&m)
@@ -253,11 +253,11 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         sequential,
     };
     let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, interrupted)
+    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "iterations"));
+        return Ok(super::interrupted(&cfg, stopped, units, "iterations"));
     }
     Ok(Status::Done)
 }

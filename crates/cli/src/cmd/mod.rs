@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
 
-use treelb::limit::{Limit, Limited};
+use treelb::limit::{Limit, StopReason};
 use treelb::search::{DfsWork, Search};
 use treelb::{RunStats, Work};
-use treelb_threads::run_with_monitor;
+use treelb_threads::Run;
 
 use crate::config::{Error, RunConfig, err};
 use crate::progress::Progress;
@@ -52,37 +52,43 @@ impl From<bool> for Status {
     }
 }
 
-/// The end of a run: the merged output, the statistics, and whether
+/// The end of a run: the merged output, the statistics, and why
 /// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
-/// done.
+/// done, if one did.
 pub(crate) struct Ran<O> {
     pub(crate) output: O,
     pub(crate) stats: RunStats,
-    pub(crate) interrupted: bool,
+    /// Why the output is partial, if it is.
+    pub(crate) stopped: Option<StopReason>,
+}
+
+impl<O> Ran<O> {
+    /// Whether the output is partial.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.stopped.is_some()
+    }
 }
 
 /// Set by the first Ctrl-C (SIGINT) or SIGTERM during a run.
 static SIGNALLED: AtomicBool = AtomicBool::new(false);
-
-/// Set when `--time-limit` stopped the run.
-static TIMED_OUT: AtomicBool = AtomicBool::new(false);
 
 /// Whether a signal stopped the run.
 pub(crate) fn signalled() -> bool {
     SIGNALLED.load(Ordering::SeqCst)
 }
 
-/// What stopped an interrupted run, for its report: a signal, the time
-/// limit, or the cap on the units of work.
-pub(crate) fn stop_reason(cfg: &RunConfig) -> String {
-    if signalled() {
-        return "a signal (Ctrl-C or SIGTERM)".to_owned();
-    }
-    match (cfg.time_limit, cfg.max_nodes) {
-        (Some(t), _) if TIMED_OUT.load(Ordering::SeqCst) => format!("--time-limit {}", seconds(t)),
-        (_, Some(max)) => format!("--max-nodes {max}"),
-        (Some(t), None) => format!("--time-limit {}", seconds(t)),
-        (None, None) => "a stop".to_owned(),
+/// What stopped an interrupted run, for its report, in the command line's
+/// words: a signal, the time limit, or the cap on the units of work.
+pub(crate) fn stop_reason(cfg: &RunConfig, stopped: Option<StopReason>) -> String {
+    match stopped {
+        Some(StopReason::Signal) => "a signal (Ctrl-C or SIGTERM)".to_owned(),
+        Some(StopReason::Deadline) => {
+            cfg.time_limit.map_or("the deadline".to_owned(), |t| format!("--time-limit {}", seconds(t)))
+        }
+        Some(StopReason::WorkCap) => {
+            cfg.max_nodes.map_or("the cap on the work".to_owned(), |n| format!("--max-nodes {n}"))
+        }
+        Some(StopReason::Requested) | None => "a stop".to_owned(),
     }
 }
 
@@ -95,29 +101,31 @@ fn seconds(d: Duration) -> String {
 /// time limit counts from here, across the segments of a checkpointed run.
 static STARTED: OnceLock<Instant> = OnceLock::new();
 
-/// The time since the command's first run started.
-fn since_start() -> Duration {
-    STARTED.get_or_init(Instant::now).elapsed()
+/// The command's deadline: `--time-limit` after its first run started.
+pub(crate) fn deadline(cfg: &RunConfig) -> Option<Instant> {
+    cfg.time_limit.map(|t| *STARTED.get_or_init(Instant::now) + t)
 }
 
-/// Checks the stops that come from outside the work: a signal, or the time
-/// limit once the command has run that long (the runtime's own clock,
-/// `elapsed`, or the time since its first run started, whichever is
-/// longer); stops `limit` if one has come. Returns whether the run is being
-/// stopped.
-pub(crate) fn check_stop(cfg: &RunConfig, elapsed: Duration, limit: &Limit) -> bool {
-    if cfg.time_limit.is_some_and(|t| elapsed.max(since_start()) >= t) {
-        TIMED_OUT.store(true, Ordering::SeqCst);
-        limit.stop();
-    }
+/// Checks the stops that come from outside the work — a signal, the
+/// command's deadline — and stops `limit` with the reason if one has come.
+/// Returns whether the run is being stopped. (An MPI rank's watchdog; a run
+/// on threads has the library's [`Run`] watch its deadline.)
+#[cfg(feature = "mpi")]
+pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
     if signalled() {
-        limit.stop();
+        limit.stop_because(StopReason::Signal);
     }
-    limit.stopped()
+    limit.check_deadline(deadline(cfg))
 }
 
-/// How often the stops from outside are checked: every 100 ms, more often
-/// for time limits under a second (a tenth of the limit, at least 1 ms).
+/// How often a run on threads looks for a signal (the library's [`Run`]
+/// watches the deadline on its own).
+const STOP_CHECKS: Duration = Duration::from_millis(100);
+
+/// How often an MPI rank's watchdog looks for a signal and the deadline:
+/// every 100 ms, more often for time limits under a second (a tenth of the
+/// limit, at least 1 ms).
+#[cfg(feature = "mpi")]
 pub(crate) fn stop_interval(cfg: &RunConfig) -> Duration {
     let every = Duration::from_millis(100);
     cfg.time_limit.map_or(every, |t| (t / 10).clamp(Duration::from_millis(1), every))
@@ -144,12 +152,12 @@ pub(crate) fn catch_signals() {
 /// The status of a run that `--max-nodes`, `--time-limit` or a signal
 /// stopped after `units` units of work, after one line on stderr saying so
 /// (the report on stdout is marked too).
-pub(crate) fn interrupted(cfg: &RunConfig, units: u64, unit: &str) -> Status {
-    let reason = stop_reason(cfg);
+pub(crate) fn interrupted(cfg: &RunConfig, stopped: Option<StopReason>, units: u64, unit: &str) -> Status {
+    let reason = stop_reason(cfg, stopped);
     if cfg.quiet {
         return Status::Interrupted;
     }
-    if signalled() {
+    if stopped == Some(StopReason::Signal) {
         eprintln!("treelb: interrupted by {reason} after {units} {unit}; the report is partial");
     } else {
         eprintln!("treelb: interrupted: {reason} reached after {units} {unit}; the report is partial");
@@ -187,12 +195,13 @@ pub(crate) fn run_threads_on<W: Work + Clone>(
     limit: &Limit,
 ) -> Result<Ran<W::Output>, Error> {
     catch_signals();
-    let (output, stats) = run_threads_limited(Limited::new(root, limit), cfg, expected_units, unit, limit)?;
-    Ok(Ran { output, stats, interrupted: limit.interrupted() })
+    let (output, stats) = run_threads_limited(root, cfg, expected_units, unit, limit)?;
+    Ok(Ran { output, stats, stopped: limit.partial_because() })
 }
 
-/// [`run_threads`] on a root limited by `limit`, which is stopped when a
-/// signal arrives.
+/// `root` on the threads runtime under `limit`, which a signal or the
+/// command's deadline stops: the library's [`Run`] with the progress
+/// indicator as its observer.
 pub(crate) fn run_threads_limited<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
@@ -212,10 +221,16 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
     }
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
     progress.started(cfg);
-    let mut outcome = run_with_monitor(root, &cfg.threads_config(), stop_interval(cfg), |s| {
+    let mut run = Run::new(cfg.threads_config()).stop_handle(limit).observe(STOP_CHECKS, |s| {
         progress.update(s);
-        check_stop(cfg, s.elapsed, limit);
-    })?;
+        if signalled() {
+            limit.stop_because(StopReason::Signal);
+        }
+    });
+    if let Some(at) = deadline(cfg) {
+        run = run.deadline_at(at);
+    }
+    let mut outcome = run.run(root)?;
     progress.finish();
     if let (Some(path), Some(mut trace)) = (&cfg.trace, outcome.trace.take()) {
         let file = File::create(path).map_err(|e| err!("--trace {path}: {e}"))?;

@@ -3,14 +3,15 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::limit::{Limit, Limited};
+use treelb::bound::{NodeBound, OpenBounds, Watched};
+use treelb::limit::{Limit, Limited, StopReason};
 use treelb::search::{DfsWork, Search};
 use treelb::{Incumbent, Work};
-use treelb_apps::bnb::{BnbStats, NodeBound};
+use treelb_apps::bnb::BnbStats;
 use treelb_apps::integrate::{Integral, Intervals};
 use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
 use treelb_mpi::shared::Shared;
@@ -18,7 +19,7 @@ use treelb_mpi::wire::{Codec, DecodeError, DfsCodec, LimitedCodec};
 use treelb_mpi::{Mpi, Slow};
 
 use super::Ran;
-use super::bnb::{OpenBounds, Watched};
+
 use crate::config::{Error, RunConfig};
 
 /// The environment variable that slows one rank down (tests): `RANK:MICROS`
@@ -187,16 +188,23 @@ where
     } else {
         String::new()
     };
-    eprintln!(
-        "treelb: mpi: {} ranks × {} threads ({support}); one empty probe costs {:.0} ns, {} probes ≈ {:.2} % of busy time; {} termination waves{broadcasts}",
-        o.ranks,
-        o.threads,
-        o.probe.nanos,
-        o.probe.probes,
-        100.0 * probe_share,
-        o.waves
-    );
-    Ok(Some(Ran { output: o.output, stats: o.stats, interrupted }))
+    // A line on the runtime, with the progress (on a terminal, or
+    // --progress): a normal run prints nothing on stderr.
+    if cfg.feedback.on() {
+        eprintln!(
+            "treelb: mpi: {} ranks × {} threads ({support}); one empty probe costs {:.0} ns, {} probes ≈ {:.2} % of busy time; {} termination waves{broadcasts}",
+            o.ranks,
+            o.threads,
+            o.probe.nanos,
+            o.probe.probes,
+            100.0 * probe_share,
+            o.waves
+        );
+    }
+    // Another rank's stop is most likely its share of --max-nodes: a
+    // deadline or a signal stops every rank.
+    let stopped = interrupted.then(|| limit.stop_reason().unwrap_or(StopReason::WorkCap));
+    Ok(Some(Ran { output: o.output, stats: o.stats, stopped }))
 }
 
 /// [`treelb_mpi::run`] on this rank with a [`watchdog`] beside it that
@@ -249,10 +257,9 @@ pub(crate) fn finalize(mpi: Mpi) {
 /// Stops `limit` on a signal or at the time limit; returns once the run is
 /// `over`.
 pub(crate) fn watchdog(cfg: &RunConfig, limit: &Limit, over: &AtomicBool) {
-    let start = Instant::now();
     let every = super::stop_interval(cfg).min(Duration::from_millis(10));
     while !over.load(Ordering::Relaxed) {
-        super::check_stop(cfg, start.elapsed(), limit);
+        super::check_stop(cfg, limit);
         thread::sleep(every);
     }
 }

@@ -37,7 +37,7 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let published = NQueens::known_solutions(n);
     let mut solutions = Line::new("solutions", result.solutions);
     let matches = interrupted || published.is_none_or(|p| p == result.solutions);
@@ -62,11 +62,11 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
         UNIT,
         &cfg,
         outcome.stats,
-        interrupted,
+        stopped,
     )
     .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, UNIT));
+        return Ok(super::interrupted(&cfg, stopped, units, UNIT));
     }
     if !matches {
         eprintln!(

@@ -79,11 +79,11 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let stats = outcome.output;
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let Some((length, tour)) = search.incumbent.into_best() else {
         if interrupted {
             eprintln!("treelb: tsp: no tour was found before the interruption");
-            return Ok(super::interrupted(&cfg, units, "nodes"));
+            return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
         }
         return Err(err!("no tour contains all the fixed edges of the instance"));
     };
@@ -177,11 +177,11 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         sequential: seq,
         proof,
     };
-    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "nodes"));
+        return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
     if !ok {
         eprintln!("treelb: error: tour length {length} does not match the expected one");

@@ -74,7 +74,7 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
-    let (interrupted, units) = (outcome.interrupted, outcome.stats.work_units());
+    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
     let title = match tree {
@@ -110,10 +110,10 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         params,
         expected_nodes: expected_nodes.is_finite().then_some(expected_nodes),
     };
-    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, interrupted)
+    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped)
         .write(cfg.json, out)?;
     if interrupted {
-        return Ok(super::interrupted(&cfg, units, "nodes"));
+        return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
     if !matches {
         eprintln!("treelb: error: the tree has {} nodes, the published count is {expected:?}", result.nodes);
