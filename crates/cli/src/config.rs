@@ -386,7 +386,7 @@ impl RunConfig {
             max_nodes: args.max_nodes,
             time_limit: args.time_limit,
             deterministic: args.deterministic,
-            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint)?,
+            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint, kind)?,
         })
     }
 

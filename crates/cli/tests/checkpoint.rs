@@ -239,7 +239,7 @@ fn damaged_checkpoints_and_changed_inputs_are_refused_in_one_line() {
     let mut text = std::fs::read(&graph).unwrap();
     text.extend_from_slice(b"c one more comment\n");
     std::fs::write(&graph, &text).unwrap();
-    refused(&["resume", c], "the input file changed since the checkpoint");
+    refused(&["resume", c], "changed since the checkpoint was written");
 
     // Options: a bad duration, commands that do not checkpoint.
     refused(
@@ -248,5 +248,66 @@ fn damaged_checkpoints_and_changed_inputs_are_refused_in_one_line() {
     );
     refused(&["integrate", "sqrt", "--checkpoint", c], "--checkpoint does not apply to integrate");
     refused(&["mandelbrot", "--checkpoint", c], "--checkpoint does not apply to mandelbrot");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A checkpoint path the run could not write, or whose file a checkpoint
+/// would destroy, is refused before any work (T3L would run for minutes),
+/// and nothing at the path is touched.
+#[test]
+fn checkpoint_paths_are_checked_before_the_work_and_nothing_is_overwritten() {
+    let dir = scratch("paths");
+    fn run(path: &str) -> [&str; 8] {
+        ["uts", "--tree", "T3L", "-p", "2", "--no-progress", "--checkpoint", path]
+    }
+    let missing = dir.join("nodir/x.ckpt");
+    refused(&run(missing.to_str().unwrap()), "no directory for the checkpoint");
+    refused(&run(dir.to_str().unwrap()), "is a directory");
+    refused(&run("/dev/full"), "is a device; a checkpoint replaces only a regular file");
+    assert!(!std::fs::metadata("/dev/full").unwrap().is_file(), "/dev/full is still a device");
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "VICTIM ORIGINAL CONTENT").unwrap();
+    refused(&run(notes.to_str().unwrap()), "is not a treelb checkpoint; refusing to overwrite it");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "VICTIM ORIGINAL CONTENT");
+    let link = dir.join("link.ckpt");
+    std::os::unix::fs::symlink(&notes, &link).unwrap();
+    refused(&run(link.to_str().unwrap()), "is a symbolic link");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "VICTIM ORIGINAL CONTENT");
+
+    // An earlier run's checkpoint is not replaced by a new run: resume it.
+    let file = checkpoint_mid_run(&dir, &["uts", "--tree", "T1", "--threads", "2"]);
+    let f = file.to_str().unwrap();
+    let saved = std::fs::read(&file).unwrap();
+    refused(&run(f), "holds the checkpoint of a run");
+    assert_eq!(std::fs::read(&file).unwrap(), saved);
+
+    // Two resumes of one checkpoint: the second is refused while the first
+    // runs, and the first gives the exact answer.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["resume", f, "-p", "1", "--json", "--no-progress", "--checkpoint-every", "10ms"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("treelb starts");
+    let start = Instant::now();
+    let mut refusals = 0;
+    // Once the first resume has written a checkpoint of its own, it holds
+    // the lock: a second resume meanwhile is refused.
+    while first.try_wait().unwrap().is_none() && start.elapsed() < LIMIT {
+        if std::fs::read(&file).is_ok_and(|now| now != saved) {
+            let o = treelb(&["resume", f, "--json", "--no-progress"]);
+            if first.try_wait().unwrap().is_none() {
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert_eq!(o.status.code(), Some(2), "a second resume while the first runs: {err}");
+                assert!(err.contains("another run holds this checkpoint"), "{err}");
+                refusals += 1;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(answer(&report(&out, "the first resume")), T1_NODES);
+    eprintln!("second resumes refused while the first ran: {refusals}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

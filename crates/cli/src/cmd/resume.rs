@@ -32,8 +32,8 @@ pub(crate) struct ResumeArgs {
 }
 
 pub(crate) fn run(args: &ResumeArgs, out: &mut dyn Write) -> Result<Status, Error> {
-    let saved = checkpoint::read(Path::new(&args.file))?;
-    let argv = patched(&saved.argv, args);
+    let saved = treelb_checkpoint::read(Path::new(&args.file))?;
+    let argv = patched(&saved.description, args);
     let cli = Cli::try_parse_from(std::iter::once("treelb".to_owned()).chain(argv.iter().cloned())).map_err(
         |e| {
             let first = e.render().to_string();
