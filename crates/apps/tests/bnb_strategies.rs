@@ -41,7 +41,13 @@ fn configs(budget: u64) -> Vec<(Config, SplitPolicy, String)> {
             let policy = SplitPolicy::ALL[j / 2 % 2];
             let config = Config {
                 threads: p,
-                spec: RunSpec { init, strategy, budget, seed: 1000 + j as u64, ..RunSpec::default() },
+                spec: RunSpec {
+                    init,
+                    strategy,
+                    budget: treelb::spec::Budget::of(budget),
+                    seed: 1000 + j as u64,
+                    ..RunSpec::default()
+                },
                 ..Config::default()
             };
             all.push((config, policy, format!("P = {p}, {strategy}, init {init}, split {policy}")));
@@ -282,7 +288,7 @@ fn random_config(rng: &mut SplitMix64) -> (Config, SplitPolicy) {
     let spec = RunSpec {
         strategy: strategies[pick(rng, strategies.len())],
         init: Init::ALL[pick(rng, 2)],
-        budget: 1 + rng.range(0, 31) as u64,
+        budget: treelb::spec::Budget::of(1 + rng.range(0, 31) as u64),
         seed: rng.next_u64(),
         ..RunSpec::default()
     };

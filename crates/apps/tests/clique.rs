@@ -35,8 +35,11 @@ fn omega_seq(g: &Graph, seeded: bool) -> i64 {
 /// ω on the threads runtime with `p` PEs; checks the witness.
 fn omega_par(g: &Graph, p: usize, init: Init, policy: SplitPolicy, seeded: bool) -> i64 {
     let search = if seeded { CliqueSearch::max_clique(g) } else { CliqueSearch::max_clique_unseeded(g) };
-    let config =
-        Config { threads: p, spec: RunSpec { init, budget: 16, ..RunSpec::default() }, ..Config::default() };
+    let config = Config {
+        threads: p,
+        spec: RunSpec { init, budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+        ..Config::default()
+    };
     let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
     // Every node expanded once, a chunk of greedy starts at a higher cost.
     let (nodes, units) = (outcome.output.nodes(), outcome.stats.work_units());
@@ -53,8 +56,11 @@ fn has_k_clique(g: &Graph, k: u32, p: usize) -> bool {
     if p == 0 {
         seq::run_search(&search);
     } else {
-        let config =
-            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
+        let config = Config {
+            threads: p,
+            spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+            ..Config::default()
+        };
         run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
     }
     match search.found() {
@@ -273,8 +279,11 @@ fn a_decision_stops_every_pe_at_the_first_witness() {
     let (_, full_nodes) = seq::run_search(&full);
     for p in [1, 2, 4, 8] {
         let search = CliqueSearch::k_clique(&g, 17);
-        let config =
-            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
+        let config = Config {
+            threads: p,
+            spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+            ..Config::default()
+        };
         let outcome = run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
         let witness = search.found().expect("a clique of 17 exists");
         assert!(g.is_clique(&witness) && witness.len() == 17);
@@ -420,8 +429,11 @@ fn omega_mode(g: &Graph, mode: Mode, p: usize) -> i64 {
     if p == 0 {
         seq::run_search(&search);
     } else {
-        let config =
-            Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() };
+        let config = Config {
+            threads: p,
+            spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+            ..Config::default()
+        };
         run(DfsWork::new(&search, SplitPolicy::ALL[p % 2]), &config).unwrap();
     }
     let (omega, clique) = search.incumbent.into_best().unwrap_or((0, Vec::new()));

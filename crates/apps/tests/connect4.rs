@@ -28,7 +28,10 @@ const STRATEGIES: [Strategy; 3] =
     [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
 
 fn config(p: usize, strategy: Strategy, seed: u64, budget: u64) -> Config {
-    Config::with_spec(p, RunSpec { strategy, seed, budget, ..RunSpec::default() })
+    Config::with_spec(
+        p,
+        RunSpec { strategy, seed, budget: treelb::spec::Budget::of(budget), ..RunSpec::default() },
+    )
 }
 
 #[test]

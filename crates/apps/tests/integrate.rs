@@ -69,7 +69,11 @@ fn every_p_agrees_with_the_sequential_run_to_1e_12() {
             for init in Init::ALL {
                 let config = Config {
                     threads: p,
-                    spec: RunSpec { init, budget: 1 + (j as u64 % 3) * 7, ..RunSpec::default() },
+                    spec: RunSpec {
+                        init,
+                        budget: treelb::spec::Budget::of(1 + (j as u64 % 3) * 7),
+                        ..RunSpec::default()
+                    },
                     ..Config::default()
                 };
                 let outcome = run(integral.work(), &config).unwrap();
@@ -103,7 +107,11 @@ fn a_long_oscillating_integral_spreads_over_the_pes() {
     for p in [2, 4] {
         let outcome = run(
             integral.work(),
-            &Config { threads: p, spec: RunSpec { budget: 16, ..RunSpec::default() }, ..Config::default() },
+            &Config {
+                threads: p,
+                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+                ..Config::default()
+            },
         )
         .unwrap();
         assert!(relative(outcome.output.value(), sequential.value()) <= 1e-12);
@@ -222,7 +230,12 @@ fn every_strategy_agrees_with_the_sequential_run() {
             for (j, p) in PES.into_iter().enumerate() {
                 let config = Config {
                     threads: p,
-                    spec: RunSpec { strategy, init: Init::ALL[j % 2], budget: 4, ..RunSpec::default() },
+                    spec: RunSpec {
+                        strategy,
+                        init: Init::ALL[j % 2],
+                        budget: treelb::spec::Budget::of(4),
+                        ..RunSpec::default()
+                    },
                     ..Config::default()
                 };
                 let e = run(integral.work(), &config).unwrap().output;

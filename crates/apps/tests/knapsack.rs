@@ -26,8 +26,11 @@ fn solve_seq(instance: &Instance) -> (i64, u64) {
 
 fn solve_par(instance: &Instance, p: usize, init: Init, policy: SplitPolicy) -> i64 {
     let search = Knapsack::new(instance);
-    let config =
-        Config { threads: p, spec: RunSpec { init, budget: 8, ..RunSpec::default() }, ..Config::default() };
+    let config = Config {
+        threads: p,
+        spec: RunSpec { init, budget: treelb::spec::Budget::of(8), ..RunSpec::default() },
+        ..Config::default()
+    };
     let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
     assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
     let (best, items) = search.incumbent.into_best().unwrap();

@@ -161,7 +161,11 @@ fn every_p_gives_the_same_image() {
                     let budget = [1, 37, 256, 5000][j];
                     let config = Config {
                         threads: p,
-                        spec: RunSpec { budget, init, ..RunSpec::default() },
+                        spec: RunSpec {
+                            budget: treelb::spec::Budget::of(budget),
+                            init,
+                            ..RunSpec::default()
+                        },
                         ..Config::default()
                     };
                     let outcome = run(m.work(method), &config).unwrap();
@@ -192,7 +196,7 @@ fn every_strategy_gives_the_same_image() {
             for p in [1, 2, 4, 8] {
                 let config = Config {
                     threads: p,
-                    spec: RunSpec { budget: 50, strategy, ..RunSpec::default() },
+                    spec: RunSpec { budget: treelb::spec::Budget::of(50), strategy, ..RunSpec::default() },
                     ..Config::default()
                 };
                 let outcome = run(m.work(method), &config).unwrap();
@@ -214,7 +218,11 @@ fn a_large_image_spreads_over_the_pes() {
     for method in Method::ALL {
         let outcome = run(
             m.work(method),
-            &Config { threads: 2, spec: RunSpec { budget: 64, ..RunSpec::default() }, ..Config::default() },
+            &Config {
+                threads: 2,
+                spec: RunSpec { budget: treelb::spec::Budget::of(64), ..RunSpec::default() },
+                ..Config::default()
+            },
         )
         .unwrap();
         assert!(outcome.stats.pes.iter().all(|pe| pe.work_units > 0), "{method}: every PE worked");

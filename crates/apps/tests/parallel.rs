@@ -34,7 +34,7 @@ where
     for (p, strategy, init, policy) in combinations {
         let config = Config {
             threads: p,
-            spec: RunSpec { init, strategy, budget: 64, ..RunSpec::default() },
+            spec: RunSpec { init, strategy, budget: treelb::spec::Budget::of(64), ..RunSpec::default() },
             ..Config::default()
         };
         let outcome = run(DfsWork::new(search, policy), &config).expect("valid config");

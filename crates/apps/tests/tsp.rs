@@ -54,8 +54,11 @@ fn solve_seq(tsp: &Tsp, seeded: bool) -> i64 {
 
 fn solve_par(tsp: &Tsp, p: usize, init: Init, policy: SplitPolicy, seeded: bool) -> i64 {
     let search = TspSearch::with_params(tsp, AscentParams::for_n(tsp.n()), seeded);
-    let config =
-        Config { threads: p, spec: RunSpec { init, budget: 1, ..RunSpec::default() }, ..Config::default() };
+    let config = Config {
+        threads: p,
+        spec: RunSpec { init, budget: treelb::spec::Budget::of(1), ..RunSpec::default() },
+        ..Config::default()
+    };
     let outcome = run(DfsWork::new(&search, policy), &config).unwrap();
     assert_eq!(outcome.output.nodes(), outcome.stats.work_units());
     let (length, tour) = search.incumbent.into_best().unwrap();

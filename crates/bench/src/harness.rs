@@ -224,7 +224,7 @@ pub struct Plan {
     /// Overrides every workload's fork-join cutoff depth.
     pub cutoff: Option<u32>,
     /// Overrides every workload's Δt.
-    pub budget: Option<u64>,
+    pub budget: Option<treelb::spec::Budget>,
     /// How the root reaches treelb's PEs (default: the runtime's).
     pub init: Option<Init>,
     /// The peer programs.

@@ -357,10 +357,10 @@ impl Workload {
     /// Δt of treelb's runs unless the command line sets it: one node
     /// between two checks for requests on the TSP, whose node is a whole
     /// subgradient ascent; the runtime's default elsewhere.
-    pub fn default_budget(&self) -> u64 {
+    pub fn default_budget(&self) -> treelb::spec::Budget {
         match self {
-            Workload::Tsp { .. } => 1,
-            _ => treelb_threads::DEFAULT_BUDGET,
+            Workload::Tsp { .. } => treelb_apps::tsp::BUDGET,
+            _ => treelb::spec::Budget::DEFAULT,
         }
     }
 
@@ -603,7 +603,7 @@ pub struct RunOpts {
     /// treelb's load balancing strategy.
     pub strategy: Strategy,
     /// treelb's Δt (default: [`Workload::default_budget`]).
-    pub budget: Option<u64>,
+    pub budget: Option<treelb::spec::Budget>,
     /// How the root reaches treelb's PEs (default: the runtime's).
     pub init: Option<Init>,
 }

@@ -102,6 +102,34 @@ pub(crate) fn command() -> clap::Command {
     for app in &crate::config::APPS {
         command = command.mut_subcommand(app.name, |sub| for_app(sub, app));
     }
+    // The other commands that take --budget, and their defaults.
+    let runtime = treelb::spec::Budget::DEFAULT;
+    let tsp = treelb_apps::tsp::BUDGET;
+    for (name, help) in [
+        (
+            "bench",
+            format!(
+                "Δt of treelb's runs, at least 1 [default: {runtime}; {tsp} on the TSP, as `treelb tsp`]"
+            ),
+        ),
+        (
+            "compare",
+            format!("Δt of the runs, at least 1 [default: {runtime}; {tsp} on the TSP, as `treelb tsp`]"),
+        ),
+    ] {
+        command = command.mut_subcommand(name, |sub| sub.mut_arg("budget", |a| a.help(help)));
+    }
+    let sim_run = format!(
+        "Δt: units of work between probes (as in runs of the runtimes; one unit takes 1 tick of abstract \
+         work, --node-cost ticks of a tree), at least 1 [default: {}]",
+        treelb_sim::engine::REFERENCE_BUDGET
+    );
+    let sim_ybwc =
+        format!("Δt: positions between probes (the model and the threads runtime) [default: {runtime}]");
+    command = command.mut_subcommand("sim", |sim| {
+        sim.mut_subcommand("run", |sub| sub.mut_arg("budget", |a| a.help(sim_run)))
+            .mut_subcommand("ybwc", |sub| sub.mut_arg("budget", |a| a.help(sim_ybwc)))
+    });
     command
 }
 
@@ -127,6 +155,24 @@ fn for_app(mut sub: clap::Command, app: &crate::config::App) -> clap::Command {
         sub = sub.mut_arg(*id, |a| a.hide(true));
     }
     sub
+}
+
+/// `--budget UNITS`: Δt, defined once for every command that takes it.
+/// Each command says its own default in the help ([`command`] writes it)
+/// and applies it where the option is absent.
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+pub(crate) struct BudgetArg {
+    /// Δt: units of work between two checks for requests, at least 1
+    /// [default: set per command]
+    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::budget, help_heading = heading::BALANCING)]
+    pub(crate) budget: Option<treelb::spec::Budget>,
+}
+
+impl BudgetArg {
+    /// The Δt given, or `default`.
+    pub(crate) fn or(self, default: treelb::spec::Budget) -> treelb::spec::Budget {
+        self.budget.unwrap_or(default)
+    }
 }
 
 /// The headings under which `--help` groups the runtime's options (the
@@ -167,10 +213,8 @@ pub(crate) struct RunArgs {
     /// Balancing strategy (the README's table says what each does)
     #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling), help_heading = heading::BALANCING)]
     pub(crate) strategy: StrategyArg,
-    /// Δt: units of work between two checks for requests, at least 1
-    /// [default: set per application]
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive, help_heading = heading::BALANCING)]
-    pub(crate) budget: Option<u64>,
+    #[command(flatten)]
+    pub(crate) budget: BudgetArg,
     /// Which open nodes a split gives away [default: set per application]
     #[arg(long, value_name = "POLICY", value_enum, help_heading = heading::BALANCING)]
     pub(crate) split_policy: Option<SplitPolicyArg>,
@@ -343,9 +387,8 @@ pub(crate) struct BenchArgs {
     /// failure
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse::duration)]
     pub(crate) timeout: std::time::Duration,
-    /// Δt of treelb's runs [default: the runtime's; 1 on the TSP]
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::positive)]
-    pub(crate) budget: Option<u64>,
+    #[command(flatten)]
+    pub(crate) budget: BudgetArg,
     /// How the root reaches treelb's PEs
     #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
     pub(crate) init: InitArg,
@@ -719,6 +762,11 @@ pub(crate) mod parse {
     use treelb::spec::Rho;
 
     /// An integer of at least 1.
+    /// Δt (`--budget`): a whole number of units, at least 1.
+    pub(crate) fn budget(value: &str) -> Result<treelb::spec::Budget, String> {
+        positive(value).map(treelb::spec::Budget::of)
+    }
+
     pub(crate) fn positive(value: &str) -> Result<u64, String> {
         match value.trim().parse::<u64>() {
             Ok(0) => Err("must be at least 1".into()),
@@ -831,7 +879,7 @@ pub(crate) mod parse {
                 let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
                 (arg.get_help().unwrap().to_string(), arg.is_hide_set())
             };
-            let default = treelb_threads::DEFAULT_BUDGET;
+            let default = treelb::spec::Budget::DEFAULT;
             assert!(help("uts", "budget").0.contains(&format!(
                 "(nodes) between two checks for requests, at least 1 [default: {default}]"
             )));

@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal};
 use std::str::FromStr;
 use std::time::Duration;
 
+use treelb::spec::Budget;
 use treelb::{RunSpec, SplitPolicy};
 
 use crate::args::RunArgs;
@@ -144,7 +145,7 @@ impl Feedback {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AppDefaults {
     /// Δt when `--budget` is not given [default: the runtime's].
-    pub(crate) budget: Option<u64>,
+    pub(crate) budget: Option<Budget>,
     /// The split policy when `--split-policy` is not given.
     pub(crate) split_policy: Option<SplitPolicy>,
 }
@@ -226,7 +227,7 @@ pub(crate) const APPS: [App; 9] = [
     App {
         name: "tsp",
         // A node is a subgradient ascent: requests are checked after each.
-        defaults: AppDefaults { budget: Some(1), split_policy: None },
+        defaults: AppDefaults { budget: Some(treelb_apps::tsp::BUDGET), split_policy: None },
         unit: "nodes",
         max_nodes_note: "",
         refuses: &[],
@@ -284,8 +285,8 @@ impl App {
     }
 
     /// Δt where neither the command line nor the application sets it.
-    pub(crate) fn budget(&self) -> u64 {
-        self.defaults.budget.unwrap_or(treelb_threads::DEFAULT_BUDGET)
+    pub(crate) fn budget(&self) -> Budget {
+        self.defaults.budget.unwrap_or(Budget::DEFAULT)
     }
 
     /// The split policy where the command line does not set it.
@@ -355,7 +356,7 @@ impl RunConfig {
             (_, t) => threads(t),
         };
         let spec = RunSpec {
-            budget: args.budget.or(defaults.budget).unwrap_or(treelb_threads::DEFAULT_BUDGET),
+            budget: args.budget.or(defaults.budget.unwrap_or(Budget::DEFAULT)),
             init: args.init.0,
             strategy: args.strategy.0,
             seed: args.seed.unwrap_or(RunSpec::default().seed),
@@ -462,7 +463,7 @@ mod tests {
         .unwrap();
         let c = RunConfig::from_args(&a).unwrap();
         assert_eq!(c.threads, 2);
-        assert_eq!(c.spec.budget, 64);
+        assert_eq!(c.spec.budget.get(), 64);
         assert_eq!(c.spec.init, Init::Selective);
         assert_eq!(c.spec.seed, 9);
         assert_eq!(c.split_policy, SplitPolicy::Bottom);
@@ -475,15 +476,16 @@ mod tests {
 
     #[test]
     fn an_explicit_flag_wins_over_the_applications_default() {
-        let defaults = AppDefaults { budget: Some(1), split_policy: Some(SplitPolicy::OldestHalf) };
+        let defaults =
+            AppDefaults { budget: Some(Budget::of(1)), split_policy: Some(SplitPolicy::OldestHalf) };
         let c = RunConfig::with_defaults(&parse(&[]).unwrap(), defaults).unwrap();
-        assert_eq!((c.spec.budget, c.split_policy), (1, SplitPolicy::OldestHalf));
+        assert_eq!((c.spec.budget.get(), c.split_policy), (1, SplitPolicy::OldestHalf));
         // The runtime's default value, given explicitly, is honoured too.
         let given = parse(&["--budget", "256", "--split-policy", "bottom"]).unwrap();
         let c = RunConfig::with_defaults(&given, defaults).unwrap();
-        assert_eq!((c.spec.budget, c.split_policy), (256, SplitPolicy::Bottom));
+        assert_eq!((c.spec.budget.get(), c.split_policy), (256, SplitPolicy::Bottom));
         let c = RunConfig::from_args(&parse(&[]).unwrap()).unwrap();
-        assert_eq!((c.spec.budget, c.split_policy), (treelb_threads::DEFAULT_BUDGET, SplitPolicy::default()));
+        assert_eq!((c.spec.budget, c.split_policy), (Budget::DEFAULT, SplitPolicy::default()));
     }
 
     #[test]

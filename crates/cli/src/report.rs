@@ -35,7 +35,7 @@ impl RunSetup {
         RunSetup {
             runtime: cfg.kind.name(),
             threads: cfg.threads,
-            budget: c.budget,
+            budget: c.budget.get(),
             strategy: c.strategy.to_string(),
             init: c.init.to_string(),
             split_policy: cfg.split_policy.to_string(),

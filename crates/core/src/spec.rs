@@ -15,7 +15,7 @@
 //! use treelb::spec::Rho;
 //! let spec = RunSpec { strategy: Strategy::MaxLoad, rho: Rho::new(1.25)?, ..RunSpec::default() };
 //! spec.validate()?;
-//! assert_eq!(spec.budget, treelb::spec::DEFAULT_BUDGET);
+//! assert_eq!(spec.budget, treelb::spec::Budget::DEFAULT);
 //! # Ok::<(), treelb::spec::SpecError>(())
 //! ```
 
@@ -33,8 +33,86 @@ use crate::strategy::stealing::Stealing;
 use crate::strategy::{Hub, Machine};
 use crate::{Init, Reduce, Strategy, Work};
 
-/// The default Δt: units of work between two polls for messages.
-pub const DEFAULT_BUDGET: u64 = 256;
+/// Δt: the units of work a busy PE does between two polls for requests
+/// ([Sanders 1994]'s `work(I, Δt)`), at least 1. Smaller answers requests
+/// sooner; larger costs less per unit.
+///
+/// ```
+/// use treelb::spec::{Budget, SpecError};
+/// assert_eq!(Budget::default().get(), 256);
+/// assert_eq!(Budget::new(16)?.get(), 16);
+/// assert_eq!(Budget::new(0), Err(SpecError::ZeroBudget));
+/// assert_eq!("64".parse::<Budget>()?, Budget::of(64));
+/// # Ok::<(), SpecError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
+pub struct Budget(std::num::NonZeroU64);
+
+impl Budget {
+    /// The default Δt, 256 units: the one default every runtime, the
+    /// simulator and the command line use unless an application sets its
+    /// own.
+    pub const DEFAULT: Budget = Budget::of(256);
+
+    /// Δt = `units`, checked: at least 1.
+    pub const fn new(units: u64) -> Result<Budget, SpecError> {
+        match std::num::NonZeroU64::new(units) {
+            Some(n) => Ok(Budget(n)),
+            None => Err(SpecError::ZeroBudget),
+        }
+    }
+
+    /// Δt = `units`, for constants: panics on 0 (at compile time in a
+    /// `const`). Input goes through [`Budget::new`] or [`str::parse`].
+    pub const fn of(units: u64) -> Budget {
+        match std::num::NonZeroU64::new(units) {
+            Some(n) => Budget(n),
+            None => panic!("Δt must be at least 1 unit"),
+        }
+    }
+
+    /// The units of work.
+    pub const fn get(self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::DEFAULT
+    }
+}
+
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
+impl TryFrom<u64> for Budget {
+    type Error = SpecError;
+
+    fn try_from(units: u64) -> Result<Self, SpecError> {
+        Budget::new(units)
+    }
+}
+
+impl From<Budget> for u64 {
+    fn from(b: Budget) -> u64 {
+        b.get()
+    }
+}
+
+impl std::str::FromStr for Budget {
+    type Err = SpecError;
+
+    /// A whole number of units, at least 1.
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let units = s.trim().parse::<u64>().map_err(|_| SpecError::BadBudget(s.to_owned()))?;
+        Budget::new(units)
+    }
+}
 
 /// The default seed of the PEs' random choices.
 pub const DEFAULT_SEED: u64 = 0x7EE1_B5EED;
@@ -88,6 +166,8 @@ impl fmt::Display for Rho {
 pub enum SpecError {
     /// Δt was 0.
     ZeroBudget,
+    /// Δt was not a whole number of units.
+    BadBudget(String),
     /// ρ outside (1, 3/2).
     BadRho(f64),
     /// A fan-out of 0.
@@ -100,6 +180,13 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SpecError::ZeroBudget => f.write_str("the work budget (Δt) must be at least 1 unit"),
+            SpecError::BadBudget(s) => {
+                write!(
+                    f,
+                    "the work budget (Δt) is a whole number of units, at least 1; got {:?}",
+                    s.escape_debug().to_string()
+                )
+            }
             SpecError::BadRho(r) => write!(
                 f,
                 "the ratio of lazy load reports must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2), got {r}"
@@ -121,9 +208,8 @@ pub struct RunSpec {
     pub strategy: Strategy,
     /// How the root reaches the PEs.
     pub init: Init,
-    /// Δt: units of work a busy PE does between two polls, at least 1.
-    /// Smaller answers requests sooner; larger costs less per unit.
-    pub budget: u64,
+    /// Δt: units of work a busy PE does between two polls.
+    pub budget: Budget,
     /// Seed of the PEs' random choices: the same seed gives the same
     /// choices (though not the same schedule where timing varies).
     pub seed: u64,
@@ -140,7 +226,7 @@ impl Default for RunSpec {
         RunSpec {
             strategy: Strategy::RandomPolling,
             init: Init::Root,
-            budget: DEFAULT_BUDGET,
+            budget: Budget::DEFAULT,
             seed: DEFAULT_SEED,
             rho: Rho::DEFAULT,
             fanout: Vec::new(),
@@ -156,9 +242,6 @@ impl RunSpec {
 
     /// Checks that the spec can run.
     pub fn validate(&self) -> Result<(), SpecError> {
-        if self.budget == 0 {
-            return Err(SpecError::ZeroBudget);
-        }
         // ρ is checked when made; a deserialized one is checked again.
         Rho::new(self.rho.value())?;
         if self.fanout.contains(&0) {
@@ -340,7 +423,7 @@ mod tests {
             f(&mut s);
             s.validate().unwrap_err().to_string()
         };
-        assert!(bad(|s| s.budget = 0).contains("Δt"));
+        assert!("0".parse::<Budget>().unwrap_err().to_string().contains("Δt"));
         assert!(bad(|s| s.fanout = vec![4, 0]).contains("at least 1"));
         assert!(bad(|s| s.fanout = vec![5000]).contains("too wide"));
         assert!(RunSpec::default().validate().is_ok());

@@ -69,7 +69,7 @@ pub use pe::current_pe;
 use std::fmt;
 use std::time::Duration;
 
-pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
+pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
 /// The strategies this runtime runs: all of them.

@@ -229,7 +229,7 @@ where
 
     /// Busy phase: slices of Δt units, a probe after each.
     fn work_on(&mut self, mut work: C::Work) {
-        let budget = self.ctx.config.spec.budget;
+        let budget = self.ctx.config.spec.budget.get();
         let slow = self.ctx.config.slow.filter(|s| s.rank == self.ctx.rank).map(|s| s.pause);
         self.ctx.shared.busy.fetch_add(1, Ordering::Relaxed);
         loop {

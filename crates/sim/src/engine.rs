@@ -78,7 +78,7 @@ pub struct SimConfig {
 /// The Δt of the machine model's reference runs (the reproductions, the
 /// `treelb sim run` default): 100 units, so that with the default
 /// `T_poll` = 1 probing costs 1 % of an abstract piece's work.
-pub const REFERENCE_BUDGET: u64 = 100;
+pub const REFERENCE_BUDGET: treelb::spec::Budget = treelb::spec::Budget::of(100);
 
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
@@ -103,7 +103,7 @@ impl SimConfig {
 
     /// Δt in ticks: the one place where units of work become time.
     pub fn dt_ticks(&self) -> Time {
-        self.spec.budget * self.unit_ticks.max(1)
+        self.spec.budget.get() * self.unit_ticks.max(1)
     }
 }
 
@@ -341,7 +341,7 @@ pub fn simulate_with<W: SimWork>(
         busy: 0,
         util: Recorder::default(),
         output: W::Output::default(),
-        budget: spec.budget,
+        budget: spec.budget.get(),
         unit,
         cores: cfg.cores.filter(|c| c.cores < m.p),
         free_cores: 0,
@@ -468,7 +468,7 @@ pub fn simulate_with<W: SimWork>(
         strategy: spec.strategy.name().to_owned(),
         init: spec.init.name().to_owned(),
         machine: m,
-        budget: spec.budget,
+        budget: spec.budget.get(),
         t_seq,
         t_par,
         t_last_work: t_last,

@@ -76,7 +76,7 @@
 //! let model = AlphaModel { total: 10_000_000, dist: AlphaDist::Fixed { alpha: 1.0 / 3.0 },
 //!                          atomic: 100, max_generation: 64, seed: 1 };
 //! let machine = Machine::new(256, Network::Crossbar, Costs::default());
-//! let cfg = SimConfig::new(machine, RunSpec { budget: 100, seed: 7, ..RunSpec::default() });
+//! let cfg = SimConfig::new(machine, RunSpec { budget: treelb::spec::Budget::of(100), seed: 7, ..RunSpec::default() });
 //! let (report, done) = simulate(model.root(), &cfg).unwrap();
 //! assert_eq!(done, 10_000_000); // every unit of work done exactly once
 //! assert!(report.efficiency > 0.5 && report.t_par > 10_000_000 / 256);

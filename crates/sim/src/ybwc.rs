@@ -130,7 +130,7 @@ impl YbwcPoint {
 ///     (0..2).map(|seed| GameTree { branching: 4, depth: 7, weight: 10, ordering: 0.9, seed }).collect();
 /// let seq = sequential(&trees);
 /// let m = Machine::new(8, Network::Crossbar, Costs::default());
-/// let spec = RunSpec { budget: 16, ..RunSpec::default() };
+/// let spec = RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() };
 /// let point = simulate_ybwc(&trees, &seq, m, &spec, 10, true).unwrap();
 /// assert_eq!(point.seq_nodes, seq.nodes);
 /// assert!(point.nodes >= point.aborted_nodes);
@@ -208,7 +208,7 @@ mod tests {
     fn values_agree_for_every_p_and_waiting_costs_less_overhead() {
         let t = trees(0.9);
         let seq = sequential(&t);
-        let spec = RunSpec { budget: 8, ..RunSpec::default() };
+        let spec = RunSpec { budget: treelb::spec::Budget::of(8), ..RunSpec::default() };
         let mut overhead = Vec::new();
         for p in [2, 8, 32] {
             for ybw in [true, false] {
@@ -229,7 +229,7 @@ mod tests {
         let t = trees(0.5);
         let seq = sequential(&t);
         let m = Machine::new(4, Network::Crossbar, Costs::default());
-        let spec = RunSpec { budget: 8, seed: 5, ..RunSpec::default() };
+        let spec = RunSpec { budget: treelb::spec::Budget::of(8), seed: 5, ..RunSpec::default() };
         let a = simulate_ybwc(&t, &seq, m, &spec, 10, true).unwrap();
         let b = simulate_ybwc(&t, &seq, m, &spec, 10, true).unwrap();
         assert_eq!(a, b);

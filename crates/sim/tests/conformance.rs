@@ -39,7 +39,7 @@ fn tree() -> Uts {
 }
 
 fn spec(strategy: Strategy) -> RunSpec {
-    RunSpec { strategy, budget: 16, seed: 2026, ..RunSpec::default() }
+    RunSpec { strategy, budget: treelb::spec::Budget::of(16), seed: 2026, ..RunSpec::default() }
 }
 
 /// One driver's run: its name, every PE's decisions, the pieces each PE

@@ -74,7 +74,7 @@ fn bound_holds_on_a_real_tree() {
                 RunSpec { strategy: Strategy::RandomPolling, ..RunSpec::default() },
             );
             cfg.unit_ticks = 50;
-            cfg.spec.budget = 5;
+            cfg.spec.budget = treelb::spec::Budget::of(5);
             cfg.cores = Some(cores);
             let (r, _) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
             assert!(r.efficiency <= 2.0 / f64::from(p) + 1e-9, "P = {p} {cores:?}: {}", r.efficiency);

@@ -194,7 +194,7 @@ fn uts_gives_the_sequential_answer() {
         for init in Init::ALL {
             let mut cfg = config(16, Network::Crossbar, strategy, init);
             cfg.unit_ticks = 20;
-            cfg.spec.budget = 5;
+            cfg.spec.budget = treelb::spec::Budget::of(5);
             let (r, out) = simulate(DfsWork::new(&uts, SplitPolicy::OldestHalf), &cfg).unwrap();
             assert_eq!(out, expected, "{strategy} {init}");
             assert_eq!(r.work_units, nodes, "{strategy} {init}");

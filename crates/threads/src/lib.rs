@@ -111,7 +111,7 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 pub use treelb::limit::{Limit, Limited, StopReason};
-pub use treelb::spec::{DEFAULT_BUDGET, SpecError};
+pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
 use crossbeam_utils::CachePadded;
@@ -643,7 +643,7 @@ where
         .enumerate()
         .map(|(me, (pieces, output, units))| {
             let machine = machines.next().expect("one machine per PE");
-            let mut pe = Pe::new(me, &shared, config.spec.budget, machine);
+            let mut pe = Pe::new(me, &shared, config.spec.budget.get(), machine);
             pe.tracer = tracers.next().flatten();
             pe.decisions = config.record_decisions.then(Vec::new);
             pe.add_initial(output, units);

@@ -35,7 +35,10 @@ impl Search for Irregular {
 }
 
 fn config(threads: usize, init: Init, budget: u64) -> Config {
-    Config::with_spec(threads, RunSpec { budget, init, ..RunSpec::default() })
+    Config::with_spec(
+        threads,
+        RunSpec { budget: treelb::spec::Budget::of(budget), init, ..RunSpec::default() },
+    )
 }
 
 /// `config` under another strategy.

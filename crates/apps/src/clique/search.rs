@@ -1693,7 +1693,7 @@ mod tests {
         if threads == 1 {
             treelb::seq::run_search(&search);
         } else {
-            let spec = treelb::RunSpec { budget: 16, ..treelb::RunSpec::default() };
+            let spec = treelb::RunSpec { budget: treelb::spec::Budget::of(16), ..treelb::RunSpec::default() };
             let config = treelb_threads::Config { threads, spec, ..treelb_threads::Config::default() };
             let work = treelb::search::DfsWork::new(&search, treelb::search::SplitPolicy::default());
             treelb_threads::run(work, &config).expect("the run");

@@ -34,6 +34,11 @@ pub mod tsplib;
 use serde::Serialize;
 
 pub use dp::{HELD_KARP_MAX_N, held_karp};
+
+/// Δt of TSP runs: 1 node. A node is a subgradient ascent (thousands of
+/// 1-trees), so requests are answered after every node; every runner of
+/// the TSP (`treelb tsp`, `treelb bench`, `treelb compare`) uses it.
+pub const BUDGET: treelb::spec::Budget = treelb::spec::Budget::of(1);
 pub use search::{AscentParams, RootCuts, TspNode, TspSearch};
 pub use tsplib::{EdgeWeightFormat, EdgeWeightType, TsplibError};
 

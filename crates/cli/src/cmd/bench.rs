@@ -75,7 +75,7 @@ fn one(args: &BenchArgs, engine: &str, out: &mut impl Write) -> Result<bool, Err
         threads,
         cutoff: args.cutoff_depth,
         strategy,
-        budget: args.budget,
+        budget: args.budget.budget,
         init: Some(args.init.0),
     };
     let line = harness::one(engine, &workload, &opts).map_err(|e| err!("{workload} on {engine}: {e}"))?;
@@ -164,7 +164,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         repeat: args.repeat,
         timeout: args.timeout,
         cutoff: args.cutoff_depth,
-        budget: args.budget,
+        budget: args.budget.budget,
         init: Some(args.init.0),
         peers,
         child: vec![exe.into_os_string(), "bench".into()],

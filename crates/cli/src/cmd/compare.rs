@@ -68,9 +68,8 @@ pub(crate) struct CompareArgs {
     /// started; needs the `mpi` feature)
     #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
     pub(crate) runtime: Runtime,
-    /// Δt: units of work between two checks for requests
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", default_value_t = treelb_threads::DEFAULT_BUDGET, value_parser = crate::args::parse::positive)]
-    pub(crate) budget: u64,
+    #[command(flatten)]
+    pub(crate) budget: crate::args::BudgetArg,
     /// How the root reaches the PEs
     #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
     pub(crate) init: InitArg,
@@ -121,7 +120,7 @@ struct CompareReport {
     runtime: &'static str,
     /// PEs in all.
     threads: usize,
-    budget: u64,
+    budget: treelb::spec::Budget,
     init: Init,
     repeat: usize,
     /// Which of the `repeat` runs each row is: `fastest` or `median`.
@@ -225,7 +224,8 @@ fn compare_mpi(
     use treelb_apps::nqueens::NQueens;
     use treelb_apps::uts::Uts;
     let per_rank = args.threads.unwrap_or(1);
-    let spec = treelb::RunSpec { budget: args.budget, init: args.init.0, ..treelb::RunSpec::default() };
+    let budget = args.budget.or(workload.default_budget());
+    let spec = treelb::RunSpec { budget, init: args.init.0, ..treelb::RunSpec::default() };
     let result = match workload {
         Workload::Uts(tree) => {
             compare_search_mpi(&Uts::new(tree.params())?, per_rank, &spec, strategies, args.repeat)?
@@ -267,6 +267,7 @@ fn compare_threads(
     let machine = Machine::detect();
     let p = threads(args.threads);
     let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
+    let budget = args.budget.or(workload.default_budget());
     let plan = Plan {
         workloads: vec![workload],
         engines: vec![Engine::Seq, Engine::Treelb],
@@ -276,7 +277,7 @@ fn compare_threads(
         repeat: args.repeat,
         timeout: args.timeout,
         cutoff: None,
-        budget: Some(args.budget),
+        budget: args.budget.budget,
         init: Some(args.init.0),
         peers: Vec::new(),
         child: vec![exe.into_os_string(), "bench".into()],
@@ -315,7 +316,7 @@ fn compare_threads(
         machine: report.machine.cpu_model.clone(),
         runtime: "threads",
         threads: p,
-        budget: args.budget,
+        budget,
         init: args.init.0,
         repeat: args.repeat,
         reported: "fastest",

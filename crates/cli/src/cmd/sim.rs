@@ -136,10 +136,8 @@ struct RunArgs {
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
     t_poll: Option<u64>,
-    /// Δt: units of work between probes (as in runs of the runtimes; one
-    /// unit takes 1 tick of abstract work, --node-cost ticks of a tree)
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", default_value_t = 100, value_parser = parse::positive)]
-    budget: u64,
+    #[command(flatten)]
+    budget: crate::args::BudgetArg,
     /// Ticks the hub spends per message (global round robin's counter,
     /// max-load's heap, master–worker's central pool)
     #[arg(long, value_name = "TICKS")]
@@ -224,7 +222,7 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         strategy,
         init,
         seed: a.seed,
-        budget: a.budget,
+        budget: a.budget.or(treelb_sim::engine::REFERENCE_BUDGET),
         rho: if strategy == Strategy::MaxLoad && a.rho != "best" {
             let r: f64 = parse("--rho", &a.rho)?;
             Rho::new(r).map_err(|e| err!("--rho: {e}"))?

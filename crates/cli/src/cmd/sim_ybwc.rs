@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 use treelb::game::{YbwWork, solve};
+use treelb::spec::Budget;
 use treelb::{RunSpec, Strategy};
 use treelb_apps::gametree::GameTree;
 use treelb_sim::ybwc::{YbwcPoint, sequential, simulate_ybwc};
@@ -42,9 +43,8 @@ pub(crate) struct YbwcArgs {
     /// Ticks one position costs in the model (a message costs T_rout = 100)
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     node_ticks: u64,
-    /// Δt: positions between probes (the model and the threads runtime)
-    #[arg(long, default_value_t = treelb::spec::DEFAULT_BUDGET, value_parser = clap::value_parser!(u64).range(1..))]
-    budget: u64,
+    #[command(flatten)]
+    budget: crate::args::BudgetArg,
 }
 
 /// One configuration's totals over the trees.
@@ -74,12 +74,16 @@ pub(crate) fn run(a: &YbwcArgs, out: &mut dyn Write) -> Result<bool, Error> {
             seed,
         })
         .collect();
-    let spec = RunSpec { strategy: Strategy::RandomPolling, budget: a.budget, ..RunSpec::default() };
+    let spec = RunSpec {
+        strategy: Strategy::RandomPolling,
+        budget: a.budget.or(Budget::DEFAULT),
+        ..RunSpec::default()
+    };
     let costs = Costs::default();
     writeln!(
         out,
         "synthetic trees: branching {}, depth {}, ordering {}, {} seeds, solved by null-window searches; random polling, Δt = {}",
-        a.branching, a.depth, a.ordering, a.seeds, a.budget
+        a.branching, a.depth, a.ordering, a.seeds, spec.budget
     )?;
     writeln!(
         out,

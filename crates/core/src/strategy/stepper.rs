@@ -16,7 +16,7 @@
 //! use treelb::{RunSpec, Strategy};
 //!
 //! for strategy in Strategy::ALL {
-//!     let spec = RunSpec { budget: 64, ..RunSpec::with_strategy(strategy) };
+//!     let spec = RunSpec { budget: crate::spec::Budget::of(64), ..RunSpec::with_strategy(strategy) };
 //!     let run = Stepper::new(spec, 4).run(DfsWork::new(&BinaryTree(14), SplitPolicy::OldestHalf));
 //!     assert_eq!(run.output, (1 << 15) - 1, "{strategy}");
 //! }
@@ -126,7 +126,7 @@ impl Stepper {
                     spec.strategy,
                     self.max_steps
                 );
-                step(&mut pes, &mut hub, &mut live, me, spec.budget);
+                step(&mut pes, &mut hub, &mut live, me, spec.budget.get());
             }
         }
         let mut output = W::Output::default();

@@ -365,7 +365,12 @@ fn every_strategy_expands_every_node_once_when_stepped() {
         for p in [1, 2, 3, 5, 8] {
             for init in Init::ALL {
                 for budget in [1, 7, 64] {
-                    let spec = RunSpec { budget, init, seed: p as u64, ..RunSpec::with_strategy(strategy) };
+                    let spec = RunSpec {
+                        budget: crate::spec::Budget::of(budget),
+                        init,
+                        seed: p as u64,
+                        ..RunSpec::with_strategy(strategy)
+                    };
                     let run = Stepper::new(spec, p).run(DfsWork::new(&tree, SplitPolicy::OldestHalf));
                     let units: u64 = run.pes.iter().map(|s| s.work_units).sum();
                     assert_eq!(run.output, expected, "{strategy} p {p} {init} Δt {budget}");
@@ -388,7 +393,8 @@ fn every_strategy_expands_every_node_once_when_stepped() {
 fn dynamic_strategies_move_work_to_idle_pes() {
     let tree = Irregular(9);
     for strategy in Strategy::ALL.into_iter().filter(|s| !s.is_static()) {
-        let spec = RunSpec { budget: 16, seed: 3, ..RunSpec::with_strategy(strategy) };
+        let spec =
+            RunSpec { budget: crate::spec::Budget::of(16), seed: 3, ..RunSpec::with_strategy(strategy) };
         let run = Stepper::new(spec, 4).run(DfsWork::new(&tree, SplitPolicy::OldestHalf));
         let busy = run.pes.iter().filter(|s| s.work_units > 0).count();
         assert!(busy >= 2, "{strategy}: only {busy} PEs worked");
@@ -398,7 +404,7 @@ fn dynamic_strategies_move_work_to_idle_pes() {
 }
 
 fn spec_for(strategy: Strategy) -> RunSpec {
-    RunSpec { budget: 8, seed: 4, ..RunSpec::with_strategy(strategy) }
+    RunSpec { budget: crate::spec::Budget::of(8), seed: 4, ..RunSpec::with_strategy(strategy) }
 }
 
 #[test]

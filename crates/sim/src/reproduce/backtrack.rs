@@ -223,7 +223,13 @@ pub fn backtracking(scale: Scale, obs: &mut dyn Observer) -> Backtracking {
         .into_iter()
         .map(|t| {
             let mut run = |strategy| {
-                let spec = RunSpec { strategy, init: Init::Root, budget: 1, seed: 5, ..RunSpec::default() };
+                let spec = RunSpec {
+                    strategy,
+                    init: Init::Root,
+                    budget: treelb::spec::Budget::of(1),
+                    seed: 5,
+                    ..RunSpec::default()
+                };
                 let mut cfg = SimConfig::new(Machine::new(p, Network::Crossbar, Costs::default()), spec);
                 cfg.unit_ticks = step;
                 let (r, nodes) = simulate(DfsWork::new(&t, SplitPolicy::OldestHalf), &cfg).expect("a run");

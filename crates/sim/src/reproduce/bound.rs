@@ -98,7 +98,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
     let t_atomic = 1000;
     let mut points = Vec::new();
     let base = Costs::default();
-    let epsilon = base.t_poll as f64 / crate::engine::REFERENCE_BUDGET as f64;
+    let epsilon = base.t_poll as f64 / crate::engine::REFERENCE_BUDGET.get() as f64;
     for &alpha in &alphas {
         // The largest piece of generation g is at most W (1-α)^g.
         let h = ((work as f64 / t_atomic as f64).ln() / (1.0 / (1.0 - alpha)).ln()).ceil() as u32;
@@ -123,7 +123,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
             // receipt: T_rout plus what its two ends spend.
             let t_message = t_rout + 2 * costs.end_cost();
             let predicted = t_atomic as f64
-                + f64::from(h) * (crate::engine::REFERENCE_BUDGET + t_message + base.t_split) as f64;
+                + f64::from(h) * (crate::engine::REFERENCE_BUDGET.get() + t_message + base.t_split) as f64;
             points.push(BoundPoint {
                 alpha,
                 h,

@@ -172,7 +172,7 @@ pub fn trim(scale: Scale, obs: &mut dyn Observer) -> Trim {
                     Init::Root,
                     seed,
                 );
-                cfg.spec.budget = dt;
+                cfg.spec.budget = treelb::spec::Budget::of(dt);
                 cfg.trim = trim;
                 let r = simulate(model.root(), &cfg).expect("random polling").0;
                 overheads.push(r.t_par as f64 - (1.0 + epsilon) * r.t_seq as f64 / f64::from(p));
