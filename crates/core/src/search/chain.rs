@@ -35,14 +35,16 @@
 //!
 //! A piece of a search `d` levels deep holds about `d` open nodes (a level
 //! or two of siblings per level), each with a chain of up to `d` links. Each
-//! node serialized on its own writes its whole chain: `d²` links for `d`
-//! distinct ones (a knapsack of 20,000 items: 198 MB for one PE's stack).
-//! [`serialize_stack`] writes a whole stack of nodes whose chains a
-//! [`Chains`] describes instead, each distinct link once, and [`deserialize_stack`] rebuilds the links
-//! shared as they were. A [`Search`](super::Search) whose nodes are chained
-//! says so by overriding [`Search::serialize_stack`] and
-//! [`Search::deserialize_stack`] with these two; a runtime that sends pieces
-//! or writes them to a checkpoint calls those hooks.
+//! node serialized on its own writes its whole chain: about `d²/2` links
+//! for `d` distinct ones (a knapsack of 20,000 items: 198 MB for one PE's
+//! stack). [`serialize_stack`] writes a whole stack of nodes whose chains a
+//! [`Chains`] describes instead, each distinct link once, and
+//! [`deserialize_stack`] rebuilds the links shared as they were. A
+//! [`Search`](super::Search) whose nodes are chained says so by overriding
+//! [`Search::serialize_stack`](super::Search::serialize_stack) and
+//! [`Search::deserialize_stack`](super::Search::deserialize_stack) with
+//! these two; a runtime that sends pieces or writes them to a checkpoint
+//! calls those hooks.
 //!
 //! The form, in serde's data model: a sequence of the stack's entries,
 //! bottom first, each a tuple `(first, links, last, head)`:
