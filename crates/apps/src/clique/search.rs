@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use treelb::search::{Children, Search};
+use treelb::search::chain::{self, Chains};
+use treelb::search::{Children, Entry, Search};
 use treelb::{Incumbent, Sense};
 
 use super::Graph;
@@ -239,9 +240,11 @@ struct Walk {
 /// A node of the clique search: a clique (a chain of vertices shared with
 /// the ancestors) and its candidate set.
 ///
-/// Nodes serialize (for runtimes that send pieces between processes): the
-/// shared chain travels as a list of vertices and is rebuilt, unshared, on
-/// the receiving side.
+/// Nodes serialize (for runtimes that send pieces between processes): a
+/// node on its own writes its chain as a list of vertices, rebuilt unshared
+/// on the receiving side; a stack of them ([`Search::serialize_stack`])
+/// writes each shared link once and is rebuilt shared
+/// ([`treelb::search::chain`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(into = "CliqueWire", from = "CliqueWire")]
 pub struct CliqueNode {
@@ -640,6 +643,45 @@ impl From<CliqueWire> for CliqueNode {
             part: wire.part,
             local: None,
         }
+    }
+}
+
+/// How a [`CliqueNode`] holds its clique: a stack of nodes travels with
+/// each link once ([`Search::serialize_stack`]); a node's subproblem graph
+/// stays behind, as with a node on its own.
+struct Cliques;
+
+impl Chains for Cliques {
+    type Node = CliqueNode;
+    type Link = Link;
+    type Step = u32;
+    type Head = (u32, u32, u32, Box<[u64]>, Part);
+
+    fn last(node: &CliqueNode) -> Option<&Arc<Link>> {
+        node.prefix.as_ref()
+    }
+
+    fn prev(link: &Link) -> Option<&Arc<Link>> {
+        link.prev.as_ref()
+    }
+
+    fn step(link: &Link) -> impl Serialize + '_ {
+        link.vertex
+    }
+
+    fn head(node: &CliqueNode) -> impl Serialize + '_ {
+        (node.bound, node.size, node.vertex, &*node.cand, node.part)
+    }
+
+    fn link(vertex: u32, prev: Option<Arc<Link>>) -> Link {
+        Link { vertex, prev }
+    }
+
+    fn join(
+        (bound, size, vertex, cand, part): (u32, u32, u32, Box<[u64]>, Part),
+        prefix: Option<Arc<Link>>,
+    ) -> CliqueNode {
+        CliqueNode { bound, size, vertex, prefix, cand, part, local: None }
     }
 }
 
@@ -1262,6 +1304,21 @@ impl Search for CliqueSearch {
     #[inline]
     fn should_stop(&self) -> bool {
         self.target.is_some_and(|k| self.incumbent.best().is_some_and(|b| b >= i64::from(k)))
+    }
+
+    fn serialize_stack<Z: serde::Serializer>(
+        &self,
+        stack: &[Entry<CliqueNode>],
+        serializer: Z,
+    ) -> Result<Z::Ok, Z::Error> {
+        chain::serialize_stack::<Cliques, _>(stack, serializer)
+    }
+
+    fn deserialize_stack<'de, D: serde::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Vec<Entry<CliqueNode>>, D::Error> {
+        chain::deserialize_stack::<Cliques, _>(deserializer)
     }
 }
 

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use treelb::search::{Children, Search};
+use treelb::search::chain::{self, Chains};
+use treelb::search::{Children, Entry, Search};
 use treelb::{Incumbent, Sense};
 
 use super::Instance;
@@ -58,8 +59,10 @@ pub struct Knapsack {
 /// A node of the knapsack search: the first `level` sorted items are
 /// decided.
 ///
-/// Nodes serialize (for runtimes that send pieces between processes): the
-/// shared chain of taken items travels as a list.
+/// Nodes serialize (for runtimes that send pieces between processes): a
+/// node on its own writes its chain of taken items as a list; a stack of
+/// them ([`Search::serialize_stack`]) writes each shared link once
+/// ([`treelb::search::chain`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(into = "KnapsackWire", from = "KnapsackWire")]
 pub struct KnapsackNode {
@@ -85,7 +88,43 @@ impl Drop for Taken {
     }
 }
 
-/// The wire form of a [`KnapsackNode`]: the taken items, most recent first.
+/// How a [`KnapsackNode`] holds its taken items: a stack of nodes travels
+/// with each link once ([`Search::serialize_stack`]).
+struct TakenItems;
+
+impl Chains for TakenItems {
+    type Node = KnapsackNode;
+    type Link = Taken;
+    type Step = u32;
+    type Head = (u32, i64, i64);
+
+    fn last(node: &KnapsackNode) -> Option<&Arc<Taken>> {
+        node.taken.as_ref()
+    }
+
+    fn prev(link: &Taken) -> Option<&Arc<Taken>> {
+        link.prev.as_ref()
+    }
+
+    fn step(link: &Taken) -> impl Serialize + '_ {
+        link.item
+    }
+
+    fn head(node: &KnapsackNode) -> impl Serialize + '_ {
+        (node.level, node.cap, node.profit)
+    }
+
+    fn link(item: u32, prev: Option<Arc<Taken>>) -> Taken {
+        Taken { item, prev }
+    }
+
+    fn join((level, cap, profit): (u32, i64, i64), taken: Option<Arc<Taken>>) -> KnapsackNode {
+        KnapsackNode { level, cap, profit, taken }
+    }
+}
+
+/// The wire form of a [`KnapsackNode`] on its own: the taken items, most
+/// recent first.
 #[derive(Serialize, Deserialize)]
 struct KnapsackWire {
     level: u32,
@@ -237,6 +276,21 @@ impl Search for Knapsack {
         node.level = next;
         children.push(node);
         children.push(take);
+    }
+
+    fn serialize_stack<Z: serde::Serializer>(
+        &self,
+        stack: &[Entry<KnapsackNode>],
+        serializer: Z,
+    ) -> Result<Z::Ok, Z::Error> {
+        chain::serialize_stack::<TakenItems, _>(stack, serializer)
+    }
+
+    fn deserialize_stack<'de, D: serde::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Vec<Entry<KnapsackNode>>, D::Error> {
+        chain::deserialize_stack::<TakenItems, _>(deserializer)
     }
 }
 

@@ -4,7 +4,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use treelb::search::{Children, Search};
+use treelb::search::chain::{self, Chains};
+use treelb::search::{Children, Entry, Search};
 use treelb::{Incumbent, Sense};
 
 use super::{Tsp, cuts, heuristic};
@@ -133,9 +134,11 @@ pub struct TspSearch {
 
 /// A node of the TSP search.
 ///
-/// Nodes serialize (for runtimes that send pieces between processes): the
-/// shared chain of decisions travels as a list, the multipliers as plain
-/// numbers (bit for bit).
+/// Nodes serialize (for runtimes that send pieces between processes): a
+/// node on its own writes its shared chain of decisions as a list, a stack
+/// of them ([`Search::serialize_stack`]) each shared link once
+/// ([`treelb::search::chain`]); the multipliers travel as plain numbers
+/// (bit for bit).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(into = "TspWire", from = "TspWire")]
 pub struct TspNode {
@@ -177,8 +180,43 @@ impl Drop for Decision {
     }
 }
 
+/// How a [`TspNode`] holds its decisions: a stack of nodes travels with
+/// each link once, fixes as fixes ([`Search::serialize_stack`]).
+struct Decisions;
+
+impl Chains for Decisions {
+    type Node = TspNode;
+    type Link = Decision;
+    type Step = Step;
+    type Head = (Option<Vec<f64>>, i64, u32);
+
+    fn last(node: &TspNode) -> Option<&Arc<Decision>> {
+        node.decisions.as_ref()
+    }
+
+    fn prev(link: &Decision) -> Option<&Arc<Decision>> {
+        link.prev.as_ref()
+    }
+
+    fn step(link: &Decision) -> impl Serialize + '_ {
+        &link.step
+    }
+
+    fn head(node: &TspNode) -> impl Serialize + '_ {
+        (node.pi.as_deref(), node.bound, node.depth)
+    }
+
+    fn link(step: Step, prev: Option<Arc<Decision>>) -> Decision {
+        Decision { step, prev }
+    }
+
+    fn join((pi, bound, depth): (Option<Vec<f64>>, i64, u32), decisions: Option<Arc<Decision>>) -> TspNode {
+        TspNode { decisions, pi: pi.map(Arc::from), bound, depth }
+    }
+}
+
 /// What one link of the chain decides.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 enum Step {
     /// A branching decision: edge `{a, b}` is in (or out of) every tour of
     /// the subtree.
@@ -1220,6 +1258,21 @@ impl Search for TspSearch {
                 children.push(child(with_e1));
             }
         });
+    }
+
+    fn serialize_stack<Z: serde::Serializer>(
+        &self,
+        stack: &[Entry<TspNode>],
+        serializer: Z,
+    ) -> Result<Z::Ok, Z::Error> {
+        chain::serialize_stack::<Decisions, _>(stack, serializer)
+    }
+
+    fn deserialize_stack<'de, D: serde::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<Vec<Entry<TspNode>>, D::Error> {
+        chain::deserialize_stack::<Decisions, _>(deserializer)
     }
 }
 

@@ -78,6 +78,37 @@ pub trait Search: Sync {
     fn should_stop(&self) -> bool {
         false
     }
+
+    /// Writes the open nodes of a piece (bottom first, with their level
+    /// marks) for a runtime that sends pieces to other processes or to a
+    /// checkpoint. Default: each entry with its node's own `Serialize`.
+    ///
+    /// A search whose nodes hold their paths as chains of shared links
+    /// overrides this and [`Search::deserialize_stack`] with
+    /// [`chain::serialize_stack`] and [`chain::deserialize_stack`]: each
+    /// node on its own would write its whole chain, `d²` links for a stack
+    /// `d` levels deep; those write each link once (see [`chain`]).
+    /// Reading back what this writes must give the same nodes, levels and
+    /// order.
+    fn serialize_stack<Z>(&self, stack: &[Entry<Self::Node>], serializer: Z) -> Result<Z::Ok, Z::Error>
+    where
+        Self: Sized,
+        Z: serde::Serializer,
+        Self::Node: serde::Serialize,
+    {
+        serializer.collect_seq(stack)
+    }
+
+    /// Reads what [`Search::serialize_stack`] wrote. Malformed input is an
+    /// error, never a panic.
+    fn deserialize_stack<'de, D>(&self, deserializer: D) -> Result<Vec<Entry<Self::Node>>, D::Error>
+    where
+        Self: Sized,
+        D: serde::Deserializer<'de>,
+        Self::Node: serde::Deserialize<'de>,
+    {
+        serde::Deserialize::deserialize(deserializer)
+    }
 }
 
 /// The complete binary tree of the given height, as a [`Search`] that
@@ -126,7 +157,8 @@ impl Search for BinaryTree {
 /// reads the levels off the flags.
 ///
 /// Entries serialize (with serde) so that a piece can travel between
-/// processes as bytes: see [`DfsWork::into_parts`].
+/// processes as bytes: see [`DfsWork::into_parts`] and
+/// [`Search::serialize_stack`].
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Entry<N> {
     pub(crate) node: N,
@@ -267,7 +299,7 @@ impl<'s, S: Search> DfsWork<'s, S> {
 
     /// The piece without its reference to the search: the stack of open
     /// nodes with their level marks, and the generation. A distributed
-    /// runtime sends these (they serialize when the nodes do) and the
+    /// runtime sends these (written by [`Search::serialize_stack`]) and the
     /// receiver rebuilds the piece with [`DfsWork::from_parts`] against its
     /// own copy of the search.
     pub fn into_parts(self) -> (Vec<Entry<S::Node>>, u32) {
