@@ -46,8 +46,11 @@ use crate::Error;
 /// The first 16 bytes of every checkpoint file.
 pub const MAGIC: &[u8; 16] = b"treelb-ckpt\n\0\0\0\0";
 
-/// The version of the file format this crate writes and reads.
-pub const VERSION: u32 = 1;
+/// The version of the file format this crate writes and reads: 2, where
+/// the pieces of chained searches (knapsack, clique, TSP) write each shared
+/// link of their paths once ([`treelb::search::chain`]); version 1 wrote
+/// every node's whole path.
+pub const VERSION: u32 = 2;
 
 /// The length of the header: mark, version and body length.
 const HEAD: usize = 16 + 4 + 8;
@@ -128,6 +131,12 @@ fn header(bytes: &[u8]) -> Result<u64, String> {
         return Err(format!("truncated checkpoint: {} bytes, shorter than its header", bytes.len()));
     }
     let version = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
+    if version == 1 {
+        return Err(format!(
+            "checkpoint format version 1, written by an earlier treelb (its pieces store every path whole); \
+             this treelb reads version {VERSION}: finish the run with the treelb that wrote it"
+        ));
+    }
     if version != VERSION {
         return Err(format!("checkpoint format version {version}; this treelb reads version {VERSION}"));
     }

@@ -83,7 +83,12 @@ fn a_checkpoint_round_trips_and_every_damage_is_refused() {
     }
     let mut newer = bytes.clone();
     newer[16] = 9;
-    assert_eq!(decode(&newer).unwrap_err(), "checkpoint format version 9; this treelb reads version 1");
+    assert_eq!(decode(&newer).unwrap_err(), "checkpoint format version 9; this treelb reads version 2");
+    let mut older = bytes.clone();
+    older[16] = 1;
+    assert!(
+        decode(&older).unwrap_err().starts_with("checkpoint format version 1, written by an earlier treelb")
+    );
 }
 
 #[test]
