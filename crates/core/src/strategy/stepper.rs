@@ -16,7 +16,7 @@
 //! use treelb::{RunSpec, Strategy};
 //!
 //! for strategy in Strategy::ALL {
-//!     let spec = RunSpec { budget: crate::spec::Budget::of(64), ..RunSpec::with_strategy(strategy) };
+//!     let spec = RunSpec { budget: treelb::spec::Budget::of(64), ..RunSpec::with_strategy(strategy) };
 //!     let run = Stepper::new(spec, 4).run(DfsWork::new(&BinaryTree(14), SplitPolicy::OldestHalf));
 //!     assert_eq!(run.output, (1 << 15) - 1, "{strategy}");
 //! }
