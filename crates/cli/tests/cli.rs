@@ -1262,6 +1262,63 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     assert!(rest.contains("interrupted by a signal"), "{rest}");
 }
 
+/// TSP's root phase (initial tour, Held–Karp ascent, cutting-plane LP)
+/// takes minutes on 400 random points: `--time-limit` stops it, and the
+/// partial report has the heuristic's tour and the root's bound so far.
+#[test]
+fn a_time_limit_stops_the_tsp_root_phase_with_a_partial_report() {
+    let o = treelb(&["tsp", "--random", "400", "-p", "2", "--time-limit", "1s", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("treelb: interrupted: --time-limit 1 s reached after 0 nodes"),
+        "{}",
+        stderr(&o)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(
+        (json["interrupted"].clone(), json["stopped_by"].clone()),
+        (true.into(), "--time-limit 1 s".into())
+    );
+    let answer = &json["answer"];
+    assert_eq!(answer["root_phase"]["stopped"], true, "{answer}");
+    assert_eq!((answer["branched"].clone(), json["work_units"].clone()), (0.into(), 0.into()), "no search");
+    assert_eq!(answer["proven_optimal"], false);
+    assert_eq!(answer["verified"], true);
+    let (length, bound) = (answer["length"].as_i64().unwrap(), answer["bound"].as_i64().unwrap());
+    assert_eq!(answer["initial_tour"].as_i64(), Some(length), "the heuristic's tour");
+    assert_eq!(answer["root_bound"].as_i64(), Some(bound));
+    // A 1-tree bound: within a few per cent below the tour.
+    assert!(bound < length && bound as f64 > 0.8 * length as f64, "bound {bound}, tour {length}");
+    // For people: the interruption at the top, the bound, the root phase.
+    let o = treelb(&["tsp", "--random", "400", "-p", "2", "--time-limit", "500ms"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().contains("stopped by --time-limit 0.5 s after 0 nodes"), "{out}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≥"), "{out}");
+    assert!(out.contains("root phase    stopped after"), "{out}");
+}
+
+/// Ctrl-C during TSP's root phase: the same partial report, exit code 3,
+/// instead of the process ending by the signal.
+#[test]
+fn a_signal_stops_the_tsp_root_phase_with_a_partial_report() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["tsp", "--random", "400", "--threads", "2", "--progress"]);
+    let (code, out, rest) = common::signal_once_started(
+        cmd,
+        |first| first.starts_with("treelb: tsp: bounding the root of 400 nodes"),
+        std::time::Duration::from_millis(200),
+        |pid| common::send_signal(pid, "INT"),
+        LIMIT,
+        "SIGINT",
+    );
+    assert_eq!(code, Some(3), "{out}\n{rest}");
+    assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM) after 0 nodes"), "{out}");
+    assert!(out.contains("root phase    stopped after"), "{out}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≥"), "{out}");
+    assert!(rest.contains("interrupted by a signal"), "{rest}");
+}
+
 /// Ctrl-C while `clique --estimate` probes: the estimate so far, exit code 3.
 #[test]
 fn a_signal_ends_the_probing_with_the_estimate_so_far() {

@@ -108,9 +108,9 @@ pub(crate) fn deadline(cfg: &RunConfig) -> Option<Instant> {
 
 /// Checks the stops that come from outside the work — a signal, the
 /// command's deadline — and stops `limit` with the reason if one has come.
-/// Returns whether the run is being stopped. (An MPI rank's watchdog; a run
-/// on threads has the library's [`Run`] watch its deadline.)
-#[cfg(feature = "mpi")]
+/// Returns whether the run is being stopped. (An MPI rank's watchdog, and
+/// the poll of a phase before the run, like TSP's root; a run on threads
+/// has the library's [`Run`] watch its deadline.)
 pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
     if signalled() {
         limit.stop_because(StopReason::Signal);
