@@ -89,7 +89,42 @@ fn size(bytes: u64) -> String {
 /// assert_eq!(quote(&[b'x'; 100]), format!("{}…", "x".repeat(60)));
 /// ```
 pub fn quote(bytes: &[u8]) -> String {
-    let mut out = Quote { text: String::new(), chars: 0 };
+    quote_within(bytes, MAX_QUOTE_CHARS)
+}
+
+/// The most characters of [`escape`]'s result: a path is at most 4,096
+/// bytes on Linux, each shown in at most 4 characters.
+const MAX_ESCAPED_CHARS: usize = 4 * 4096;
+
+/// `bytes` escaped as [`quote`] escapes them, but not cut after
+/// [`MAX_QUOTE_CHARS`] (only after 16,384 characters): for what a message
+/// must show whole, like a file name given on the command line or a name
+/// read from a file.
+///
+/// ```
+/// use treelb_apps::input::escape;
+/// let long = format!("runs/{}/trace.csv", "x".repeat(100));
+/// assert_eq!(escape(long.as_bytes()), long);
+/// assert_eq!(escape(b"a\x1b]0;PWNED\x07.tsp"), r"a\x1b]0;PWNED\x07.tsp");
+/// ```
+pub fn escape(bytes: &[u8]) -> String {
+    quote_within(bytes, MAX_ESCAPED_CHARS)
+}
+
+/// A path as a message shows it: its bytes through [`escape`].
+///
+/// ```
+/// use std::path::Path;
+/// use treelb_apps::input::escape_path;
+/// assert_eq!(escape_path(Path::new("out/\u{1b}[2J.csv")), r"out/\x1b[2J.csv");
+/// ```
+pub fn escape_path(path: &std::path::Path) -> String {
+    escape(path.as_os_str().as_encoded_bytes())
+}
+
+/// [`quote`] cut after `limit` characters.
+fn quote_within(bytes: &[u8], limit: usize) -> String {
+    let mut out = Quote { text: String::new(), chars: 0, limit };
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             if !out.push_char(c) {
@@ -109,6 +144,8 @@ pub fn quote(bytes: &[u8]) -> String {
 struct Quote {
     text: String,
     chars: usize,
+    /// The most characters it may hold.
+    limit: usize,
 }
 
 impl Quote {
@@ -130,10 +167,10 @@ impl Quote {
     }
 
     /// A piece of the quote, whole or not at all; `false` if it does not
-    /// fit in [`MAX_QUOTE_CHARS`].
+    /// fit in its limit.
     fn push(&mut self, piece: &str) -> bool {
         let n = piece.chars().count();
-        if self.chars + n > MAX_QUOTE_CHARS {
+        if self.chars + n > self.limit {
             return false;
         }
         self.text.push_str(piece);

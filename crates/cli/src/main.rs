@@ -4,13 +4,16 @@
 //! matched the published one, where one is known), 1 when an answer did not
 //! match or is not trustworthy, 2 for bad input, with a one-line error on
 //! stderr, 3 when `--max-nodes`, `--time-limit` or a signal stopped the
-//! run (its report is partial).
+//! run (its report is partial), 4 when the report was printed but an output
+//! file (`--trace`, `--out`, …) could not be written after it (see
+//! [`outputs`]).
 
 mod args;
 mod checkpoint;
 mod cmd;
 mod config;
 mod html;
+mod outputs;
 mod progress;
 mod report;
 
@@ -59,6 +62,10 @@ fn main() -> ExitCode {
         Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
         Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e @ Error::Unwritten(_)) => {
+            eprintln!("treelb: error: {e}");
+            ExitCode::from(outputs::UNWRITTEN)
+        }
         Err(e) => {
             eprintln!("treelb: error: {e}");
             ExitCode::from(2)
@@ -93,13 +100,27 @@ fn one_line(text: &str) -> String {
     message
 }
 
-/// Runs one subcommand; returns how it ended.
+/// Runs one subcommand; returns how it ended. The output files it queued
+/// are written once its report is on stdout: a file that cannot be written
+/// is an error line each (the last one's error is returned, for `main` to
+/// print).
 fn run(cli: &Cli) -> Result<Status, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let ok = dispatch(&cli.command, &mut out)?;
-    out.flush()?;
-    Ok(ok)
+    let ok = dispatch(&cli.command, &mut out);
+    let flushed = out.flush();
+    let ok = ok?;
+    flushed?;
+    let mut unwritten = outputs::write_pending();
+    match unwritten.pop() {
+        None => Ok(ok),
+        Some(last) => {
+            for e in unwritten {
+                eprintln!("treelb: error: {e}");
+            }
+            Err(last)
+        }
+    }
 }
 
 /// Runs one subcommand, writing its report to `out`.

@@ -1262,6 +1262,102 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     assert!(rest.contains("interrupted by a signal"), "{rest}");
 }
 
+/// Every output option is checked before the work: a missing directory, a
+/// file where a directory should be, a directory where the file should
+/// be: one line naming the option and the path, exit code 2, nothing on
+/// stdout. The commands' work would take minutes (T1XL's 1.6 billion
+/// nodes, a deep Mandelbrot image, the full reproductions, a calibration):
+/// the 120 s limit of each run fails the test if the work starts.
+#[test]
+fn output_paths_are_checked_before_the_work() {
+    let dir = std::env::temp_dir().join(format!("treelb-outputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let missing = dir.join("missing").join("x");
+    let (missing, under_file, dir_s) = (
+        missing.to_str().unwrap().to_owned(),
+        file.join("x").to_str().unwrap().to_owned(),
+        dir.to_str().unwrap().to_owned(),
+    );
+    let missing_png = format!("{missing}.png");
+    let deep = ["mandelbrot", "--width", "3000", "--height", "3000", "--max-iter", "1000000"];
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (vec!["uts", "--tree", "T1XL", "-p", "2", "--trace", &missing], "--trace", missing.clone()),
+        (
+            vec!["uts", "--tree", "T1XL", "-p", "2", "--trace", &dir_s],
+            "--trace",
+            format!("{dir_s}: it is a directory"),
+        ),
+        (vec!["tsp", "--random", "400", "--trace", &under_file], "--trace", format!("{under_file}:")),
+        ([&deep[..], &["--out", &missing_png]].concat(), "--out", missing_png.clone()),
+        ([&deep[..], &["--pe-out", &missing_png]].concat(), "--pe-out", missing_png.clone()),
+        (vec!["compare", "T1XL", "--html", &missing], "--html", missing.clone()),
+        (vec!["plot-trace", "/nonexistent/t.csv", "--out", &missing_png], "--out", missing_png.clone()),
+        (
+            vec!["plot-trace", "/nonexistent/t.csv", "--timeline", &missing_png],
+            "--timeline",
+            missing_png.clone(),
+        ),
+        (vec!["plot-trace", "/nonexistent/t.csv", "--html", &missing], "--html", missing.clone()),
+        (vec!["bench", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "run", "--plot", &missing_png], "--plot", missing_png.clone()),
+        (vec!["sim", "reproduce", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "calibrate", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "predict", "--out", &under_file], "--out", under_file.clone()),
+    ];
+    for (args, option, path) in &cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("treelb: error: {option} {path}")), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+    // Nothing was created where the paths pointed, and no probe is left.
+    let mut left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["a-file"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file that cannot be written after the work (a full disk) loses no
+/// answer: the report is printed first, then one line names the option,
+/// the path and the error, and the exit code is 4.
+#[test]
+fn an_output_that_fails_at_the_end_comes_after_the_report() {
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", "/dev/full"]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(out.contains("nodes         4130071  (published: 4130071 ✓)"), "{out}");
+    assert!(err.starts_with("treelb: error: --trace /dev/full: No space left on device"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device(), "/dev/full was replaced");
+}
+
+/// A trace replaces the file whole at the end, keeping the old contents
+/// until then (see also `a_signal_ends_the_run_with_a_partial_report_and_its_trace`),
+/// and a device is written in place, never replaced.
+#[test]
+fn a_trace_replaces_its_file_and_writes_devices_in_place() {
+    let dir = std::env::temp_dir().join(format!("treelb-trace-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "an older file\n").unwrap();
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", trace.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(&trace).unwrap();
+    assert!(written.starts_with("# treelb trace") && !written.contains("an older file"), "{written}");
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["t.csv"], "no temporary file left");
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", "/dev/null"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// TSP's root phase (initial tour, Held–Karp ascent, cutting-plane LP)
 /// takes minutes on 400 random points: `--time-limit` stops it, and the
 /// partial report has the heuristic's tour and the root's bound so far.
