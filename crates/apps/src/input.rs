@@ -92,14 +92,9 @@ pub fn quote(bytes: &[u8]) -> String {
     quote_within(bytes, MAX_QUOTE_CHARS)
 }
 
-/// The most characters of [`escape`]'s result: a path is at most 4,096
-/// bytes on Linux, each shown in at most 4 characters.
-const MAX_ESCAPED_CHARS: usize = 4 * 4096;
-
-/// `bytes` escaped as [`quote`] escapes them, but not cut after
-/// [`MAX_QUOTE_CHARS`] (only after 16,384 characters): for what a message
-/// must show whole, like a file name given on the command line or a name
-/// read from a file.
+/// `bytes` escaped as [`quote`] escapes them, but not cut: for what a
+/// message or a report must show whole, like a file name given on the
+/// command line or a name read from a file.
 ///
 /// ```
 /// use treelb_apps::input::escape;
@@ -108,7 +103,40 @@ const MAX_ESCAPED_CHARS: usize = 4 * 4096;
 /// assert_eq!(escape(b"a\x1b]0;PWNED\x07.tsp"), r"a\x1b]0;PWNED\x07.tsp");
 /// ```
 pub fn escape(bytes: &[u8]) -> String {
-    quote_within(bytes, MAX_ESCAPED_CHARS)
+    quote_within(bytes, usize::MAX)
+}
+
+/// `text` with its control and invisible characters escaped as [`quote`]
+/// escapes them, not cut; borrowed when there is nothing to escape (the
+/// common case: a report's lines).
+///
+/// ```
+/// use treelb_apps::input::escape_text;
+/// assert!(matches!(escape_text("kroA200 (200 nodes)"), std::borrow::Cow::Borrowed(_)));
+/// assert_eq!(escape_text("x\u{1b}[2J\u{202e}"), r"x\x1b[2J\u{202e}");
+/// ```
+pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(escaped) {
+        std::borrow::Cow::Owned(escape(text.as_bytes()))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Whether [`quote`] shows `c` escaped: control characters (C0 and C1,
+/// DEL) and the invisible characters that reorder or hide text.
+fn escaped(c: char) -> bool {
+    matches!(
+        c,
+        '\0'..='\x1f'
+            | '\x7f'
+            | '\u{80}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    )
 }
 
 /// A path as a message shows it: its bytes through [`escape`].
@@ -156,12 +184,7 @@ impl Quote {
             '\n' => self.push("\\n"),
             '\r' => self.push("\\r"),
             '\0'..='\x1f' | '\x7f' => self.push(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}' => self.push(&format!("\\u{{{:x}}}", c as u32)),
+            c if escaped(c) => self.push(&format!("\\u{{{:x}}}", c as u32)),
             c => self.push(c.encode_utf8(&mut [0; 4])),
         }
     }
@@ -170,7 +193,7 @@ impl Quote {
     /// fit in its limit.
     fn push(&mut self, piece: &str) -> bool {
         let n = piece.chars().count();
-        if self.chars + n > self.limit {
+        if self.chars.saturating_add(n) > self.limit {
             return false;
         }
         self.text.push_str(piece);

@@ -21,6 +21,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
+use treelb_apps::input::escape_text;
 
 use args::{Cli, Command};
 use cmd::Status;
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
                 .subcommand()
                 .and_then(|(name, sub)| config::App::named(name).map(|app| app.refuse_given(sub)));
             if let Some(Err(e)) = refused {
-                eprintln!("treelb: error: {e}");
+                eprintln!("treelb: error: {}", escape_text(&e.to_string()));
                 return ExitCode::from(2);
             }
             cli
@@ -52,7 +53,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("treelb: {}", one_line(&e.render().to_string()));
+            eprintln!("treelb: {}", escape_text(&one_line(&e.render().to_string())));
             return ExitCode::from(2);
         }
     };
@@ -63,11 +64,13 @@ fn main() -> ExitCode {
         // A closed pipe (`treelb … | head`) is not a failure of the run.
         Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
         Err(e @ Error::Unwritten(_)) => {
-            eprintln!("treelb: error: {e}");
+            eprintln!("treelb: error: {}", escape_text(&e.to_string()));
             ExitCode::from(outputs::UNWRITTEN)
         }
+        // Escaped whatever the message holds: a path or a name from a
+        // file cannot reach the terminal raw through an error.
         Err(e) => {
-            eprintln!("treelb: error: {e}");
+            eprintln!("treelb: error: {}", escape_text(&e.to_string()));
             ExitCode::from(2)
         }
     }
@@ -116,7 +119,7 @@ fn run(cli: &Cli) -> Result<Status, Error> {
         None => Ok(ok),
         Some(last) => {
             for e in unwritten {
-                eprintln!("treelb: error: {e}");
+                eprintln!("treelb: error: {}", escape_text(&e.to_string()));
             }
             Err(last)
         }

@@ -1723,3 +1723,50 @@ fn errors_show_the_control_characters_of_the_input_visibly() {
         assert!(!err.trim_end_matches('\n').chars().any(char::is_control), "{args:?}: {err:?}");
     }
 }
+
+/// A name read from a file and a path given on the command line reach the
+/// terminal escaped in reports, errors and warnings alike: no raw escape
+/// byte in stdout or stderr, the sequence shown as `\x1b]0;PWNED\x07`.
+#[test]
+fn names_and_paths_reach_the_terminal_escaped() {
+    let dir = scratch("hostile-names");
+    let hostile = "\x1b]0;PWNED\x07";
+    let shown = r"\x1b]0;PWNED\x07";
+    // A TSPLIB file whose NAME and COMMENT hold the sequence, in a file
+    // whose name holds it too.
+    let tsp = dir.join(format!("{hostile}.tsp"));
+    let points: String =
+        (0..8).map(|i| format!("{} {} {}\n", i + 1, (i * 37) % 100, (i * 61) % 100)).collect();
+    std::fs::write(
+        &tsp,
+        format!("NAME: {hostile}\nCOMMENT: {hostile}\nTYPE: TSP\nDIMENSION: 8\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n{points}EOF\n"),
+    )
+    .unwrap();
+    let tsp = tsp.to_str().unwrap();
+    let out_png = dir.join(format!("{hostile}.png"));
+    let missing = dir.join(hostile).join("t.csv");
+    let clique = dir.join(format!("{hostile}.clq"));
+    // A warning names the file: its `p` line counts 2 edges, it lists 1.
+    std::fs::write(&clique, "p edge 3 2\ne 1 2\n").unwrap();
+    let absent = format!("{tsp}.missing");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["tsp", tsp, "-p", "2"],
+        vec!["tsp", tsp, "-p", "2", "--json"],
+        vec!["tsp", tsp, "-p", "2", "--progress", "--time-limit", "1ns"],
+        vec!["mandelbrot", "--width", "64", "--height", "48", "--out", out_png.to_str().unwrap()],
+        vec!["uts", "--tree", "T1", "--trace", missing.to_str().unwrap()],
+        vec!["clique", clique.to_str().unwrap()],
+        vec!["tsp", &absent],
+        vec!["uts", "--tree", hostile],
+    ];
+    for args in &runs {
+        let o = treelb(args);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(!o.stdout.contains(&0x1b) && !o.stderr.contains(&0x1b), "{args:?}: {out:?} {err:?}");
+        assert!(
+            out.contains(shown) || err.contains(shown) || out.contains(r"\u001b]0;PWNED\u0007"),
+            "{args:?}: {out} {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

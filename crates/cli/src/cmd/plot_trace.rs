@@ -14,7 +14,7 @@ use treelb_sim::plot::short;
 use treelb_threads::trace::{State, Trace, slot};
 
 use crate::args::PlotTraceArgs;
-use treelb_apps::input::escape;
+use treelb_apps::input::{escape, escape_text};
 
 use crate::config::{Error, err};
 
@@ -181,7 +181,7 @@ fn image_kind(flag: &str, path: &str) -> Result<bool, Error> {
     match ext.as_deref() {
         Some("svg") => Ok(true),
         Some("png") => Ok(false),
-        _ => Err(err!("{flag} {path}: the image must end in .png or .svg")),
+        _ => Err(err!("{flag} {}: the image must end in .png or .svg", escape(path.as_bytes()))),
     }
 }
 
@@ -465,9 +465,11 @@ fn summarize<'a>(file: &'a str, trace: &'a Trace, written: Vec<&'a str>) -> Summ
 }
 
 fn print_summary(s: &Summary<'_>, out: &mut impl Write) -> Result<(), Error> {
-    writeln!(out, "trace {} — {} PEs, {:.6} s, {} intervals", s.file, s.pes, s.wall_secs, s.intervals)?;
+    let file = escape(s.file.as_bytes());
+    writeln!(out, "trace {file} — {} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals)?;
+    // The notes come from the file: shown escaped.
     for note in s.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
-        writeln!(out, "  {note}")?;
+        writeln!(out, "  {}", escape_text(note))?;
     }
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
@@ -491,7 +493,7 @@ fn print_summary(s: &Summary<'_>, out: &mut impl Write) -> Result<(), Error> {
     table.add_row(row("all".into(), &s.shares, s.intervals));
     writeln!(out, "{table}")?;
     for path in &s.written {
-        writeln!(out, "wrote {path}")?;
+        writeln!(out, "wrote {}", escape(path.as_bytes()))?;
     }
     if s.written.is_empty() {
         writeln!(out, "(draw it with --out utilization.png and --timeline timeline.svg)")?;

@@ -11,6 +11,7 @@ use treelb::bound::{OpenBounds, ProvenBound};
 use treelb::limit::{Limit, StopReason};
 use treelb::{RunStats, Sense};
 use treelb_apps::bnb::BnbStats;
+use treelb_apps::input::escape_path;
 use treelb_apps::tsp::{AscentParams, HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
 
 use super::Status;
@@ -77,7 +78,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
             let path = Path::new(file);
-            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
             crate::checkpoint::bind_input(&mut cfg, path)?;
             (tsp, None)
         }
