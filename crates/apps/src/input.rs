@@ -89,7 +89,70 @@ fn size(bytes: u64) -> String {
 /// assert_eq!(quote(&[b'x'; 100]), format!("{}…", "x".repeat(60)));
 /// ```
 pub fn quote(bytes: &[u8]) -> String {
-    let mut out = Quote { text: String::new(), chars: 0 };
+    quote_within(bytes, MAX_QUOTE_CHARS)
+}
+
+/// `bytes` escaped as [`quote`] escapes them, but not cut: for what a
+/// message or a report must show whole, like a file name given on the
+/// command line or a name read from a file.
+///
+/// ```
+/// use treelb_apps::input::escape;
+/// let long = format!("runs/{}/trace.csv", "x".repeat(100));
+/// assert_eq!(escape(long.as_bytes()), long);
+/// assert_eq!(escape(b"a\x1b]0;PWNED\x07.tsp"), r"a\x1b]0;PWNED\x07.tsp");
+/// ```
+pub fn escape(bytes: &[u8]) -> String {
+    quote_within(bytes, usize::MAX)
+}
+
+/// `text` with its control and invisible characters escaped as [`quote`]
+/// escapes them, not cut; borrowed when there is nothing to escape (the
+/// common case: a report's lines).
+///
+/// ```
+/// use treelb_apps::input::escape_text;
+/// assert!(matches!(escape_text("kroA200 (200 nodes)"), std::borrow::Cow::Borrowed(_)));
+/// assert_eq!(escape_text("x\u{1b}[2J\u{202e}"), r"x\x1b[2J\u{202e}");
+/// ```
+pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(escaped) {
+        std::borrow::Cow::Owned(escape(text.as_bytes()))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Whether [`quote`] shows `c` escaped: control characters (C0 and C1,
+/// DEL) and the invisible characters that reorder or hide text.
+fn escaped(c: char) -> bool {
+    matches!(
+        c,
+        '\0'..='\x1f'
+            | '\x7f'
+            | '\u{80}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    )
+}
+
+/// A path as a message shows it: its bytes through [`escape`].
+///
+/// ```
+/// use std::path::Path;
+/// use treelb_apps::input::escape_path;
+/// assert_eq!(escape_path(Path::new("out/\u{1b}[2J.csv")), r"out/\x1b[2J.csv");
+/// ```
+pub fn escape_path(path: &std::path::Path) -> String {
+    escape(path.as_os_str().as_encoded_bytes())
+}
+
+/// [`quote`] cut after `limit` characters.
+fn quote_within(bytes: &[u8], limit: usize) -> String {
+    let mut out = Quote { text: String::new(), chars: 0, limit };
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             if !out.push_char(c) {
@@ -109,6 +172,8 @@ pub fn quote(bytes: &[u8]) -> String {
 struct Quote {
     text: String,
     chars: usize,
+    /// The most characters it may hold.
+    limit: usize,
 }
 
 impl Quote {
@@ -119,21 +184,16 @@ impl Quote {
             '\n' => self.push("\\n"),
             '\r' => self.push("\\r"),
             '\0'..='\x1f' | '\x7f' => self.push(&format!("\\x{:02x}", c as u32)),
-            '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}' => self.push(&format!("\\u{{{:x}}}", c as u32)),
+            c if escaped(c) => self.push(&format!("\\u{{{:x}}}", c as u32)),
             c => self.push(c.encode_utf8(&mut [0; 4])),
         }
     }
 
     /// A piece of the quote, whole or not at all; `false` if it does not
-    /// fit in [`MAX_QUOTE_CHARS`].
+    /// fit in its limit.
     fn push(&mut self, piece: &str) -> bool {
         let n = piece.chars().count();
-        if self.chars + n > MAX_QUOTE_CHARS {
+        if self.chars.saturating_add(n) > self.limit {
             return false;
         }
         self.text.push_str(piece);

@@ -26,7 +26,8 @@
 //! sequentially).
 //!
 //! The instance-file parsers share [`input`]: lines read as bytes within
-//! limits, and input quoted safely in their error messages.
+//! limits, and input quoted safely in their error messages. [`output`]
+//! checks output paths before the work and writes files whole after it.
 
 pub mod bnb;
 pub mod clique;
@@ -37,6 +38,7 @@ pub mod integrate;
 pub mod knapsack;
 pub mod mandelbrot;
 pub mod nqueens;
+pub mod output;
 pub mod splitmix;
 pub mod tsp;
 pub mod uts;

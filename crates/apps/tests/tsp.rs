@@ -237,6 +237,63 @@ fn the_root_lp_narrows_the_held_karp_gap_on_the_200_node_files() {
     }
 }
 
+/// A stop that says `true` from its `after`-th question on, and counts the
+/// questions.
+fn stop_after(after: u64, asked: &std::cell::Cell<u64>) -> impl Fn() -> bool + '_ {
+    move || {
+        asked.set(asked.get() + 1);
+        asked.get() >= after
+    }
+}
+
+#[test]
+fn a_root_phase_stopped_before_it_starts_asks_once_and_keeps_a_valid_bound() {
+    let (tsp, optimum) = (read("ch130"), 6110);
+    let params = AscentParams::for_n(tsp.n());
+    let asked = std::cell::Cell::new(0);
+    let search = TspSearch::with_params_until(&tsp, params, true, &stop_after(1, &asked));
+    // Asked once, at the first look (after the local search's first start):
+    // nothing long ran after it.
+    assert_eq!(asked.get(), 1);
+    assert!(search.root_stopped());
+    let cuts = search.root_cuts().expect("the cutting planes ran one step");
+    assert_eq!(cuts.combs + cuts.subtours, 0, "{cuts:?}");
+    let bound = search.root_bound_until(&|| true).unwrap();
+    assert!(bound <= optimum && bound as f64 >= cuts.bound - 1e-6, "bound {bound}, {cuts:?}");
+    let (length, tour) = search.incumbent.into_best().expect("the first start's tour");
+    check_tour(&tsp, length, &tour);
+    assert!(length >= optimum);
+
+    // The same search without a stop asks thousands of times (every 64
+    // kicks, every step of the ascent, every 5 ms of the LP) and ends with
+    // the bound of `TspSearch::new`.
+    let asked = std::cell::Cell::new(0);
+    let whole = TspSearch::with_params_until(&tsp, params, true, &stop_after(u64::MAX, &asked));
+    assert!(!whole.root_stopped());
+    assert!(asked.get() > 2000, "asked {}", asked.get());
+    assert_eq!(whole.root_cuts(), TspSearch::new(&tsp).root_cuts());
+    assert!(whole.root_cuts().unwrap().bound > bound as f64);
+}
+
+#[test]
+fn a_root_phase_stopped_anywhere_keeps_a_valid_bound_and_tour() {
+    // Stops in the local search (its 219 questions on ch130) and the
+    // Held–Karp ascent (2,500 or more questions before the LP starts).
+    let (tsp, optimum) = (read("ch130"), 6110);
+    let params = AscentParams::for_n(tsp.n());
+    for after in [2, 50, 219, 220, 1000, 2000] {
+        let asked = std::cell::Cell::new(0);
+        let search = TspSearch::with_params_until(&tsp, params, true, &stop_after(after, &asked));
+        assert_eq!(asked.get(), after, "no question after the stop");
+        assert!(search.root_stopped(), "stopped after {after}");
+        let bound = search.root_bound_until(&|| true).unwrap();
+        assert!(bound <= optimum, "stopped after {after}: bound {bound}");
+        let (length, tour) = search.incumbent.into_best().unwrap();
+        check_tour(&tsp, length, &tour);
+        assert!(length >= optimum);
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 

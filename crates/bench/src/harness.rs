@@ -868,9 +868,11 @@ impl Report {
     }
 
     /// Writes `results.json`, `results.md`, `command.txt` and
-    /// `machine.txt` into `dir` (created if missing).
+    /// `machine.txt` into `dir` (created if missing), each whole (see
+    /// [`treelb_apps::output::write`]).
     pub fn write(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let shown = |p: &Path| treelb_apps::input::escape_path(p);
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", shown(dir)))?;
         let json = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         let m = &self.machine;
         let ids = m.processor.ids().map_or_else(String::new, |ids| format!("{ids}\n"));
@@ -882,7 +884,8 @@ impl Report {
             ("machine.txt", machine),
         ] {
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            treelb_apps::output::write_bytes(&path, text.as_bytes())
+                .map_err(|e| format!("{}: {e}", shown(&path)))?;
         }
         Ok(())
     }

@@ -21,13 +21,16 @@ pub(crate) enum Error {
     Input(String),
     /// An input or output operation failed.
     Io(io::ErrorKind, String),
+    /// An output file could not be written after the report was printed
+    /// (see [`crate::outputs`]): exit code 4.
+    Unwritten(String),
 }
 
 impl Error {
     /// The [`io::ErrorKind`] of a failed input or output operation.
     pub(crate) fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
-            Error::Input(_) => None,
+            Error::Input(_) | Error::Unwritten(_) => None,
             Error::Io(kind, _) => Some(*kind),
         }
     }
@@ -36,7 +39,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(msg) | Error::Io(_, msg) => f.write_str(msg),
+            Error::Input(msg) | Error::Io(_, msg) | Error::Unwritten(msg) => f.write_str(msg),
         }
     }
 }
@@ -371,6 +374,10 @@ impl RunConfig {
         }
         if args.trace.is_some() && args.checkpoint.checkpoint.is_some() {
             return Err(err!("--trace records one uninterrupted run; it does not go with --checkpoint"));
+        }
+        // A bad path fails before the run; the file is written after it.
+        if let Some(path) = &args.trace {
+            crate::outputs::check("--trace", path)?;
         }
         spec.validate().map_err(|e| err!("--strategy: {e}"))?;
         let split_policy = args.split_policy.map(|p| p.0).or(defaults.split_policy).unwrap_or_default();

@@ -4,13 +4,16 @@
 //! matched the published one, where one is known), 1 when an answer did not
 //! match or is not trustworthy, 2 for bad input, with a one-line error on
 //! stderr, 3 when `--max-nodes`, `--time-limit` or a signal stopped the
-//! run (its report is partial).
+//! run (its report is partial), 4 when the report was printed but an output
+//! file (`--trace`, `--out`, …) could not be written after it (see
+//! [`outputs`]).
 
 mod args;
 mod checkpoint;
 mod cmd;
 mod config;
 mod html;
+mod outputs;
 mod progress;
 mod report;
 
@@ -18,6 +21,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
+use treelb_apps::input::escape_text;
 
 use args::{Cli, Command};
 use cmd::Status;
@@ -35,7 +39,7 @@ fn main() -> ExitCode {
                 .subcommand()
                 .and_then(|(name, sub)| config::App::named(name).map(|app| app.refuse_given(sub)));
             if let Some(Err(e)) = refused {
-                eprintln!("treelb: error: {e}");
+                eprintln!("treelb: error: {}", escape_text(&e.to_string()));
                 return ExitCode::from(2);
             }
             cli
@@ -49,7 +53,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("treelb: {}", one_line(&e.render().to_string()));
+            eprintln!("treelb: {}", escape_text(&one_line(&e.render().to_string())));
             return ExitCode::from(2);
         }
     };
@@ -59,8 +63,14 @@ fn main() -> ExitCode {
         Ok(Status::Interrupted) => ExitCode::from(3),
         // A closed pipe (`treelb … | head`) is not a failure of the run.
         Err(e) if e.io_kind() == Some(io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e @ Error::Unwritten(_)) => {
+            eprintln!("treelb: error: {}", escape_text(&e.to_string()));
+            ExitCode::from(outputs::UNWRITTEN)
+        }
+        // Escaped whatever the message holds: a path or a name from a
+        // file cannot reach the terminal raw through an error.
         Err(e) => {
-            eprintln!("treelb: error: {e}");
+            eprintln!("treelb: error: {}", escape_text(&e.to_string()));
             ExitCode::from(2)
         }
     }
@@ -93,13 +103,27 @@ fn one_line(text: &str) -> String {
     message
 }
 
-/// Runs one subcommand; returns how it ended.
+/// Runs one subcommand; returns how it ended. The output files it queued
+/// are written once its report is on stdout: a file that cannot be written
+/// is an error line each (the last one's error is returned, for `main` to
+/// print).
 fn run(cli: &Cli) -> Result<Status, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let ok = dispatch(&cli.command, &mut out)?;
-    out.flush()?;
-    Ok(ok)
+    let ok = dispatch(&cli.command, &mut out);
+    let flushed = out.flush();
+    let ok = ok?;
+    flushed?;
+    let mut unwritten = outputs::write_pending();
+    match unwritten.pop() {
+        None => Ok(ok),
+        Some(last) => {
+            for e in unwritten {
+                eprintln!("treelb: error: {}", escape_text(&e.to_string()));
+            }
+            Err(last)
+        }
+    }
 }
 
 /// Runs one subcommand, writing its report to `out`.

@@ -7,6 +7,7 @@ use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::limit::StopReason;
 use treelb::{MIN_MEASURED_WALL, PeStats, RunStats};
+use treelb_apps::input::escape_text;
 use treelb_bench::machine::Processor;
 
 use crate::config::RunConfig;
@@ -169,10 +170,13 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             serde_json::to_writer_pretty(&mut *out, self)?;
             return writeln!(out);
         }
-        writeln!(out, "{}", self.title)?;
+        // A title, value or note may hold a name or a path from the
+        // command line or a file: control characters are shown escaped.
+        writeln!(out, "{}", escape_text(&self.title))?;
         let width = self.lines.iter().map(|l| l.label.len()).max().unwrap_or(0).max(12);
         let mut line = |label: &str, value: &str, note: Option<&str>| -> io::Result<()> {
-            match note {
+            let value = escape_text(value);
+            match note.map(escape_text) {
                 Some(note) => writeln!(out, "  {label:<width$}  {value}  ({note})"),
                 None => writeln!(out, "  {label:<width$}  {value}"),
             }

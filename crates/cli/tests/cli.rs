@@ -1262,6 +1262,159 @@ fn a_signal_stops_branch_and_bound_with_its_bound() {
     assert!(rest.contains("interrupted by a signal"), "{rest}");
 }
 
+/// Every output option is checked before the work: a missing directory, a
+/// file where a directory should be, a directory where the file should
+/// be: one line naming the option and the path, exit code 2, nothing on
+/// stdout. The commands' work would take minutes (T1XL's 1.6 billion
+/// nodes, a deep Mandelbrot image, the full reproductions, a calibration):
+/// the 120 s limit of each run fails the test if the work starts.
+#[test]
+fn output_paths_are_checked_before_the_work() {
+    let dir = std::env::temp_dir().join(format!("treelb-outputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let missing = dir.join("missing").join("x");
+    let (missing, under_file, dir_s) = (
+        missing.to_str().unwrap().to_owned(),
+        file.join("x").to_str().unwrap().to_owned(),
+        dir.to_str().unwrap().to_owned(),
+    );
+    let missing_png = format!("{missing}.png");
+    let deep = ["mandelbrot", "--width", "3000", "--height", "3000", "--max-iter", "1000000"];
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (vec!["uts", "--tree", "T1XL", "-p", "2", "--trace", &missing], "--trace", missing.clone()),
+        (
+            vec!["uts", "--tree", "T1XL", "-p", "2", "--trace", &dir_s],
+            "--trace",
+            format!("{dir_s}: it is a directory"),
+        ),
+        (vec!["tsp", "--random", "400", "--trace", &under_file], "--trace", format!("{under_file}:")),
+        ([&deep[..], &["--out", &missing_png]].concat(), "--out", missing_png.clone()),
+        ([&deep[..], &["--pe-out", &missing_png]].concat(), "--pe-out", missing_png.clone()),
+        (vec!["compare", "T1XL", "--html", &missing], "--html", missing.clone()),
+        (vec!["plot-trace", "/nonexistent/t.csv", "--out", &missing_png], "--out", missing_png.clone()),
+        (
+            vec!["plot-trace", "/nonexistent/t.csv", "--timeline", &missing_png],
+            "--timeline",
+            missing_png.clone(),
+        ),
+        (vec!["plot-trace", "/nonexistent/t.csv", "--html", &missing], "--html", missing.clone()),
+        (vec!["bench", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "run", "--plot", &missing_png], "--plot", missing_png.clone()),
+        (vec!["sim", "reproduce", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "calibrate", "--out", &under_file], "--out", under_file.clone()),
+        (vec!["sim", "predict", "--out", &under_file], "--out", under_file.clone()),
+    ];
+    for (args, option, path) in &cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("treelb: error: {option} {path}")), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+    // Nothing was created where the paths pointed, and no probe is left.
+    let mut left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["a-file"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file that cannot be written after the work (a full disk) loses no
+/// answer: the report is printed first, then one line names the option,
+/// the path and the error, and the exit code is 4.
+#[test]
+fn an_output_that_fails_at_the_end_comes_after_the_report() {
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", "/dev/full"]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(out.contains("nodes         4130071  (published: 4130071 ✓)"), "{out}");
+    assert!(err.starts_with("treelb: error: --trace /dev/full: No space left on device"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/full").unwrap().file_type().is_char_device(), "/dev/full was replaced");
+}
+
+/// A trace replaces the file whole at the end, keeping the old contents
+/// until then (see also `a_signal_ends_the_run_with_a_partial_report_and_its_trace`),
+/// and a device is written in place, never replaced.
+#[test]
+fn a_trace_replaces_its_file_and_writes_devices_in_place() {
+    let dir = std::env::temp_dir().join(format!("treelb-trace-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "an older file\n").unwrap();
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", trace.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(&trace).unwrap();
+    assert!(written.starts_with("# treelb trace") && !written.contains("an older file"), "{written}");
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["t.csv"], "no temporary file left");
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--trace", "/dev/null"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// TSP's root phase (initial tour, Held–Karp ascent, cutting-plane LP)
+/// takes minutes on 400 random points: `--time-limit` stops it, and the
+/// partial report has the heuristic's tour and the root's bound so far.
+#[test]
+fn a_time_limit_stops_the_tsp_root_phase_with_a_partial_report() {
+    let o = treelb(&["tsp", "--random", "400", "-p", "2", "--time-limit", "1s", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("treelb: interrupted: --time-limit 1 s reached after 0 nodes"),
+        "{}",
+        stderr(&o)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(
+        (json["interrupted"].clone(), json["stopped_by"].clone()),
+        (true.into(), "--time-limit 1 s".into())
+    );
+    let answer = &json["answer"];
+    assert_eq!(answer["root_phase"]["stopped"], true, "{answer}");
+    assert_eq!((answer["branched"].clone(), json["work_units"].clone()), (0.into(), 0.into()), "no search");
+    assert_eq!(answer["proven_optimal"], false);
+    assert_eq!(answer["verified"], true);
+    let (length, bound) = (answer["length"].as_i64().unwrap(), answer["bound"].as_i64().unwrap());
+    assert_eq!(answer["initial_tour"].as_i64(), Some(length), "the heuristic's tour");
+    assert_eq!(answer["root_bound"].as_i64(), Some(bound));
+    // A 1-tree bound: within a few per cent below the tour.
+    assert!(bound < length && bound as f64 > 0.8 * length as f64, "bound {bound}, tour {length}");
+    // For people: the interruption at the top, the bound, the root phase.
+    let o = treelb(&["tsp", "--random", "400", "-p", "2", "--time-limit", "500ms"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().nth(1).unwrap().contains("stopped by --time-limit 0.5 s after 0 nodes"), "{out}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≥"), "{out}");
+    assert!(out.contains("root phase    stopped after"), "{out}");
+}
+
+/// Ctrl-C during TSP's root phase: the same partial report, exit code 3,
+/// instead of the process ending by the signal.
+#[test]
+fn a_signal_stops_the_tsp_root_phase_with_a_partial_report() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["tsp", "--random", "400", "--threads", "2", "--progress"]);
+    let (code, out, rest) = common::signal_once_started(
+        cmd,
+        |first| first.starts_with("treelb: tsp: bounding the root of 400 nodes"),
+        std::time::Duration::from_millis(200),
+        |pid| common::send_signal(pid, "INT"),
+        LIMIT,
+        "SIGINT",
+    );
+    assert_eq!(code, Some(3), "{out}\n{rest}");
+    assert!(out.contains("stopped by a signal (Ctrl-C or SIGTERM) after 0 nodes"), "{out}");
+    assert!(out.contains("root phase    stopped after"), "{out}");
+    assert!(out.contains("best found") && out.contains("not proven optimal; bound ≥"), "{out}");
+    assert!(rest.contains("interrupted by a signal"), "{rest}");
+}
+
 /// Ctrl-C while `clique --estimate` probes: the estimate so far, exit code 3.
 #[test]
 fn a_signal_ends_the_probing_with_the_estimate_so_far() {
@@ -1569,4 +1722,51 @@ fn errors_show_the_control_characters_of_the_input_visibly() {
         assert!(err.contains(message), "{args:?}: expected `{message}` in: {err:?}");
         assert!(!err.trim_end_matches('\n').chars().any(char::is_control), "{args:?}: {err:?}");
     }
+}
+
+/// A name read from a file and a path given on the command line reach the
+/// terminal escaped in reports, errors and warnings alike: no raw escape
+/// byte in stdout or stderr, the sequence shown as `\x1b]0;PWNED\x07`.
+#[test]
+fn names_and_paths_reach_the_terminal_escaped() {
+    let dir = scratch("hostile-names");
+    let hostile = "\x1b]0;PWNED\x07";
+    let shown = r"\x1b]0;PWNED\x07";
+    // A TSPLIB file whose NAME and COMMENT hold the sequence, in a file
+    // whose name holds it too.
+    let tsp = dir.join(format!("{hostile}.tsp"));
+    let points: String =
+        (0..8).map(|i| format!("{} {} {}\n", i + 1, (i * 37) % 100, (i * 61) % 100)).collect();
+    std::fs::write(
+        &tsp,
+        format!("NAME: {hostile}\nCOMMENT: {hostile}\nTYPE: TSP\nDIMENSION: 8\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n{points}EOF\n"),
+    )
+    .unwrap();
+    let tsp = tsp.to_str().unwrap();
+    let out_png = dir.join(format!("{hostile}.png"));
+    let missing = dir.join(hostile).join("t.csv");
+    let clique = dir.join(format!("{hostile}.clq"));
+    // A warning names the file: its `p` line counts 2 edges, it lists 1.
+    std::fs::write(&clique, "p edge 3 2\ne 1 2\n").unwrap();
+    let absent = format!("{tsp}.missing");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["tsp", tsp, "-p", "2"],
+        vec!["tsp", tsp, "-p", "2", "--json"],
+        vec!["tsp", tsp, "-p", "2", "--progress", "--time-limit", "1ns"],
+        vec!["mandelbrot", "--width", "64", "--height", "48", "--out", out_png.to_str().unwrap()],
+        vec!["uts", "--tree", "T1", "--trace", missing.to_str().unwrap()],
+        vec!["clique", clique.to_str().unwrap()],
+        vec!["tsp", &absent],
+        vec!["uts", "--tree", hostile],
+    ];
+    for args in &runs {
+        let o = treelb(args);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(!o.stdout.contains(&0x1b) && !o.stderr.contains(&0x1b), "{args:?}: {out:?} {err:?}");
+        assert!(
+            out.contains(shown) || err.contains(shown) || out.contains(r"\u001b]0;PWNED\u0007"),
+            "{args:?}: {out} {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

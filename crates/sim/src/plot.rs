@@ -131,19 +131,40 @@ fn fonts() {
 }
 
 impl Chart {
-    /// Draws the chart to `path` (`.svg` or `.png`).
+    /// Draws the chart to `path` (`.svg` or `.png`), written whole (see
+    /// [`treelb_apps::output::write`]).
     pub fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        let bytes = self.render(path)?;
+        treelb_apps::output::write_bytes(path, &bytes)
+            .map_err(|e| PlotError(format!("{}: {e}", treelb_apps::input::escape_path(path))))
+    }
+
+    /// The bytes of the file [`draw`](Self::draw) writes to `path`: an SVG
+    /// document or a PNG image, by the extension of `path`.
+    pub fn render(&self, path: &Path) -> Result<Vec<u8>, PlotError> {
         fonts();
         let svg = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"));
         if svg {
-            let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            self.draw_on(&root)?;
-            root.present().map_err(err)
-        } else {
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            self.draw_on(&root)?;
-            root.present().map_err(err)
+            let mut text = String::new();
+            {
+                let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+                self.draw_on(&root)?;
+                root.present().map_err(err)?;
+            }
+            return Ok(text.into_bytes());
         }
+        let mut rgb = vec![0u8; 3 * SIZE.0 as usize * SIZE.1 as usize];
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+            self.draw_on(&root)?;
+            root.present().map_err(err)?;
+        }
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, SIZE.0, SIZE.1);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.write_header().and_then(|mut w| w.write_image_data(&rgb)).map_err(err)?;
+        Ok(bytes)
     }
 
     fn bounds(&self) -> ((f64, f64), (f64, f64)) {

@@ -54,8 +54,8 @@
 //! Every node of the search moves the cuts' multipliers too, from its
 //! parent's (see `TspSearch`).
 
-use super::find;
 use super::search::AscentParams;
+use super::{Poll, find};
 
 /// A comb inequality `x(E(H)) + Σ_j x(E(T_j)) ≤ |H| + Σ_j (|T_j| − 1) −
 /// (k + 1) / 2`: a handle `H` and an odd number `k ≥ 3` of pairwise
@@ -170,7 +170,9 @@ pub(super) struct RootCuts {
     pub multipliers: Vec<f64>,
     /// The Held–Karp bound (before any comb).
     pub held_karp: f64,
-    /// The bound with the cuts.
+    /// The bound with the cuts: the best Lagrangian bound reached (when
+    /// the poll stopped the cutting planes, the best by then; a lower bound
+    /// on every tour either way).
     pub bound: f64,
 }
 
@@ -232,6 +234,9 @@ pub(super) fn one_tree(n: usize, w: &[f64], edges: &mut Vec<(u32, u32)>, degree:
 
 /// The state of the joint ascent over `π` and `μ`.
 struct Ascent<'a> {
+    /// Polled before every step but a run's first; once it says `true`, no
+    /// more steps are made.
+    poll: &'a Poll<'a>,
     n: usize,
     cost: &'a [f64],
     target: f64,
@@ -249,7 +254,9 @@ struct Ascent<'a> {
 
 impl Ascent<'_> {
     /// `steps` subgradient steps from the current multipliers, `λ` halved
-    /// after `patience` steps without improvement.
+    /// after `patience` steps without improvement; fewer once the poll
+    /// says stop, but at least one: the first evaluates the bound at the
+    /// current multipliers, so that a stopped ascent still has one.
     fn run(&mut self, steps: u32, mut lambda: f64, patience: u32, min_lambda: f64) {
         let n = self.n;
         let mut w = vec![0.0; n * n];
@@ -259,7 +266,11 @@ impl Ascent<'_> {
         let mut g_mu = vec![0.0; self.cuts.len()];
         let mut stale = 0;
         let mut local_best = f64::NEG_INFINITY;
-        for _ in 0..steps {
+        for step in 0..steps {
+            // A step costs O(n²).
+            if step > 0 && self.poll.stop() {
+                break;
+            }
             for i in 0..n {
                 for j in 0..n {
                     w[i * n + j] = self.cost[i * n + j] + self.extra[i * n + j] + self.pi[i] + self.pi[j];
@@ -484,8 +495,20 @@ pub(super) const MIN_VIOLATION: f64 = 0.02;
 /// that is off or fails, `params.cut_rounds` rounds of comb separation on
 /// `x̄` and joint ascent. `target` is the step size's estimate of the
 /// optimum.
-pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &AscentParams) -> RootCuts {
+///
+/// `poll` is asked between the ascent's steps, every few milliseconds
+/// while the LP runs (on a thread of its own, see
+/// [`super::lp::lp_combs_until`]) and between rounds; once it says stop,
+/// the cutting planes end with what they have.
+pub(super) fn relax_and_cut(
+    n: usize,
+    cost: &[f64],
+    target: f64,
+    params: &AscentParams,
+    poll: &Poll<'_>,
+) -> RootCuts {
     let mut a = Ascent {
+        poll,
         n,
         cost,
         target,
@@ -501,8 +524,9 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
     a.run(params.root_steps, params.root_lambda, params.root_patience, params.min_lambda);
     let held_karp = a.best;
     // The root LP's cuts at its dual multipliers, when it solves.
-    let lp = (params.lp_rounds > 0)
-        .then(|| super::lp::lp_combs(n, cost, &a.xbar, params.lp_rounds as usize))
+    let lp = (params.lp_rounds > 0 && !poll.stopped())
+        .then(|| super::lp::lp_combs_until(n, cost, &a.xbar, params.lp_rounds as usize, poll))
+        .flatten()
         .and_then(|mut found| Some((found.duals.take().filter(|d| d.len() == n + found.cuts.len())?, found)));
     if let Some((duals, found)) = lp {
         a.restore_best();
@@ -522,9 +546,12 @@ pub(super) fn relax_and_cut(n: usize, cost: &[f64], target: f64, params: &Ascent
         if a.best < found.value - 1e-6 * found.value.abs() {
             a.run(30 * n as u32, 0.01, (n as u32 / 2).max(10), params.min_lambda);
         }
-    } else {
+    } else if !poll.stopped() {
         let mut history = vec![a.best];
         for _ in 0..params.cut_rounds {
+            if poll.stop() {
+                break;
+            }
             // Stop once three rounds raised the bound by less than 10⁻⁵ of it.
             if let [.., before, _, _, last] = history[..]
                 && last - before < STALL * last.abs()

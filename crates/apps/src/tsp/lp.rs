@@ -32,8 +32,14 @@
 //! over all edges. An LP that fails or stops early only leaves fewer cuts
 //! or worse multipliers.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
 use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Solution, Variable};
 
+use super::Poll;
 use super::cuts::{Comb, separate};
 
 /// Each node's nearest neighbours in the LP's edge set.
@@ -67,7 +73,12 @@ pub(super) struct LpCuts {
 /// negative reduced cost join it, and the LP is solved again with all its
 /// cuts (at most [`MAX_PRICING`] times). Once none is negative, the
 /// Lagrangian at these multipliers is the LP's value.
-pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> LpCuts {
+///
+/// `poll` is asked before every solve and during separation; once it says
+/// stop, the LP returns what it has (its duals only if they were solved
+/// for its cuts). A solve itself cannot be interrupted: [`lp_combs_until`]
+/// runs the LP where its caller need not wait for one.
+pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize, poll: &Poll<'_>) -> LpCuts {
     let mut out = LpCuts { cuts: Vec::new(), subtours: 0, value: f64::NAN, duals: None };
     // The edge set.
     let mut var_of = vec![usize::MAX; n * n];
@@ -97,10 +108,13 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
     let mut x = vec![0.0; n * n];
     let mut round = 0;
     for _ in 0..=MAX_PRICING {
-        let Some((mut solution, vars)) = build(n, cost, &edges, &var_of, &out.cuts) else {
+        let Some((mut solution, vars)) = build(n, cost, &edges, &var_of, &out.cuts, poll) else {
             return out;
         };
         while round < rounds {
+            if poll.stop() {
+                return out;
+            }
             round += 1;
             out.value = solution.objective();
             x.iter_mut().for_each(|v| *v = 0.0);
@@ -110,7 +124,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                 x[b * n + a] = v;
             }
             let mut new: Vec<Comb> = Vec::new();
-            for mut set in subtour_sets(n, &x) {
+            for mut set in subtour_sets(n, &x, poll) {
                 // The smaller side: the same inequality for tours.
                 if 2 * set.len() > n {
                     let mut mark = vec![false; n];
@@ -123,16 +137,20 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                     out.subtours += 1;
                 }
             }
-            for comb in exact_blossoms(n, &x, &edges, &out.cuts).into_iter().chain(separate(n, &x, &out.cuts))
+            for comb in
+                exact_blossoms(n, &x, &edges, &out.cuts, poll).into_iter().chain(separate(n, &x, &out.cuts))
             {
                 if !new.contains(&comb) {
                     new.push(comb);
                 }
             }
-            if new.is_empty() {
+            if new.is_empty() || poll.stop() {
                 break;
             }
             for cut in new {
+                if poll.stop() {
+                    return out;
+                }
                 let expr: LinearExpr = row(n, &cut, &var_of).into_iter().map(|(e, c)| (vars[e], c)).collect();
                 match resolve(solution, expr, ComparisonOp::Le, cut.rhs()) {
                     Some(s) => solution = s,
@@ -142,6 +160,9 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
             }
         }
         let rows: Vec<Vec<(usize, f64)>> = out.cuts.iter().map(|c| row(n, c, &var_of)).collect();
+        if poll.stop() {
+            return out;
+        }
         out.duals = duals(n, cost, &edges, &out.cuts, &rows);
         let Some(d) = &out.duals else { return out };
         // Pricing: the reduced costs of all edges.
@@ -160,7 +181,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
                 }
             }
         }
-        if negative.is_empty() {
+        if negative.is_empty() || poll.stop() {
             break;
         }
         negative.sort_by(|p, q| p.0.total_cmp(&q.0));
@@ -170,6 +191,68 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize) -> L
         out.duals = None;
     }
     out
+}
+
+/// How often [`lp_combs_until`] asks its poll while the LP runs.
+const POLL_EVERY: Duration = Duration::from_millis(5);
+
+/// The stack of the LP's thread: the maximum flows of the blossom
+/// separation recurse along augmenting paths, up to `n` deep (the LP ran on
+/// the main thread's 8 MiB before it had a thread).
+const LP_STACK: usize = 16 << 20;
+
+/// [`lp_combs`] on a thread of its own, with the caller asking `poll`
+/// before it starts and every 5 ms meanwhile: `None` once it says stop,
+/// without waiting for the LP. (If the thread cannot start, the LP runs
+/// here, asking `poll` only between its solves.)
+///
+/// A simplex solve cannot be interrupted, and one can be long: on 300
+/// random points the dual LP takes 0.3–0.8 s and the LP's solves between
+/// two looks at the deadline (microlp looks every 1,000 iterations) up to
+/// 1.7 s; on 600 points a re-solve after one cut takes up to 0.3 s, and
+/// the LP's rounds minutes. So the caller does not wait for it: the LP's
+/// thread is told to stop and left to end on its own after its current
+/// solve (it asks between solves and during separation), the process
+/// meanwhile going on. Its results would only have been cuts and
+/// multipliers for a search that a stop does not run: the bound of a
+/// stopped root is the ascent's, not the LP's.
+pub(super) fn lp_combs_until(
+    n: usize,
+    cost: &[f64],
+    xbar: &[f64],
+    rounds: usize,
+    poll: &Poll<'_>,
+) -> Option<LpCuts> {
+    if poll.stop() {
+        return None;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let (send, receive) = mpsc::channel();
+    let (owned_cost, owned_xbar) = (cost.to_vec(), xbar.to_vec());
+    let told = Arc::clone(&stop);
+    let spawned =
+        std::thread::Builder::new().name("treelb-tsp-lp".into()).stack_size(LP_STACK).spawn(move || {
+            let stopped = || told.load(Ordering::Relaxed);
+            let _ = send.send(lp_combs(n, &owned_cost, &owned_xbar, rounds, &Poll::new(&stopped)));
+        });
+    let Ok(lp) = spawned else {
+        return Some(lp_combs(n, cost, xbar, rounds, poll));
+    };
+    loop {
+        match receive.recv_timeout(POLL_EVERY) {
+            Ok(found) => return Some(found),
+            Err(RecvTimeoutError::Timeout) if poll.stop() => {
+                stop.store(true, Ordering::Relaxed);
+                return None;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            // The thread ended without an answer: it panicked.
+            Err(RecvTimeoutError::Disconnected) => match lp.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => return None,
+            },
+        }
+    }
 }
 
 /// How many times the LP is solved again after pricing.
@@ -186,7 +269,11 @@ fn build(
     edges: &[(usize, usize)],
     var_of: &[usize],
     cuts: &[Comb],
+    poll: &Poll<'_>,
 ) -> Option<(Solution, Vec<Variable>)> {
+    if poll.stop() {
+        return None;
+    }
     let mut problem = Problem::new(OptimizationDirection::Minimize);
     let vars: Vec<Variable> =
         edges.iter().map(|&(a, b)| problem.add_var(cost[a * n + b], (0.0, 1.0))).collect();
@@ -275,8 +362,9 @@ fn resolve(solution: Solution, expr: LinearExpr, op: ComparisonOp, rhs: f64) -> 
 /// minimum-cut algorithm that are below 2 (each phase's cut separates the
 /// last node of a maximum-adjacency order from the rest; the smallest of
 /// them is the minimum cut, so the search is exact: no set is returned
-/// only if every cut is at least 2).
-pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
+/// only if every cut is at least 2). Once `poll` says stop (asked between
+/// phases, each `O(n²)`), the sets found so far.
+pub(super) fn subtour_sets(n: usize, x: &[f64], poll: &Poll<'_>) -> Vec<Vec<u32>> {
     const EPS: f64 = 1e-6;
     let mut up: Vec<usize> = (0..n).collect();
     for i in 0..n {
@@ -306,7 +394,7 @@ pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
     let mut active: Vec<usize> = (0..n).collect();
     let mut key = vec![0.0; n];
     let mut added = vec![false; n];
-    while active.len() > 1 {
+    while active.len() > 1 && !poll.stop() {
         for &v in &active {
             key[v] = 0.0;
             added[v] = false;
@@ -376,9 +464,18 @@ pub(super) fn subtour_sets(n: usize, x: &[f64]) -> Vec<Vec<u32>> {
 /// finds combs: a blossom of the shrunk graph is a comb of `x`, its teeth
 /// the shrunk paths (each path is a set meeting the handle and its
 /// complement, or lies on one side).
-pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], known: &[Comb]) -> Vec<Comb> {
+///
+/// Once `poll` says stop (asked between the maximum flows), the blossoms
+/// found so far.
+pub(super) fn exact_blossoms(
+    n: usize,
+    x: &[f64],
+    edges: &[(usize, usize)],
+    known: &[Comb],
+    poll: &Poll<'_>,
+) -> Vec<Comb> {
     let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
-    let mut found = blossoms_of(n, x, edges, &singletons, x, known);
+    let mut found = blossoms_of(n, x, edges, &singletons, x, known, poll);
     let mut up: Vec<usize> = (0..n).collect();
     for &(a, b) in edges {
         if x[a * n + b] >= 1.0 - 1e-6 {
@@ -397,7 +494,7 @@ pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], know
         groups[index[r]].push(v as u32);
     }
     let m = groups.len();
-    if m < n && m >= 6 {
+    if m < n && m >= 6 && !poll.stopped() {
         let group = |v: usize, up: &mut [usize]| index[super::find(up, v)];
         let mut xs = vec![0.0; m * m];
         let mut shrunk: Vec<(usize, usize)> = Vec::new();
@@ -414,7 +511,7 @@ pub(super) fn exact_blossoms(n: usize, x: &[f64], edges: &[(usize, usize)], know
         }
         let mut known = known.to_vec();
         known.extend(found.iter().cloned());
-        for comb in blossoms_of(m, &xs, &shrunk, &groups, x, &known) {
+        for comb in blossoms_of(m, &xs, &shrunk, &groups, x, &known, poll) {
             found.push(comb);
         }
     }
@@ -431,6 +528,7 @@ fn blossoms_of(
     groups: &[Vec<u32>],
     orig: &[f64],
     known: &[Comb],
+    poll: &Poll<'_>,
 ) -> Vec<Comb> {
     let n = m;
     let n_orig = orig.len().isqrt();
@@ -451,6 +549,9 @@ fn blossoms_of(
     let mut parent = vec![0usize; n];
     let mut side = vec![false; n];
     for s in 1..n {
+        if poll.stop() {
+            break;
+        }
         let t = parent[s];
         let value = graph.min_cut(s, t, &mut side);
         for i in s + 1..n {
@@ -594,6 +695,11 @@ mod tests {
     use super::*;
     use crate::tsp::{Tsp, held_karp};
 
+    /// A poll that never says stop.
+    fn never() -> Poll<'static> {
+        Poll::new(&|| false)
+    }
+
     /// A dense symmetric point with the given edge values.
     fn point(n: usize, values: &[(usize, usize, f64)]) -> Vec<f64> {
         let mut x = vec![0.0; n * n];
@@ -613,12 +719,12 @@ mod tests {
             values.extend((0..4).map(|k| (base + k, base + (k + 1) % 4, if k % 2 == 0 { 0.9 } else { 1.0 })));
         }
         values.extend((0..4).map(|k| (k, k + 4, 0.1)));
-        assert_eq!(subtour_sets(8, &point(8, &values)), vec![vec![4, 5, 6, 7]]);
+        assert_eq!(subtour_sets(8, &point(8, &values), &never()), vec![vec![4, 5, 6, 7]]);
         // Without the joining edges: the component without node 0.
-        assert_eq!(subtour_sets(8, &point(8, &values[..8])), vec![vec![4, 5, 6, 7]]);
+        assert_eq!(subtour_sets(8, &point(8, &values[..8]), &never()), vec![vec![4, 5, 6, 7]]);
         // A tour: every cut is at least 2.
         let tour: Vec<(usize, usize, f64)> = (0..8).map(|k| (k, (k + 1) % 8, 1.0)).collect();
-        assert!(subtour_sets(8, &point(8, &tour)).is_empty());
+        assert!(subtour_sets(8, &point(8, &tour), &never()).is_empty());
     }
 
     #[test]
@@ -637,9 +743,9 @@ mod tests {
             (2, 5, 1.0),
         ];
         let x = point(6, &values);
-        assert!(subtour_sets(6, &x).is_empty());
+        assert!(subtour_sets(6, &x, &never()).is_empty());
         let edges: Vec<(usize, usize)> = values.iter().map(|&(a, b, _)| (a, b)).collect();
-        let found = exact_blossoms(6, &x, &edges, &[]);
+        let found = exact_blossoms(6, &x, &edges, &[], &never());
         assert!(!found.is_empty());
         for comb in &found {
             assert_eq!(comb.violation(6, &x), 0.5, "{comb:?}");
@@ -676,7 +782,7 @@ mod tests {
                 };
                 let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
                 let (optimum, _) = held_karp(&tsp).unwrap();
-                let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+                let found = lp_combs(n, &cost, &vec![0.0; n * n], 300, &never());
                 let tolerance = 1e-6 * found.value.abs().max(1.0);
                 assert!(
                     found.value <= optimum as f64 + tolerance,
@@ -706,12 +812,35 @@ mod tests {
             let tsp = Tsp::from_matrix(n, dist).unwrap();
             let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
             let (optimum, _) = held_karp(&tsp).unwrap();
-            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300, &never());
             if let Some(duals) = found.duals {
                 let l = lagrangian(n, &cost, &found.cuts, &duals);
                 assert!(l <= optimum as f64 * (1.0 + 1e-9), "seed {seed}: L {l} > {optimum}");
             }
         }
+    }
+
+    #[test]
+    fn the_lp_on_its_thread_gives_what_it_gives_here_or_nothing_once_stopped() {
+        let n = 60;
+        let tsp = Tsp::random_euclidean(n, 1000.0, 5);
+        let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
+        let xbar = vec![0.0; n * n];
+        let here = lp_combs(n, &cost, &xbar, 300, &never());
+        let there = lp_combs_until(n, &cost, &xbar, 300, &never()).expect("not stopped");
+        assert_eq!(
+            (&here.cuts, here.subtours, here.duals.as_ref()),
+            (&there.cuts, there.subtours, there.duals.as_ref())
+        );
+        assert_eq!(here.value.to_bits(), there.value.to_bits());
+        // Stopped: no answer, and no LP started.
+        let asked = std::cell::Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        assert!(lp_combs_until(n, &cost, &xbar, 300, &Poll::new(&stop)).is_none());
+        assert_eq!(asked.get(), 1);
     }
 
     #[test]
@@ -721,7 +850,7 @@ mod tests {
             let n = 60;
             let tsp = Tsp::random_euclidean(n, 1000.0, seed);
             let cost: Vec<f64> = (0..n * n).map(|k| tsp.dist(k / n, k % n) as f64).collect();
-            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300);
+            let found = lp_combs(n, &cost, &vec![0.0; n * n], 300, &never());
             let duals = found.duals.expect("the dual LP solves");
             let l = lagrangian(n, &cost, &found.cuts, &duals);
             assert!((l - found.value).abs() <= 1e-6 * found.value, "seed {seed}: L {l}, LP {}", found.value);

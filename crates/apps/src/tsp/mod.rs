@@ -48,6 +48,34 @@ pub const MAX_DISTANCE: i64 = 1 << 40;
 
 use crate::splitmix::SplitMix64;
 
+/// The stop that the root's long phases (the initial tour, the Held–Karp
+/// ascent, the cutting-plane LP) poll: the caller's test, asked until it
+/// says `true`, and remembered from then on.
+pub(crate) struct Poll<'a> {
+    stop: &'a dyn Fn() -> bool,
+    stopped: std::cell::Cell<bool>,
+}
+
+impl<'a> Poll<'a> {
+    /// A poll of `stop`.
+    pub(crate) fn new(stop: &'a dyn Fn() -> bool) -> Self {
+        Poll { stop, stopped: std::cell::Cell::new(false) }
+    }
+
+    /// Whether to stop: asks the test unless it already said `true`.
+    pub(crate) fn stop(&self) -> bool {
+        if !self.stopped.get() && (self.stop)() {
+            self.stopped.set(true);
+        }
+        self.stopped.get()
+    }
+
+    /// Whether a [`stop`](Self::stop) said `true` (without asking again).
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.get()
+    }
+}
+
 /// An index of a node in a union-find forest: `usize`, or `u32` where the
 /// forest sits on the bound's hot path and half the memory counts.
 trait ForestIndex: Copy + Eq {

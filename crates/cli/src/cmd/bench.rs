@@ -152,7 +152,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
     };
     if let Some(dir) = &out_dir {
         // Refuse an unwritable folder before the runs, not after them.
-        std::fs::create_dir_all(dir).map_err(|e| err!("--out {}: {e}", dir.display()))?;
+        crate::outputs::check_folder("--out", dir)?;
     }
     let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
     let plan = Plan {
@@ -182,10 +182,14 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         write!(out, "{}", report.markdown())?;
     }
     if let Some(dir) = &out_dir {
-        report.write(dir).map_err(|e| err!("--out: {e}"))?;
+        // After the report: a failure here loses no result (exit code 4).
+        out.flush()?;
+        report
+            .write(dir)
+            .map_err(|e| Error::Unwritten(format!("--out: {e}; the report above is complete without it")))?;
         eprintln!(
             "treelb bench: wrote {}/results.md, results.json, command.txt and machine.txt",
-            dir.display()
+            treelb_apps::input::escape_path(dir)
         );
     }
     for failure in &report.failures {

@@ -32,7 +32,7 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{RunSpec, Strategy, Work};
 use treelb_apps::clique::CliqueSearch;
+use treelb_apps::input::escape_path;
 use treelb_apps::nqueens::NQueens;
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
@@ -440,6 +441,7 @@ fn thread_cpu_seconds() -> Option<f64> {
 
 /// Runs `treelb sim calibrate`.
 pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
+    crate::outputs::check_in_new_folder("--out", &a.out)?;
     let c = a.cores.map_or_else(cores, |c| c as usize);
     let others = OthersMeter::start();
     let mut apps = Vec::new();
@@ -499,8 +501,9 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
         judge(cal.others_share)
     )?;
     let json = serde_json::to_vec_pretty(&cal)?;
-    write(&a.out, &json)?;
-    writeln!(out, "wrote {}", a.out.display())?;
+    out.flush()?;
+    crate::outputs::write_now("--out", &a.out, |w| w.write_all(&json))?;
+    writeln!(out, "wrote {}", escape_path(&a.out))?;
     Ok(true)
 }
 
@@ -583,13 +586,6 @@ pub(crate) fn ping_pong(_: &PingPongArgs, _: &mut dyn std::io::Write) -> Result<
     Err(err!(
         "sim ping-pong: this treelb was built without the MPI runtime (cargo build --release -p treelb-cli --features mpi)"
     ))
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| err!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(path, bytes).map_err(|e| err!("{}: {e}", path.display()))
 }
 
 /// The runtime a row measured.
@@ -812,6 +808,7 @@ fn fastest(repeat: u32, mut run: impl FnMut() -> Result<Measured, Error>) -> Res
 
 /// Runs `treelb sim predict`.
 pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
+    crate::outputs::check_in_new_folder("--out", &a.out)?;
     let text = std::fs::read(&a.calibration).map_err(|e| err!("{}: {e}", a.calibration.display()))?;
     let cal: Calibration = serde_json::from_slice(&text)
         .map_err(|e| err!("{}: not a calibration of `treelb sim calibrate`: {e}", a.calibration.display()))?;
@@ -885,8 +882,9 @@ pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<b
     let machine = MachineLoad { calibrate: cal.others_share, predict: others.and_then(|m| m.share()), load };
     writeln!(out, "predict: {}", judge(machine.predict))?;
     let md = report(&cal, &rows, &scaling, &machine, a, &ranks);
-    write(&a.out, md.as_bytes())?;
-    writeln!(out, "wrote {}", a.out.display())?;
+    out.flush()?;
+    crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
+    writeln!(out, "wrote {}", escape_path(&a.out))?;
     Ok(true)
 }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use treelb_apps::clique::{CliqueSearch, Graph, Options, dimacs};
+use treelb_apps::input::escape_path;
 
 /// The largest bitset graph a search may allocate: 1 GiB (a dense graph of
 /// about 92,000 vertices, or a sparse one of that degeneracy).
@@ -112,9 +113,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
     let path = Path::new(&args.file);
     let parse_clock = std::time::Instant::now();
     let (graph, warnings) =
-        dimacs::read_file_with_warnings(path).map_err(|e| err!("{}: {e}", path.display()))?;
+        dimacs::read_file_with_warnings(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
     for w in warnings {
-        eprintln!("treelb: warning: {}: {w}", path.display());
+        eprintln!("treelb: warning: {}: {w}", escape_path(path));
     }
     let parse_secs = parse_clock.elapsed().as_secs_f64();
     crate::checkpoint::bind_input(&mut cfg, path)?;
@@ -124,12 +125,12 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         max_bitset_bytes: Some(MAX_BITSET_BYTES),
         ..Options::default()
     };
-    let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", path.display()));
+    let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
     if let Some(duration) = args.estimate {
         // The greedy clique first, outside the tree, so that the probes
         // measure the search it prunes rather than the greedy starts.
         let search = CliqueSearch::with_options(&graph, Options { greedy: false, ..options })
-            .map_err(|e| err!("{}: {e}", path.display()))?;
+            .map_err(|e| err!("{}: {e}", escape_path(path)))?;
         if options.greedy {
             search.offer_greedy_cliques();
         }

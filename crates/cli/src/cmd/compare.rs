@@ -329,7 +329,7 @@ fn compare_threads(
 pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
     if let Some(path) = &args.html {
         // Refuse an unwritable page before the runs, not after them.
-        std::fs::File::create(path).map_err(|e| err!("--html {path}: {e}"))?;
+        crate::outputs::check("--html", path)?;
     }
     let workload: Workload = args.workload.parse().map_err(|e| err!("{e}"))?;
     let strategies = super::bench::strategies(&args.strategies)?;
@@ -441,7 +441,9 @@ const HEADER: [&str; 10] = [
 fn print(report: &CompareReport, args: &CompareArgs, out: &mut impl Write) -> Result<bool, Error> {
     let (init, repeat, seq_secs) = (report.init, report.repeat, report.seq_secs);
     if let Some(path) = &args.html {
-        std::fs::write(path, html_page(report)).map_err(|e| err!("--html {path}: {e}"))?;
+        // Written after the report, see `crate::outputs`.
+        let page = html_page(report);
+        crate::outputs::later("--html", path, move |w| w.write_all(page.as_bytes()));
     }
     if args.json {
         serde_json::to_writer_pretty(&mut *out, report)?;

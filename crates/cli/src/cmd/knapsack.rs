@@ -47,7 +47,8 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     let mut cfg = RunConfig::from_args(&args.run)?;
     let (instance, spec, title) = match &args.file {
         Some(file) => {
-            let instance = knapsack::read_file(file).map_err(|e| err!("{file}: {e}"))?;
+            let instance = knapsack::read_file(file)
+                .map_err(|e| err!("{}: {e}", treelb_apps::input::escape(file.as_bytes())))?;
             crate::checkpoint::bind_input(&mut cfg, std::path::Path::new(file))?;
             (instance, None, format!("0/1 knapsack — {file}"))
         }

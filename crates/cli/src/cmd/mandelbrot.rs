@@ -2,8 +2,7 @@
 //! by rectangle subdivision; PNGs coloured by escape time and by the PE that
 //! made each pixel.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -136,11 +135,14 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     {
         return Err(err!("--out and --pe-out name the same file `{a}`"));
     }
-    // Open the outputs first: a bad path fails before the computation.
-    // Under MPI every rank does (and truncates the file) before the ranks
-    // meet to start; only rank 0 writes, after the run.
-    let image_file = args.out.as_deref().map(|p| create("--out", p)).transpose()?;
-    let pe_file = args.pe_out.as_deref().map(|p| create("--pe-out", p)).transpose()?;
+    // Check the outputs first: a bad path fails before the computation.
+    // Under MPI every rank checks (writing nothing) before the ranks meet
+    // to start; only rank 0 writes, after its report.
+    for (flag, path) in [("--out", &args.out), ("--pe-out", &args.pe_out)] {
+        if let Some(path) = path {
+            crate::outputs::check(flag, path)?;
+        }
+    }
 
     let sequential = args.compare_seq.then(|| {
         let start = Instant::now();
@@ -165,13 +167,6 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         outcome.output.into_image(&m).map(|image| (image, 0))
     }
     .map_err(|e| err!("internal error: {e}"))?;
-
-    if let Some((path, file)) = image_file {
-        write_png(&path, file, &image, escape_colour)?;
-    }
-    if let Some((path, file)) = pe_file {
-        write_png(&path, file, &image, pe_colour)?;
-    }
 
     let pixels = m.pixels();
     let in_set = image.in_set();
@@ -256,6 +251,15 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
+    let image = std::sync::Arc::new(image);
+    let colours: [(&str, &Option<String>, Colour); 2] =
+        [("--out", &args.out, escape_colour), ("--pe-out", &args.pe_out, pe_colour)];
+    for (flag, path, colour) in colours {
+        if let Some(path) = path {
+            let image = std::sync::Arc::clone(&image);
+            crate::outputs::later(flag, path, move |w| write_png(w, &image, colour));
+        }
+    }
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "iterations"));
     }
@@ -293,24 +297,20 @@ fn view(args: &MandelbrotArgs, width: u32, height: u32) -> Result<View, Error> {
     View::centered(re, im, extent, width, height).map_err(|e| err!("--extent: {e}"))
 }
 
-fn create(flag: &str, path: &str) -> Result<(String, File), Error> {
-    let file = File::create(path).map_err(|e| err!("{flag} {path}: {e}"))?;
-    Ok((path.to_owned(), file))
-}
-
 fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
-/// Writes `image` as an RGB PNG, one colour per pixel by `colour`.
-fn write_png(
-    path: &str,
-    file: File,
-    image: &Image,
-    colour: fn(&Image, usize) -> [u8; 3],
-) -> Result<(), Error> {
-    let fail = |e: png::EncodingError| err!("{path}: {e}");
-    let mut encoder = png::Encoder::new(BufWriter::new(file), image.width, image.height);
+/// The colour of a pixel of an image.
+type Colour = fn(&Image, usize) -> [u8; 3];
+
+/// Writes `image` to `out` as an RGB PNG, one colour per pixel by `colour`.
+fn write_png(out: &mut dyn Write, image: &Image, colour: Colour) -> std::io::Result<()> {
+    let fail = |e: png::EncodingError| match e {
+        png::EncodingError::IoError(e) => e,
+        e => std::io::Error::other(e),
+    };
+    let mut encoder = png::Encoder::new(out, image.width, image.height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(fail)?;
@@ -321,7 +321,7 @@ fn write_png(
     for y in 0..image.height as usize {
         row.clear();
         row.extend((y * width..(y + 1) * width).flat_map(|i| colour(image, i)));
-        stream.write_all(&row).map_err(|e| err!("{path}: {e}"))?;
+        stream.write_all(&row)?;
     }
     stream.finish().map_err(fail)?;
     writer.finish().map_err(fail)

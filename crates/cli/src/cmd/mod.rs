@@ -20,7 +20,6 @@ pub(crate) mod sim_ybwc;
 pub(crate) mod tsp;
 pub(crate) mod uts;
 
-use std::fs::{File, OpenOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
@@ -30,7 +29,7 @@ use treelb::search::{DfsWork, Search};
 use treelb::{RunStats, Work};
 use treelb_threads::Run;
 
-use crate::config::{Error, RunConfig, err};
+use crate::config::{Error, RunConfig};
 use crate::progress::Progress;
 
 /// How a run command ended: its exit code.
@@ -108,9 +107,9 @@ pub(crate) fn deadline(cfg: &RunConfig) -> Option<Instant> {
 
 /// Checks the stops that come from outside the work — a signal, the
 /// command's deadline — and stops `limit` with the reason if one has come.
-/// Returns whether the run is being stopped. (An MPI rank's watchdog; a run
-/// on threads has the library's [`Run`] watch its deadline.)
-#[cfg(feature = "mpi")]
+/// Returns whether the run is being stopped. (An MPI rank's watchdog, and
+/// the poll of a phase before the run, like TSP's root; a run on threads
+/// has the library's [`Run`] watch its deadline.)
 pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
     if signalled() {
         limit.stop_because(StopReason::Signal);
@@ -173,8 +172,8 @@ pub(crate) fn limit_of(cfg: &RunConfig) -> Limit {
 }
 
 /// Runs `root` on the threads runtime with a progress indicator and, with
-/// `--trace FILE`, writes the trace there (the file is created before the
-/// run, so that a bad path fails at once).
+/// `--trace FILE`, writes the trace there after the report (the path was
+/// checked before the run, see [`crate::outputs`]).
 pub(crate) fn run_threads<W: Work + Clone>(
     root: W,
     cfg: &RunConfig,
@@ -209,16 +208,8 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
     unit: &'static str,
     limit: &Limit,
 ) -> Result<(W::Output, RunStats), Error> {
-    // A bad path fails before the run; an existing file keeps its contents
-    // until the run has a trace to write.
-    if let Some(path) = &cfg.trace {
-        OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| err!("--trace {path}: {e}"))?;
-    }
+    // `RunConfig` checked the trace's path before the run; an existing file
+    // keeps its contents until the trace replaces it, after the report.
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
     progress.started(cfg);
     let mut run = Run::new(cfg.threads_config()).stop_handle(limit).observe(STOP_CHECKS, |s| {
@@ -233,7 +224,6 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
     let mut outcome = run.run(root)?;
     progress.finish();
     if let (Some(path), Some(mut trace)) = (&cfg.trace, outcome.trace.take()) {
-        let file = File::create(path).map_err(|e| err!("--trace {path}: {e}"))?;
         let c = &cfg.spec;
         trace.notes = vec![
             "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
@@ -249,7 +239,7 @@ pub(crate) fn run_threads_limited<W: Work + Clone>(
                 outcome.stats.wall.as_secs_f64()
             ),
         ];
-        trace.write_csv(file).map_err(|e| err!("--trace {path}: {e}"))?;
+        crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
     }
     Ok((outcome.output, outcome.stats))
 }

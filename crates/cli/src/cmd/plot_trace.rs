@@ -14,6 +14,8 @@ use treelb_sim::plot::short;
 use treelb_threads::trace::{State, Trace, slot};
 
 use crate::args::PlotTraceArgs;
+use treelb_apps::input::{escape, escape_text};
+
 use crate::config::{Error, err};
 
 /// The colour of each state, in the order of [`State::ALL`].
@@ -73,32 +75,45 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
             }
         }
     }
-    let bytes = std::fs::read(&args.file).map_err(|e| err!("{}: {e}", args.file))?;
-    let trace = Trace::parse_bytes(&bytes).map_err(|e| err!("{}: {e}", args.file))?;
+    for (flag, path) in files {
+        if let Some(path) = path {
+            crate::outputs::check(flag, path)?;
+        }
+    }
+    let shown = escape(args.file.as_bytes());
+    let bytes = std::fs::read(&args.file).map_err(|e| err!("{shown}: {e}"))?;
+    let trace = Trace::parse_bytes(&bytes).map_err(|e| err!("{shown}: {e}"))?;
     if trace.pes.is_empty() || trace.wall_ns == 0 {
-        return Err(err!("{}: the trace has no intervals", args.file));
+        return Err(err!("{shown}: the trace has no intervals"));
     }
     let title = title(&trace);
-    let mut written = Vec::new();
+    // Drawn here, written after the summary (see `crate::outputs`).
+    let mut files: Vec<(&str, &str, Vec<u8>)> = Vec::new();
     if let Some(path) = &args.out {
-        draw(path, (800, 480), &Utilization { trace: &trace, buckets: buckets as usize, title: &title })?;
-        written.push(path.as_str());
+        let picture = Utilization { trace: &trace, buckets: buckets as usize, title: &title };
+        files.push(("--out", path, render(path, (800, 480), &picture)?));
     }
     if let Some(path) = &args.timeline {
-        draw(path, timeline_size(&trace), &Timeline { trace: &trace, title: &title })?;
-        written.push(path.as_str());
+        files.push((
+            "--timeline",
+            path,
+            render(path, timeline_size(&trace), &Timeline { trace: &trace, title: &title })?,
+        ));
     }
     if let Some(path) = &args.html {
         let page = html_page(&summarize(&args.file, &trace, Vec::new()), &trace, buckets as usize, &title)?;
-        std::fs::write(path, page).map_err(|e| err!("--html {path}: {e}"))?;
-        written.push(path.as_str());
+        files.push(("--html", path, page.into_bytes()));
     }
+    let written = files.iter().map(|&(_, path, _)| path).collect();
     let summary = summarize(&args.file, &trace, written);
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &summary)?;
         writeln!(out)?;
     } else {
         print_summary(&summary, out)?;
+    }
+    for (flag, path, bytes) in files {
+        crate::outputs::later(flag, path, move |w| w.write_all(&bytes));
     }
     Ok(true)
 }
@@ -166,7 +181,7 @@ fn image_kind(flag: &str, path: &str) -> Result<bool, Error> {
     match ext.as_deref() {
         Some("svg") => Ok(true),
         Some("png") => Ok(false),
-        _ => Err(err!("{flag} {path}: the image must end in .png or .svg")),
+        _ => Err(err!("{flag} {}: the image must end in .png or .svg", escape(path.as_bytes()))),
     }
 }
 
@@ -177,19 +192,25 @@ trait Paint {
         DB::ErrorType: 'static;
 }
 
-/// Draws `picture` to a PNG or an SVG file by the extension of `path`.
-fn draw(path: &str, size: (u32, u32), picture: &impl Paint) -> Result<(), Error> {
-    // Fail on an unwritable path with the OS's words before plotters does.
-    std::fs::File::create(path).map_err(|e| err!("{path}: {e}"))?;
+/// Draws `picture` as a PNG or an SVG file by the extension of `path`: the
+/// file's bytes.
+fn render(path: &str, size: (u32, u32), picture: &impl Paint) -> Result<Vec<u8>, Error> {
+    let fail = |e: String| err!("{}: {e}", escape(path.as_bytes()));
+    if image_kind("", path)? {
+        return svg_string(size, picture).map(String::into_bytes);
+    }
     treelb_sim::plot::register_fonts();
-    let result = if image_kind("", path)? {
-        let root = SVGBackend::new(path, size).into_drawing_area();
-        picture.paint(&root).and_then(|()| root.present().map_err(e))
-    } else {
-        let root = BitMapBackend::new(path, size).into_drawing_area();
-        picture.paint(&root).and_then(|()| root.present().map_err(e))
-    };
-    result.map_err(|e| err!("{path}: {e}"))
+    let mut rgb = vec![0u8; 3 * size.0 as usize * size.1 as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+        picture.paint(&root).and_then(|()| root.present().map_err(e)).map_err(fail)?;
+    }
+    let mut png_bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png_bytes, size.0, size.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header().and_then(|mut w| w.write_image_data(&rgb)).map_err(|e| fail(e.to_string()))?;
+    Ok(png_bytes)
 }
 
 /// (a) The utilization plot.
@@ -444,9 +465,11 @@ fn summarize<'a>(file: &'a str, trace: &'a Trace, written: Vec<&'a str>) -> Summ
 }
 
 fn print_summary(s: &Summary<'_>, out: &mut impl Write) -> Result<(), Error> {
-    writeln!(out, "trace {} — {} PEs, {:.6} s, {} intervals", s.file, s.pes, s.wall_secs, s.intervals)?;
+    let file = escape(s.file.as_bytes());
+    writeln!(out, "trace {file} — {} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals)?;
+    // The notes come from the file: shown escaped.
     for note in s.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
-        writeln!(out, "  {note}")?;
+        writeln!(out, "  {}", escape_text(note))?;
     }
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
@@ -470,7 +493,7 @@ fn print_summary(s: &Summary<'_>, out: &mut impl Write) -> Result<(), Error> {
     table.add_row(row("all".into(), &s.shares, s.intervals));
     writeln!(out, "{table}")?;
     for path in &s.written {
-        writeln!(out, "wrote {path}")?;
+        writeln!(out, "wrote {}", escape(path.as_bytes()))?;
     }
     if s.written.is_empty() {
         writeln!(out, "(draw it with --out utilization.png and --timeline timeline.svg)")?;

@@ -9,7 +9,7 @@
 //!   ([`crate::cmd::calibrate`]).
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::spec::Rho;
 use treelb::{Init, RunSpec, Strategy};
+use treelb_apps::input::escape_path;
 use treelb_apps::uts::{Params, SampleTree, Uts};
 use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::{SimReport, simulate_with};
@@ -207,6 +208,9 @@ fn costs(a: &RunArgs) -> Result<Costs, Error> {
 }
 
 fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
+    if let Some(path) = &a.plot {
+        crate::outputs::check("--plot", path)?;
+    }
     let (strategy, init, p) = (a.strategy.0, a.init.0, a.pes);
     let network: Network = parse("--network", &a.network)?;
     let machine = Machine::new(p, network, costs(a)?);
@@ -278,7 +282,9 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         }
     };
     if let Some(path) = &a.plot {
-        utilization_chart(&report).draw(path).map_err(|e| err!("{e}"))?;
+        // Drawn now, written after the summary (see `crate::outputs`).
+        let bytes = utilization_chart(&report).render(path).map_err(|e| err!("--plot: {e}"))?;
+        crate::outputs::later("--plot", path, move |w| w.write_all(&bytes));
     }
     if a.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
@@ -503,7 +509,7 @@ impl Observer for Bar {
 
 fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> {
     let scale = if a.quick { Scale::Quick } else { Scale::Full };
-    std::fs::create_dir_all(&a.out).map_err(|e| err!("{}: {e}", a.out.display()))?;
+    crate::outputs::check_folder("--out", &a.out)?;
     let start = Instant::now();
     let all = match &a.from_data {
         Some(file) => {
@@ -531,10 +537,11 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
             _ => "",
         }
     );
-    let md = reproduce::write_report(&all, &a.out, &command).map_err(|e| err!("{e}"))?;
-    write_file(&a.out.join("README.md"), md.as_bytes())?;
+    let md = reproduce::write_report(&all, &a.out, &command)
+        .map_err(|e| Error::Unwritten(format!("--out: {e}")))?;
+    crate::outputs::write_now("--out", &a.out.join("README.md"), |w| w.write_all(md.as_bytes()))?;
     let json = serde_json::to_vec_pretty(&all)?;
-    write_file(&a.out.join("data.json"), &json)?;
+    crate::outputs::write_now("--out", &a.out.join("data.json"), |w| w.write_all(&json))?;
     for t in &all.seconds {
         let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
         writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
@@ -562,12 +569,13 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
             r.rates.len()
         )?;
     }
-    writeln!(out, "wrote {} ({:.1} s)", a.out.join("README.md").display(), start.elapsed().as_secs_f64())?;
+    writeln!(
+        out,
+        "wrote {} ({:.1} s)",
+        escape_path(&a.out.join("README.md")),
+        start.elapsed().as_secs_f64()
+    )?;
     Ok(true)
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    std::fs::write(path, bytes).map_err(|e| err!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -588,6 +596,10 @@ mod tests {
             .unwrap_or_else(|e| panic!("{args:?}: {e}"));
         let mut out = Vec::new();
         run(&parsed.args, &mut out)?;
+        // The files `main` writes after the report.
+        if let Some(e) = crate::outputs::write_pending().pop() {
+            return Err(e);
+        }
         Ok(String::from_utf8(out).expect("utf-8"))
     }
 

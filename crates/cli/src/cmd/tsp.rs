@@ -4,13 +4,20 @@
 use std::io::Write;
 use std::path::Path;
 
+use std::time::Instant;
+
 use serde::Serialize;
-use treelb_apps::tsp::{HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
+use treelb::bound::{OpenBounds, ProvenBound};
+use treelb::limit::{Limit, StopReason};
+use treelb::{RunStats, Sense};
+use treelb_apps::bnb::BnbStats;
+use treelb_apps::input::escape_path;
+use treelb_apps::tsp::{AscentParams, HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
 
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
-use crate::config::{Error, RunConfig, err};
+use crate::config::{Error, RunConfig, Runtime, err};
 use crate::report::{Line, Report};
 
 #[derive(Serialize)]
@@ -44,18 +51,34 @@ struct Answer {
     branched: u64,
     pruned: u64,
     sequential: Option<Sequential>,
+    /// How long the root phase took, and whether a stop cut it short.
+    root_phase: RootPhase,
     /// Proven optimal or the bound and gap, and the improvements over time.
     #[serde(flatten)]
     proof: bnb::Proof,
 }
 
+/// The root phase: the initial tour, the Held–Karp ascent and the cutting
+/// planes, before the search.
+#[derive(Serialize)]
+struct RootPhase {
+    secs: f64,
+    /// A signal or the time limit stopped it: the search did not start,
+    /// and the bound is the best the root reached by then.
+    stopped: bool,
+}
+
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
     let mut cfg = RunConfig::with_defaults(&args.run, crate::config::app("tsp").defaults)?;
+    // The time limit counts from here, and a signal stops the root phase
+    // as it stops the search: the root takes seconds from a few hundred
+    // nodes on, minutes from 500.
+    super::catch_signals();
     let expected = args.expect;
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
             let path = Path::new(file);
-            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", path.display()))?;
+            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
             crate::checkpoint::bind_input(&mut cfg, path)?;
             (tsp, None)
         }
@@ -68,21 +91,50 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         _ => return Err(err!("give a TSPLIB file or --random N (not both)")),
     };
     let n = tsp.n();
-    let make = || TspSearch::with_params(&tsp, treelb_apps::tsp::AscentParams::for_n(n), !args.no_heuristic);
-    let seq = args.compare_seq.then(|| bnb::sequential(&make()));
-    let search = make();
+    let params = AscentParams::for_n(n);
+    // The root phase (initial tour, Held–Karp ascent, cutting-plane LP)
+    // asks for a signal and the deadline between its steps. Not on MPI:
+    // every rank builds the root on its own and must build the same one,
+    // which a stop reaching each rank at its own moment would break (a
+    // signal there stops the run as soon as the search starts).
+    let root_limit = Limit::unbounded();
+    let poll = || cfg.kind == Runtime::Threads && super::check_stop(&cfg, &root_limit);
+    if cfg.feedback.on() {
+        eprintln!(
+            "treelb: tsp: bounding the root of {n} nodes (initial tour, Held–Karp ascent, cutting planes)"
+        );
+    }
+    let root_started = Instant::now();
+    let search = TspSearch::with_params_until(&tsp, params, !args.no_heuristic, &poll);
     let initial = search.incumbent.best();
-    let root_bound = search.root_bound();
+    let root_bound = search.root_bound_until(&poll);
     let search_cuts = search.root_cuts();
-    let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
-    else {
-        return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
+    let root_secs = root_started.elapsed().as_secs_f64();
+    let root_stopped = root_limit.stopped();
+    let (outcome_stats, stats, stopped, proof, seq) = if root_stopped {
+        // Stopped before the search: the root, open, with its bound.
+        let open = OpenBounds::new(Sense::Minimize);
+        open.record(root_bound);
+        let ProvenBound { proven_optimal, bound, gap } = open.prove_incumbent(&search.incumbent, true);
+        let improvements = initial.map(|value| bnb::Improvement { secs: 0.0, value }).into_iter().collect();
+        let proof = bnb::Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements };
+        let reason = root_limit.stop_reason().unwrap_or(StopReason::Requested);
+        (RunStats::default(), BnbStats::default(), Some(reason), proof, None)
+    } else {
+        let seq = args
+            .compare_seq
+            .then(|| bnb::sequential(&TspSearch::with_params(&tsp, params, !args.no_heuristic)));
+        let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
+        else {
+            return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
+        };
+        (outcome.stats, outcome.output, outcome.stopped, proof, seq)
     };
-    let stats = outcome.output;
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units) = (stopped.is_some(), outcome_stats.work_units());
     let Some((length, tour)) = search.incumbent.into_best() else {
         if interrupted {
-            eprintln!("treelb: tsp: no tour was found before the interruption");
+            let bound = proof.bound.map_or(String::new(), |b| format!(" (every tour is at least {b} long)"));
+            eprintln!("treelb: tsp: no tour was found before the interruption{bound}");
             return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
         }
         return Err(err!("no tour contains all the fixed edges of the instance"));
@@ -131,6 +183,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     ];
     if let Some(b) = root_bound {
         lines.push(Line::new("root bound", b).note(match search_cuts {
+            _ if root_stopped => "the best 1-tree bound when the root phase was stopped".to_string(),
             Some(c) => format!(
                 "1-tree bound with {} comb and {} subtour inequalities (Held–Karp alone: {})",
                 c.combs,
@@ -139,6 +192,13 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
             ),
             None => "Held–Karp 1-tree bound".to_string(),
         }));
+    }
+    if root_stopped {
+        lines.push(
+            Line::new("root phase", format!("stopped after {root_secs:.3} s")).note(
+                "initial tour, Held–Karp ascent and cutting planes cut short; the search did not start",
+            ),
+        );
     }
     lines.push(match initial {
         Some(i) => Line::new("initial tour", i).note("iterated 2-opt + Or-opt from nearest-neighbour tours"),
@@ -175,9 +235,10 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         branched: stats.branched,
         pruned: stats.pruned,
         sequential: seq,
+        root_phase: RootPhase { secs: root_secs, stopped: root_stopped },
         proof,
     };
-    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped)
+    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome_stats, stopped)
         .with_sequential(seq_secs)
         .write(cfg.json, out)?;
     if interrupted {
