@@ -2,13 +2,13 @@
 //!
 //! A run that writes a file at its end (a trace, an image, a report page)
 //! must not find out then that it cannot: [`check`] is called on every
-//! output path before the work starts, and refuses a path that [`write`]
+//! output path before the work starts, and refuses a path that [`write`](fn@write)
 //! would fail on — a directory that does not exist or is not a directory, a
 //! path that is a directory, a file or device that cannot be opened for
 //! writing, a directory in which no file can be created (no permission, a
 //! read-only file system).
 //!
-//! [`write`] then writes the file whole, the discipline of SQLite and
+//! [`write`](fn@write) then writes the file whole, the discipline of SQLite and
 //! PostgreSQL:
 //!
 //! 1. a new temporary file is created in the target's directory,
@@ -78,7 +78,7 @@ pub enum OutputError {
     Io(io::Error),
 }
 
-/// What an output path is, for [`write`].
+/// What an output path is, for [`write`](fn@write).
 enum Target {
     /// Nothing, a regular file, or a link to one: replaced by a new file.
     Replaced {
@@ -129,7 +129,7 @@ fn target(path: &Path) -> Result<Target, OutputError> {
     }
 }
 
-/// Checks, before the work, that [`write`] can write `path`: its directory
+/// Checks, before the work, that [`write`](fn@write) can write `path`: its directory
 /// exists and a file can be created in it (a temporary file is created
 /// exclusively and removed), or the path is a device or FIFO that opens for
 /// writing (without blocking: a FIFO must have a reader already).
@@ -224,7 +224,7 @@ pub fn write(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -
     File::open(&dir)?.sync_all()
 }
 
-/// [`write`] of `bytes`.
+/// [`write`](fn@write) of `bytes`.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write(path, |w| w.write_all(bytes))
 }
