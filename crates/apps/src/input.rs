@@ -25,16 +25,14 @@
 //!   cut after [`MAX_QUOTE_CHARS`] characters.
 
 use std::io::{self, BufRead};
+
 use std::ops::Range;
+pub use treelb_files::text::{MAX_QUOTE_CHARS, escape, escape_path, escape_text, quote};
 
 /// The longest line accepted, in bytes (without its line end): 1 MiB. The
 /// longest lines of real instances are a few kilobytes (a row of a TSPLIB
 /// matrix).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
-
-/// The most characters of input an error message quotes; a longer quote is
-/// cut there and ends with `…`.
-pub const MAX_QUOTE_CHARS: usize = 60;
 
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -72,145 +70,7 @@ fn size(bytes: u64) -> String {
     format!("{bytes} bytes")
 }
 
-/// `bytes` as an error message may show them: valid UTF-8 as it is, except
-/// control characters (C0 and C1, DEL) and the invisible characters that
-/// reorder or hide text (bidirectional controls, zero-width characters, the
-/// line and paragraph separators, a byte order mark), which are escaped as
-/// `\t`, `\r`, `\n`, `\x1b`, `\u{9b}`, `\u{202e}`; a byte that is not UTF-8
-/// is shown as `\xff`. The result holds at most [`MAX_QUOTE_CHARS`]
-/// characters and then `…`.
-///
-/// ```
-/// use treelb_apps::input::quote;
-/// assert_eq!(quote(b"e 1 x"), "e 1 x");
-/// assert_eq!(quote(b"\x1b]0;PWNED\x07\x1b[2J"), r"\x1b]0;PWNED\x07\x1b[2J");
-/// assert_eq!(quote("caf\u{e9} \u{9b}".as_bytes()), r"café \u{9b}");
-/// assert_eq!(quote(b"caf\xe9\tau lait"), r"caf\xe9\tau lait");
-/// assert_eq!(quote(&[b'x'; 100]), format!("{}…", "x".repeat(60)));
-/// ```
-pub fn quote(bytes: &[u8]) -> String {
-    quote_within(bytes, MAX_QUOTE_CHARS)
-}
-
-/// `bytes` escaped as [`quote`] escapes them, but not cut: for what a
-/// message or a report must show whole, like a file name given on the
-/// command line or a name read from a file.
-///
-/// ```
-/// use treelb_apps::input::escape;
-/// let long = format!("runs/{}/trace.csv", "x".repeat(100));
-/// assert_eq!(escape(long.as_bytes()), long);
-/// assert_eq!(escape(b"a\x1b]0;PWNED\x07.tsp"), r"a\x1b]0;PWNED\x07.tsp");
-/// ```
-pub fn escape(bytes: &[u8]) -> String {
-    quote_within(bytes, usize::MAX)
-}
-
-/// `text` with its control and invisible characters escaped as [`quote`]
-/// escapes them, not cut; borrowed when there is nothing to escape (the
-/// common case: a report's lines).
-///
-/// ```
-/// use treelb_apps::input::escape_text;
-/// assert!(matches!(escape_text("kroA200 (200 nodes)"), std::borrow::Cow::Borrowed(_)));
-/// assert_eq!(escape_text("x\u{1b}[2J\u{202e}"), r"x\x1b[2J\u{202e}");
-/// ```
-pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.chars().any(escaped) {
-        std::borrow::Cow::Owned(escape(text.as_bytes()))
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
-}
-
-/// Whether [`quote`] shows `c` escaped: control characters (C0 and C1,
-/// DEL) and the invisible characters that reorder or hide text.
-fn escaped(c: char) -> bool {
-    matches!(
-        c,
-        '\0'..='\x1f'
-            | '\x7f'
-            | '\u{80}'..='\u{9f}'
-            | '\u{61c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}'
-    )
-}
-
-/// A path as a message shows it: its bytes through [`escape`].
-///
-/// ```
-/// use std::path::Path;
-/// use treelb_apps::input::escape_path;
-/// assert_eq!(escape_path(Path::new("out/\u{1b}[2J.csv")), r"out/\x1b[2J.csv");
-/// ```
-pub fn escape_path(path: &std::path::Path) -> String {
-    escape(path.as_os_str().as_encoded_bytes())
-}
-
-/// [`quote`] cut after `limit` characters.
-fn quote_within(bytes: &[u8], limit: usize) -> String {
-    let mut out = Quote { text: String::new(), chars: 0, limit };
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if !out.push_char(c) {
-                return out.cut();
-            }
-        }
-        for &b in chunk.invalid() {
-            if !out.push(&format!("\\x{b:02x}")) {
-                return out.cut();
-            }
-        }
-    }
-    out.text
-}
-
-/// A quote being written: its text and how many characters it holds.
-struct Quote {
-    text: String,
-    chars: usize,
-    /// The most characters it may hold.
-    limit: usize,
-}
-
-impl Quote {
-    /// One character, escaped if it must be; `false` if it does not fit.
-    fn push_char(&mut self, c: char) -> bool {
-        match c {
-            '\t' => self.push("\\t"),
-            '\n' => self.push("\\n"),
-            '\r' => self.push("\\r"),
-            '\0'..='\x1f' | '\x7f' => self.push(&format!("\\x{:02x}", c as u32)),
-            c if escaped(c) => self.push(&format!("\\u{{{:x}}}", c as u32)),
-            c => self.push(c.encode_utf8(&mut [0; 4])),
-        }
-    }
-
-    /// A piece of the quote, whole or not at all; `false` if it does not
-    /// fit in its limit.
-    fn push(&mut self, piece: &str) -> bool {
-        let n = piece.chars().count();
-        if self.chars.saturating_add(n) > self.limit {
-            return false;
-        }
-        self.text.push_str(piece);
-        self.chars += n;
-        true
-    }
-
-    /// The quote of an input that goes on.
-    fn cut(mut self) -> String {
-        self.text.push('…');
-        self.text
-    }
-}
-
-/// The length of the whitespace character (as [`char::is_whitespace`])
-/// that `bytes` start with, or 0 if they start with anything else (a byte
-/// that is not UTF-8 is not whitespace).
+// that is not UTF-8 is not whitespace).
 #[inline]
 pub(crate) fn space_len(bytes: &[u8]) -> usize {
     match bytes.first() {

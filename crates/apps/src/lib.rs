@@ -38,7 +38,7 @@ pub mod integrate;
 pub mod knapsack;
 pub mod mandelbrot;
 pub mod nqueens;
-pub mod output;
+pub use treelb_files::output;
 pub mod splitmix;
 pub mod tsp;
 pub mod uts;

@@ -11,7 +11,7 @@
 //! # Writing
 //!
 //! A checkpoint replaces the previous one atomically: the bytes go to a
-//! temporary file in the same directory, which is synced, renamed over the
+//! temporary file in the same directory ([`treelb_files::output`]), which is synced, renamed over the
 //! checkpoint, and the directory synced, so that the file is always either
 //! the previous checkpoint or the new one. The temporary file is created
 //! exclusively (`O_CREAT | O_EXCL`, which POSIX makes fail on any existing
@@ -32,7 +32,7 @@
 //! a third run locks a new one.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -257,41 +257,12 @@ pub fn check_target(path: &Path) -> Result<Option<fs::Metadata>, Error> {
     }
 }
 
-/// Writes `bytes` to `path` atomically (see the module's documentation).
+/// Writes `bytes` to `path` atomically (see the module's documentation):
+/// through [`treelb_files::output::write_bytes`], after [`check_target`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     check_target(path)?;
-    let dir = dir_of(path);
-    let name = name_of(path);
-    let (tmp, mut file) =
-        create_temporary(&dir, &name).map_err(|e| Error::io("cannot write the checkpoint", path, e))?;
-    let result = (|| {
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // The rename itself is durable once the directory is.
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(|e| Error::io("cannot write the checkpoint", path, e))
-}
-
-/// A new file `.NAME.PID.N.tmp` in `dir`, created exclusively: the first
-/// `N` whose name is free.
-fn create_temporary(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
-    let pid = std::process::id();
-    let mut last = None;
-    for n in 0..64 {
-        let tmp = dir.join(format!(".{name}.{pid}.{n}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp) {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+    treelb_files::output::write_bytes(path, bytes)
+        .map_err(|e| Error::io("cannot write the checkpoint", path, e))
 }
 
 /// The exclusive lock of a checkpoint, held while a run writes it (see the

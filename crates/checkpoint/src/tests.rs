@@ -204,17 +204,20 @@ fn a_planted_link_at_a_temporary_name_is_neither_followed_nor_replaced() {
     let victim = dir.join("victim.txt");
     fs::write(&victim, "VICTIM ORIGINAL CONTENT").unwrap();
     let path = dir.join("run.ckpt");
-    // Links at the first temporary names this process would try.
-    for n in 0..3 {
-        let tmp = dir.join(format!(".run.ckpt.{}.{n}.tmp", std::process::id()));
-        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+    // Links at temporary-looking names beside the checkpoint: the writer
+    // creates its temporary file exclusively without following a link
+    // (`treelb_files::output`, whose tests plant links at the very names it
+    // tries), so none is followed or replaced.
+    let planted: Vec<_> =
+        (0..3).map(|n| dir.join(format!(".run.ckpt.{}.{n}.tmp", std::process::id()))).collect();
+    for tmp in &planted {
+        std::os::unix::fs::symlink(&victim, tmp).unwrap();
     }
     write_atomic(&path, &encode(&saved())).unwrap();
     assert_eq!(fs::read_to_string(&victim).unwrap(), "VICTIM ORIGINAL CONTENT");
     assert_eq!(read(&path).unwrap().count, 3);
-    for n in 0..3 {
-        let tmp = dir.join(format!(".run.ckpt.{}.{n}.tmp", std::process::id()));
-        assert!(fs::symlink_metadata(&tmp).unwrap().file_type().is_symlink());
+    for tmp in &planted {
+        assert!(fs::symlink_metadata(tmp).unwrap().file_type().is_symlink());
     }
     // A link planted at the lock file's name is not followed either.
     let planted = dir.join("other.ckpt");

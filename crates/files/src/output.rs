@@ -28,7 +28,7 @@
 //! new file (the link's target is left alone).
 //!
 //! ```
-//! use treelb_apps::output;
+//! use treelb_files::output;
 //! let dir = std::env::temp_dir().join(format!("treelb-output-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let path = dir.join("report.txt");
@@ -46,7 +46,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::input::escape_path;
+use crate::text::escape_path;
 
 /// Why an output path cannot be written; its message names the path's part
 /// at fault, escaped (see [`escape_path`]).
