@@ -3,6 +3,9 @@
 //! the DIMACS benchmark graphs with their published ω on the threads runtime
 //! for P ∈ {1, 2, 3, 4, 8}.
 
+mod common;
+use common::Endless;
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
@@ -632,30 +635,6 @@ fn wide_brute_force_agrees_with_the_narrow_one() {
     // T(130, 40) has density 0.975.
     check_omega(&Graph::turan(130, 40), 40, "T(130, 40)");
     check_omega(&Graph::from_fn(140, |u, v| v != u + 70), 70, "cocktail party graph, m = 70");
-}
-
-/// A reader of `prefix` and then of `byte` without end, counting the bytes
-/// it gives.
-struct Endless {
-    prefix: &'static [u8],
-    byte: u8,
-    given: u64,
-}
-
-impl std::io::Read for Endless {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = if self.prefix.is_empty() {
-            buf.fill(self.byte);
-            buf.len()
-        } else {
-            let n = self.prefix.len().min(buf.len());
-            buf[..n].copy_from_slice(&self.prefix[..n]);
-            self.prefix = &self.prefix[n..];
-            n
-        };
-        self.given += n as u64;
-        Ok(n)
-    }
 }
 
 /// An endless line (`/dev/zero`, a binary file) is refused once it passes

@@ -2,6 +2,9 @@
 //! program's, sequentially and on the threads runtime for P ∈ {1, 2, 3, 4, 8};
 //! the generator's classes; the file format's errors.
 
+mod common;
+use common::Endless;
+
 use treelb::RunSpec;
 use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, seq};
@@ -261,30 +264,6 @@ fn the_file_format_and_its_errors() {
         treelb_apps::knapsack::parse(bad).unwrap_err().to_string(),
         "line 2: expected item 1 as `PROFIT WEIGHT` (two integers), found `3 \\xe9`"
     );
-}
-
-/// A reader of `prefix` and then of `byte` without end, counting the bytes
-/// it gives.
-struct Endless {
-    prefix: &'static [u8],
-    byte: u8,
-    given: u64,
-}
-
-impl std::io::Read for Endless {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = if self.prefix.is_empty() {
-            buf.fill(self.byte);
-            buf.len()
-        } else {
-            let n = self.prefix.len().min(buf.len());
-            buf[..n].copy_from_slice(&self.prefix[..n]);
-            self.prefix = &self.prefix[n..];
-            n
-        };
-        self.given += n as u64;
-        Ok(n)
-    }
 }
 
 /// An endless line is refused once it passes 1 MiB, naming its line,

@@ -3,6 +3,9 @@
 //! Held–Karp dynamic program; every TSPLIB format and distance function; the
 //! parser's errors; fixed edges.
 
+mod common;
+use common::Endless;
+
 use std::path::{Path, PathBuf};
 
 use treelb::RunSpec;
@@ -822,30 +825,6 @@ fn matrix_errors() {
     assert_eq!(Tsp::from_matrix(2, vec![0, 1, 1]), Err(MatrixError::Size { n: 2, expected: 4, found: 3 }));
     assert_eq!(Tsp::from_matrix(2, vec![0, 1, 2, 0]), Err(MatrixError::Asymmetric { i: 0, j: 1 }));
     assert!(matches!(Tsp::from_matrix(2, vec![0, 1 << 41, 1 << 41, 0]), Err(MatrixError::TooLarge { .. })));
-}
-
-/// A reader of `prefix` and then of `byte` without end, counting the bytes
-/// it gives.
-struct Endless {
-    prefix: &'static [u8],
-    byte: u8,
-    given: u64,
-}
-
-impl std::io::Read for Endless {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = if self.prefix.is_empty() {
-            buf.fill(self.byte);
-            buf.len()
-        } else {
-            let n = self.prefix.len().min(buf.len());
-            buf[..n].copy_from_slice(&self.prefix[..n]);
-            self.prefix = &self.prefix[n..];
-            n
-        };
-        self.given += n as u64;
-        Ok(n)
-    }
 }
 
 /// An endless line is refused once it passes 1 MiB, naming its line,
