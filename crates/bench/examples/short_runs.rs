@@ -68,7 +68,7 @@ fn main() {
          medians of {repeat} runs at P = 2 on the persistent pool. Fixed cost = wall − Σ busy / P, busy by the wall clock \
          (the time a PE held no work: the start, the first steals, termination); utilization = Σ CPU time busy / (P · wall). \
          One read of the thread's CPU clock: {read_ns:.0} ns (every busy phase reads it twice).\n",
-        treelb_bench::machine::Processor::detect(),
+        treelb_bench::host::Processor::detect(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     let _ = writeln!(md, "| search | nodes | wall ms | utilization | fixed cost µs | fixed cost / wall |");

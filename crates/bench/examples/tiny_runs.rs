@@ -121,7 +121,7 @@ fn main() {
         std::process::exit(2);
     }
     let load_before = one_minute_load();
-    let others = treelb_bench::machine::OthersMeter::start();
+    let others = treelb_bench::host::OthersMeter::start();
     let started = Instant::now();
     let searches = tiny_searches();
     let ps = [1usize, 2];
@@ -156,7 +156,7 @@ fn main() {
     }
     let load_after = one_minute_load();
     let others_share = others.and_then(|m| m.share());
-    let loaded = others_share.map_or(load_before > 1.5, |share| share >= treelb_bench::machine::LOADED_SHARE);
+    let loaded = others_share.map_or(load_before > 1.5, |share| share >= treelb_bench::host::LOADED_SHARE);
     let mut md = String::new();
     let _ = writeln!(md, "# Tiny searches in a loop: the persistent pool against spawn-per-run and rayon\n");
     let _ = writeln!(
@@ -238,5 +238,5 @@ fn main() {
 
 /// The 1-minute load average, or 0 where unknown.
 fn one_minute_load() -> f64 {
-    treelb_bench::machine::load_average().map_or(0.0, |l| l[0])
+    treelb_bench::host::load_average().map_or(0.0, |l| l[0])
 }

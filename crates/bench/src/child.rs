@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::workload::{Answer, Balance};
+use crate::workload::{Answer, Traffic};
 
 /// What the kernel accounted to one child process (`wait4`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -45,7 +45,7 @@ pub struct ChildReport {
     pub answer: Answer,
     /// treelb's balancing counters (treelb runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub balance: Option<Balance>,
+    pub balance: Option<Traffic>,
 }
 
 /// How a child run went wrong.

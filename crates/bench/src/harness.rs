@@ -5,12 +5,12 @@
 //!
 //! # How a run is measured
 //!
-//! A [`Plan`] names the workloads and the runners: treelb's engines
+//! A [`Matrix`] names the workloads and the runners: treelb's engines
 //! ([`Engine`]: the sequential baseline, treelb per strategy and per P,
 //! rayon and chili with and without a depth cutoff) and the [`Peer`]
 //! programs given by path. Each run of an engine is the harness's own
 //! program started again with `--one ENGINE --workload W …` (the
-//! [`Plan::child`] prefix), which runs that one search in process and
+//! [`Matrix::child`] prefix), which runs that one search in process and
 //! prints a [`ChildReport`] line; each run of a peer is the peer's own
 //! program. Both go through [`child::run`], which kills the run (and its
 //! process group) at the time limit.
@@ -45,9 +45,9 @@ use treelb::{Init, Strategy};
 
 use crate::child::{self, ChildReport, Failure, Usage};
 use crate::forkjoin::STACK_BYTES;
-use crate::machine::{LOADED_SHARE, Machine, load_average};
+use crate::host::{Host, LOADED_SHARE, load_average};
 use crate::peers::Peer;
-use crate::workload::{Answer, Balance, Engine, RunOpts, Workload};
+use crate::workload::{Answer, Engine, RunOpts, Traffic, Workload};
 
 /// The named suites of `treelb bench SUITE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,9 +203,9 @@ impl Runner {
     }
 }
 
-/// What to run.
+/// What to run: the workloads × engines × strategies × P of one benchmark.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub struct Matrix {
     /// The workloads, in order.
     pub workloads: Vec<Workload>,
     /// The engines (each workload's runners keep only these).
@@ -307,7 +307,7 @@ pub struct Row {
     /// T_seq / (min(P, cores) · T), for treelb and the fork-join engines.
     pub efficiency: Option<f64>,
     /// What balancing cost in the fastest run (treelb only).
-    pub balance: Option<Balance>,
+    pub balance: Option<Traffic>,
 }
 
 /// One workload's rows.
@@ -331,7 +331,7 @@ pub struct Report {
     /// The command that produced it.
     pub command: String,
     /// Where.
-    pub machine: Machine,
+    pub machine: Host,
     /// The scheduling priority (nice value) of the run.
     pub nice: i32,
     /// Load average (1, 5, 15 minutes) before the first run.
@@ -339,7 +339,7 @@ pub struct Report {
     /// Load average after the last run.
     pub load_after: Option<[f64; 3]>,
     /// The share of the cores that other processes took during the runs
-    /// (see [`crate::machine::OthersMeter`]), where it could be measured.
+    /// (see [`crate::host::OthersMeter`]), where it could be measured.
     pub others_share: Option<f64>,
     /// Runs per runner.
     pub repeat: usize,
@@ -362,7 +362,7 @@ struct Track {
     answer: Option<Answer>,
 }
 
-impl Plan {
+impl Matrix {
     /// The runners of `workload`, in table order.
     pub fn runners(&self, workload: &Workload) -> Vec<Runner> {
         let mut runners = Vec::new();
@@ -433,7 +433,7 @@ impl Plan {
     /// alternating the runners, checks every answer, and returns the
     /// report. Failures are in the report ([`Report::ok`]), not an `Err`:
     /// `Err` is for a plan that cannot run at all.
-    pub fn run(&self, command: String, machine: Machine, nice: i32) -> Result<Report, String> {
+    pub fn run(&self, command: String, machine: Host, nice: i32) -> Result<Report, String> {
         if self.repeat == 0 {
             return Err("--repeat must be at least 1".to_owned());
         }
@@ -441,7 +441,7 @@ impl Plan {
             return Err("no program to run the engines with".to_owned());
         }
         let load_before = load_average();
-        let others = crate::machine::OthersMeter::start();
+        let others = crate::host::OthersMeter::start();
         let total: usize = self.workloads.iter().map(|w| self.runners(w).len() * self.repeat).sum();
         let mut done = 0;
         let mut failures = Vec::new();

@@ -16,14 +16,14 @@
 //! time limit, alternating them round by round and keeping the fastest of
 //! N runs, checks every answer against the published one (or the first
 //! engine's), and writes the report as JSON and Markdown with the command
-//! line and the [`machine`]. The `treelb bench` command is its front end.
+//! line and the [`host`]. The `treelb bench` command is its front end.
 //! This crate is not published: rayon and chili are dependencies of the
 //! comparison only, never of treelb.
 
 pub mod child;
 pub mod forkjoin;
 pub mod harness;
-pub mod machine;
+pub mod host;
 pub mod peers;
 pub mod uts_c;
 pub mod workload;

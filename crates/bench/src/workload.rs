@@ -458,7 +458,7 @@ impl Workload {
                         let start = Instant::now();
                         let outcome =
                             treelb_threads::run(m.work(*method), &config).map_err(|e| e.to_string())?;
-                        (start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats)))
+                        (start.elapsed(), outcome.output, Some(Traffic::from(&outcome.stats)))
                     }
                     _ => return Err(format!("{engine} runs the searches, not the Mandelbrot set")),
                 };
@@ -514,12 +514,12 @@ pub struct Measured {
     /// What it found.
     pub answer: Answer,
     /// treelb's counters (treelb runs only).
-    pub balance: Option<Balance>,
+    pub balance: Option<Traffic>,
 }
 
 /// What balancing cost in one treelb run, summed over its PEs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Balance {
+pub struct Traffic {
     /// Requests for work sent.
     pub requests_sent: u64,
     /// Requests answered with nothing.
@@ -535,11 +535,11 @@ pub struct Balance {
     pub idle_fraction: f64,
 }
 
-impl From<&RunStats> for Balance {
-    fn from(stats: &RunStats) -> Balance {
+impl From<&RunStats> for Traffic {
+    fn from(stats: &RunStats) -> Traffic {
         let total = stats.total();
         let pe_time = total.busy + total.idle;
-        Balance {
+        Traffic {
             requests_sent: total.requests_sent,
             requests_failed: total.requests_failed,
             pieces_transferred: total.pieces_sent,
@@ -719,7 +719,7 @@ fn run_engine<S>(
     engine: Engine,
     config: &treelb_threads::Config,
     cutoff: Cutoff,
-) -> Result<(Duration, S::Output, Option<Balance>), String>
+) -> Result<(Duration, S::Output, Option<Traffic>), String>
 where
     S: Search,
     S::Node: Clone + Sync,
@@ -734,7 +734,7 @@ where
             let start = Instant::now();
             let outcome = treelb_threads::run(DfsWork::new(search, SplitPolicy::default()), config)
                 .map_err(|e| e.to_string())?;
-            Ok((start.elapsed(), outcome.output, Some(Balance::from(&outcome.stats))))
+            Ok((start.elapsed(), outcome.output, Some(Traffic::from(&outcome.stats))))
         }
         Engine::RayonJoin | Engine::RayonCutoff => {
             let cutoff = if engine == Engine::RayonJoin { Cutoff::None } else { cutoff };

@@ -8,7 +8,7 @@ use serde::Serialize;
 use treelb::limit::StopReason;
 use treelb::{MIN_MEASURED_WALL, PeStats, RunStats};
 use treelb_apps::input::escape_text;
-use treelb_bench::machine::Processor;
+use treelb_bench::host::Processor;
 
 use crate::config::RunConfig;
 

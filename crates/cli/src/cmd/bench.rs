@@ -1,6 +1,6 @@
 //! `treelb bench`: the front end of the benchmark harness
 //! ([`treelb_bench::harness`]). It turns the command line into a
-//! [`Plan`], runs it (each engine's run is this program started again with
+//! [`Matrix`], runs it (each engine's run is this program started again with
 //! `bench --one …`, each peer's run the peer's own program), prints the
 //! report and writes it to `bench-results/DATE-MACHINE/` in the current
 //! directory (`--out DIR` elsewhere: a run to keep goes under
@@ -15,8 +15,8 @@ use treelb::Strategy;
 /// Where `treelb bench` writes its results without `--out`: a folder of the
 /// current directory, outside the documentation.
 pub(crate) const DEFAULT_OUT: &str = "bench-results";
-use treelb_bench::harness::{self, Plan, Suite};
-use treelb_bench::machine::Machine;
+use treelb_bench::harness::{self, Matrix, Suite};
+use treelb_bench::host::Host;
 use treelb_bench::peers::{Peer, PeerKind};
 use treelb_bench::uts_c::UtsC;
 use treelb_bench::workload::{Engine, RunOpts, Workload};
@@ -119,7 +119,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         None => Suite::Quick,
         Some(name) => name.parse().map_err(|e| err!("{e}"))?,
     };
-    let machine = Machine::detect();
+    let machine = Host::detect();
     let cores = machine.cores;
     // Every workload is checked before the first one runs.
     let workloads = match &args.workloads {
@@ -155,7 +155,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         crate::outputs::check_folder("--out", dir)?;
     }
     let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
-    let plan = Plan {
+    let plan = Matrix {
         workloads,
         engines,
         strategies: strategies(&args.strategies)?,
@@ -172,7 +172,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         progress: crate::config::Feedback::from_args(&args.feedback).on(),
     };
     let command = harness::command_line("treelb", std::env::args().skip(1));
-    let report = plan.run(command, machine, treelb_bench::machine::nice()).map_err(|e| err!("{e}"));
+    let report = plan.run(command, machine, treelb_bench::host::nice()).map_err(|e| err!("{e}"));
     std::fs::remove_dir_all(&scratch).ok();
     let report = report?;
     if args.json {

@@ -45,7 +45,7 @@ use treelb_apps::clique::CliqueSearch;
 use treelb_apps::input::escape_path;
 use treelb_apps::nqueens::NQueens;
 use treelb_apps::uts::{Params, SampleTree, Uts};
-use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
+use treelb_bench::host::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::simulate;
 use treelb_sim::{Cores, Costs, Machine, Network, SimConfig};
 

@@ -29,8 +29,8 @@ use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::{Init, MIN_MEASURED_WALL, Strategy};
-use treelb_bench::harness::{self, Plan, Status};
-use treelb_bench::machine::Machine;
+use treelb_bench::harness::{self, Matrix, Status};
+use treelb_bench::host::Host;
 use treelb_bench::workload::{Engine, Workload};
 
 use crate::args::InitArg;
@@ -245,7 +245,7 @@ fn compare_mpi(
     };
     Ok(result.map(|(seq_secs, pes, rows)| CompareReport {
         workload: workload.to_string(),
-        machine: Machine::detect().cpu_model,
+        machine: Host::detect().cpu_model,
         runtime: "mpi",
         threads: pes,
         budget: spec.budget,
@@ -264,11 +264,11 @@ fn compare_threads(
     workload: Workload,
     strategies: Vec<Strategy>,
 ) -> Result<(CompareReport, Vec<String>), Error> {
-    let machine = Machine::detect();
+    let machine = Host::detect();
     let p = threads(args.threads);
     let exe = std::env::current_exe().map_err(|e| err!("cannot find this program: {e}"))?;
     let budget = args.budget.or(workload.default_budget());
-    let plan = Plan {
+    let plan = Matrix {
         workloads: vec![workload],
         engines: vec![Engine::Seq, Engine::Treelb],
         strategies,
@@ -285,7 +285,7 @@ fn compare_threads(
         progress: false,
     };
     let command = harness::command_line("treelb", std::env::args().skip(1));
-    let report = plan.run(command, machine, treelb_bench::machine::nice()).map_err(|e| err!("{e}"))?;
+    let report = plan.run(command, machine, treelb_bench::host::nice()).map_err(|e| err!("{e}"))?;
     let w = &report.workloads[0];
     let seq_secs = w.rows.iter().find(|r| r.engine == "seq").and_then(|r| r.wall_secs).ok_or_else(|| {
         err!("{}: the sequential baseline failed: {}", w.workload, report.failures.join("; "))

@@ -19,7 +19,7 @@ use treelb::spec::Rho;
 use treelb::{Init, RunSpec, Strategy};
 use treelb_apps::input::escape_path;
 use treelb_apps::uts::{Params, SampleTree, Uts};
-use treelb_bench::machine::{LOADED_SHARE, OthersMeter};
+use treelb_bench::host::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::{SimReport, simulate_with};
 use treelb_sim::multilevel::{Multilevel, Search, best_rho, theorem4_fanout};
 use treelb_sim::plot::{Chart, Legend, Series, Style};

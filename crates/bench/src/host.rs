@@ -4,9 +4,9 @@ use std::process::Command;
 
 use serde::Serialize;
 
-/// The machine and toolchain of a run of the suite.
+/// The host (machine) and toolchain of a run of the suite.
 #[derive(Clone, Debug, Serialize)]
-pub struct Machine {
+pub struct Host {
     /// `lscpu`'s "Model name" (or `/proc/cpuinfo`'s "model name").
     pub cpu_model: String,
     /// Cores available to this process.
@@ -20,11 +20,11 @@ pub struct Machine {
     pub processor: Processor,
 }
 
-impl Machine {
+impl Host {
     /// Looks at this machine.
-    pub fn detect() -> Machine {
+    pub fn detect() -> Host {
         let processor = Processor::detect();
-        Machine {
+        Host {
             cpu_model: lscpu_model()
                 .or_else(|| processor.model_name.clone())
                 .unwrap_or_else(|| "unknown".to_owned()),
@@ -61,7 +61,7 @@ impl Machine {
 /// EPYC") does not tell them apart — the family, model and stepping do.
 ///
 /// ```
-/// let p = treelb_bench::machine::Processor::parse("model name\t: AMD EPYC\ncpu family\t: 26\nmodel\t\t: 2\n", 2);
+/// let p = treelb_bench::host::Processor::parse("model name\t: AMD EPYC\ncpu family\t: 26\nmodel\t\t: 2\n", 2);
 /// assert_eq!(p.to_string(), "AMD EPYC (family 26, model 2), 2 CPUs");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -204,7 +204,7 @@ mod tests {
 
     #[test]
     fn slugs() {
-        let m = |cpu_model: &str, cores| Machine {
+        let m = |cpu_model: &str, cores| Host {
             cpu_model: cpu_model.into(),
             cores,
             rustc: String::new(),
@@ -238,7 +238,7 @@ pub const LOADED_SHARE: f64 = 0.05;
 /// measurement and counts the measurement's own threads.
 ///
 /// ```
-/// let meter = treelb_bench::machine::OthersMeter::start();
+/// let meter = treelb_bench::host::OthersMeter::start();
 /// if let Some(share) = meter.and_then(|m| m.share()) {
 ///     assert!((0.0..=1.0).contains(&share));
 /// }
