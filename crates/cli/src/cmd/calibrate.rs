@@ -57,7 +57,7 @@ pub(crate) struct CalibrateArgs {
     /// Where to write the calibration (JSON)
     #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
     out: PathBuf,
-    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq, separated by commas
+    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq (a path, or a file of the shared instances), separated by commas
     #[arg(long, value_name = "LIST", default_value = DEFAULT_APPS)]
     apps: String,
     /// The cores of the modelled machine [default: the cores this process may use]
@@ -112,9 +112,21 @@ pub(crate) struct PingPongArgs {
 }
 
 /// The applications calibrated by default: two UTS sample trees, N-Queens
-/// and a DIMACS clique instance.
-pub(crate) const DEFAULT_APPS: &str =
-    "uts:T1,uts:T3,nqueens:14,clique:/work/shared/instances/clique/brock200_1.clq";
+/// and a DIMACS clique instance (found as [`clique_file`] finds it).
+pub(crate) const DEFAULT_APPS: &str = "uts:T1,uts:T3,nqueens:14,clique:brock200_1.clq";
+
+/// The DIMACS file of `clique:ARG`: ARG itself if it exists, else the file
+/// of that name among the shared benchmark instances
+/// ([`treelb_bench::workload::instances`]: `TREELB_INSTANCES`, or the
+/// folder beside the checkout).
+fn clique_file(arg: &str) -> PathBuf {
+    let path = PathBuf::from(arg);
+    if path.exists() || path.components().count() > 1 {
+        return path;
+    }
+    let shared = treelb_bench::workload::instances().join("clique").join(arg);
+    if shared.exists() { shared } else { path }
+}
 
 /// The strategies the table compares: random polling, a round robin, a
 /// pushing strategy, max-load and multilevel.
@@ -216,7 +228,9 @@ fn with_search<R>(app: &str, f: &mut dyn FnMut(&dyn AnySearch) -> R) -> Result<R
             Ok(f(&q))
         }
         "clique" => {
-            let file = std::fs::File::open(arg).map_err(|e| err!("--apps {app}: {e}"))?;
+            let path = clique_file(arg);
+            let file =
+                std::fs::File::open(&path).map_err(|e| err!("--apps {app}: {}: {e}", escape_path(&path)))?;
             let g = treelb_apps::clique::dimacs::parse(std::io::BufReader::new(file))
                 .map_err(|e| err!("--apps {app}: {e}"))?;
             let s = CliqueSearch::max_clique(&g);
@@ -237,7 +251,7 @@ fn app_args(app: &str) -> Result<Vec<String>, Error> {
             v
         }
         "nqueens" => vec!["nqueens".into(), arg.into()],
-        "clique" => vec!["clique".into(), arg.into()],
+        "clique" => vec!["clique".into(), clique_file(arg).to_string_lossy().into_owned()],
         _ => return Err(err!("--apps: unknown application `{kind}` in `{app}` (uts, nqueens, clique)")),
     })
 }
