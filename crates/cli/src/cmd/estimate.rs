@@ -3,13 +3,10 @@
 //! searching, from random root-to-leaf probes
 //! ([`treelb::search::estimate`], Knuth's estimator).
 //!
-//! The tree of a branch-and-bound search depends on the incumbent that
-//! prunes it. The probes start from the best solution the heuristics know
-//! (and, for a clique decision `--k K`, from the floor K − 1: the tree of
-//! the proof that no clique of K vertices exists). A probe may improve the
-//! incumbent; the tree is then a smaller one, so the probes made before the
-//! last improvement are set aside and the estimate is that of the tree the
-//! final incumbent prunes (the report says how many were set aside).
+//! The probing — from the best solution the heuristics know, setting
+//! aside the probes made before an improvement of the incumbent — is the
+//! library's [`treelb::search::estimate::probe_for`]; this module adds the
+//! command's progress indicator, its signals and its report.
 //!
 //! Only `clique` offers it: its trees are wide and shallow (colour-ordered
 //! branching, a few dozen levels), where the estimate came within a few
@@ -19,18 +16,14 @@
 //! 2.3 (pr76) to 2,600 (a strongly correlated knapsack) while its standard
 //! error claimed 8–35 % (docs/benchmarks/2026-11-25-estimate/; the guide:
 //! docs/cli.md, "How big is the tree?").
-//!
-//! A root without children is the whole tree: the first probe is then
-//! exact and the probing stops.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use treelb::rng::SplitMix64;
 use treelb::search::Search;
-use treelb::search::estimate::{Mean, TreeEstimate, probe};
+use treelb::search::estimate::{Mean, TreeEstimate, probe_for};
 use treelb::{Incumbent, Sense};
 
 use super::Status;
@@ -149,40 +142,10 @@ pub(crate) fn run<S: Search, I: Serialize>(
         incumbent.break_ties();
     }
     let seed = cfg.spec.seed;
-    let mut rng = SplitMix64::new(seed);
-    let mut estimate = TreeEstimate::default();
-    let (mut set_aside, mut probing) = (0u64, 0.0f64);
-    let mut acc = S::Output::default();
-    let clock = Instant::now();
     let mut bar: Option<ProgressBar> = None;
     let show = cfg.feedback == crate::config::Feedback::Terminal;
     let mut shown = Instant::now();
-    let mut best = incumbent.best();
-    let mut exact = false;
-    loop {
-        let p = probe(search, &mut acc, |k| rng.below(k as u64) as usize);
-        probing += p.elapsed;
-        if incumbent.best() == best {
-            estimate.add(&p);
-        } else {
-            // A better incumbent prunes a smaller tree: start over on it.
-            best = incumbent.best();
-            set_aside += estimate.probes() + 1;
-            estimate = TreeEstimate::default();
-        }
-        let elapsed = clock.elapsed();
-        if p.depth == 0 {
-            // A probe stops at the root only if the root has no children:
-            // the root is the whole tree, measured exactly, whatever prunes.
-            exact = true;
-            if estimate.probes() == 0 {
-                estimate.add(&p);
-            }
-            break;
-        }
-        if elapsed >= duration || super::signalled() {
-            break;
-        }
+    let found = probe_for(search, Some(incumbent), duration, seed, super::signalled, |estimate, elapsed| {
         if show && elapsed >= SHOW_AFTER && shown.elapsed() >= Duration::from_millis(100) {
             shown = Instant::now();
             let bar = bar.get_or_insert_with(|| {
@@ -204,22 +167,23 @@ pub(crate) fn run<S: Search, I: Serialize>(
                 100.0 * estimate.nodes.relative_error()
             ));
         }
-    }
+    });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let interrupted = super::signalled();
+    let estimate = found.estimate;
+    let interrupted = found.stopped || super::signalled();
     let answer = Answer {
         probes: estimate.probes(),
-        probes_set_aside: set_aside,
-        probing_secs: probing,
+        probes_set_aside: found.set_aside,
+        probing_secs: found.probing_secs,
         nodes: (&estimate.nodes).into(),
         work_units: (&estimate.units).into(),
         sequential_secs: (&estimate.seconds).into(),
         max_depth: estimate.max_depth,
-        incumbent: best,
+        incumbent: found.incumbent,
         pruning,
-        exact,
+        exact: found.exact,
         seed,
         interrupted,
     };

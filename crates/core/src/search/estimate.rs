@@ -40,11 +40,13 @@
 //! assert_eq!(estimate.nodes.std_error(), 0.0);
 //! ```
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::{Children, Search};
+use crate::Incumbent;
+use crate::rng::SplitMix64;
 
 /// What one probe reports: its estimates of the tree's nodes, work units
 /// and sequential time, and the depth it reached.
@@ -167,6 +169,94 @@ impl TreeEstimate {
     /// The number of probes.
     pub fn probes(&self) -> u64 {
         self.nodes.count()
+    }
+}
+
+/// What [`probe_for`] found: the estimate of the tree the final incumbent
+/// prunes, and how it was reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Estimated {
+    /// The probes counted, summed up.
+    pub estimate: TreeEstimate,
+    /// Probes set aside because the incumbent improved after them (they
+    /// measured a larger tree than the one the final incumbent prunes).
+    pub set_aside: u64,
+    /// Seconds spent probing, the probes set aside included.
+    pub probing_secs: f64,
+    /// The root has no children: the one probe measured the tree exactly.
+    pub exact: bool,
+    /// The incumbent's value that prunes the estimated tree (`None` without
+    /// an incumbent, or before any solution).
+    pub incumbent: Option<i64>,
+    /// `stop` ended the probing before its time was up.
+    pub stopped: bool,
+}
+
+/// Probes `search` from its root for `duration` (see the [module
+/// documentation](self)), choosing children with a [`SplitMix64`] seeded
+/// with `seed`, and returns the estimate of the tree that the final
+/// incumbent prunes.
+///
+/// A branch-and-bound search's tree depends on the incumbent that prunes
+/// it, and a probe may improve the incumbent: the tree is then a smaller
+/// one, so the probes made before the last improvement are set aside
+/// ([`Estimated::set_aside`]) and the estimate starts over. A root without
+/// children is the whole tree: the first probe is then exact and the
+/// probing stops. `stop` is asked after every probe (a signal, a user's
+/// stop button); `observe` sees the estimate so far and the time spent
+/// after every probe (a progress indicator).
+///
+/// ```
+/// use std::time::Duration;
+/// use treelb::search::BinaryTree;
+/// use treelb::search::estimate::probe_for;
+///
+/// let e = probe_for(&BinaryTree(12), None::<&treelb::Incumbent<()>>, Duration::from_millis(5), 7, || false, |_, _| {});
+/// assert_eq!(e.estimate.nodes.mean(), BinaryTree(12).nodes() as f64);
+/// assert!(e.estimate.probes() >= 1 && !e.exact && !e.stopped);
+/// ```
+pub fn probe_for<S: Search, T>(
+    search: &S,
+    incumbent: Option<&Incumbent<T>>,
+    duration: Duration,
+    seed: u64,
+    stop: impl Fn() -> bool,
+    mut observe: impl FnMut(&TreeEstimate, Duration),
+) -> Estimated {
+    let best = || incumbent.and_then(Incumbent::best);
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Estimated { incumbent: best(), ..Estimated::default() };
+    let mut acc = S::Output::default();
+    let clock = Instant::now();
+    loop {
+        let p = probe(search, &mut acc, |k| rng.below(k as u64) as usize);
+        out.probing_secs += p.elapsed;
+        if best() == out.incumbent {
+            out.estimate.add(&p);
+        } else {
+            // A better incumbent prunes a smaller tree: start over on it.
+            out.incumbent = best();
+            out.set_aside += out.estimate.probes() + 1;
+            out.estimate = TreeEstimate::default();
+        }
+        if p.depth == 0 {
+            // A probe stops at the root only if the root has no children:
+            // the root is the whole tree, measured exactly, whatever prunes.
+            out.exact = true;
+            if out.estimate.probes() == 0 {
+                out.estimate.add(&p);
+            }
+            return out;
+        }
+        let elapsed = clock.elapsed();
+        if elapsed >= duration {
+            return out;
+        }
+        if stop() {
+            out.stopped = true;
+            return out;
+        }
+        observe(&out.estimate, elapsed);
     }
 }
 
