@@ -57,6 +57,8 @@ mod counter;
 #[cfg(feature = "mpi")]
 mod driver;
 #[cfg(feature = "mpi")]
+pub mod game;
+#[cfg(feature = "mpi")]
 mod outbox;
 #[cfg(feature = "mpi")]
 mod pe;

@@ -125,10 +125,10 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         seed: args.tree,
     };
     let library = Engine::library(&cfg)?;
-    let engine = Engine::start(&cfg, &library)?;
     let ybw = !args.search.no_ybw;
+    let engine = Engine::start(&cfg, &library, ybw)?;
     if engine.rank() != 0 {
-        let ok = engine.serve(&tree, ybw);
+        let ok = engine.serve(&tree);
         engine.finish(ok);
         Engine::finalize(library);
         return Ok(ok.into());
@@ -232,7 +232,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         parsed.push((text.clone(), pos, *expected));
     }
     let library = Engine::library(&cfg)?;
-    let engine = Engine::start(&cfg, &library)?;
+    let engine = Engine::start(&cfg, &library, !args.search.no_ybw)?;
     let game = if args.tt_per_pe && !engine.on_mpi() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
@@ -241,7 +241,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     };
     if engine.rank() != 0 {
         // Rank 0 runs the command; this rank takes part in its searches.
-        let ok = engine.serve(&game, !args.search.no_ybw);
+        let ok = engine.serve(&game);
         engine.finish(ok);
         Engine::finalize(library);
         return Ok(ok.into());
@@ -404,7 +404,7 @@ type Library = Option<std::convert::Infallible>;
 enum Engine<'m> {
     Threads,
     #[cfg(feature = "mpi")]
-    Mpi(Box<on_mpi::OnMpi<'m>>),
+    Mpi(Box<treelb_mpi::game::Windows<'m>>, usize),
     #[cfg(not(feature = "mpi"))]
     #[allow(dead_code)]
     Never(std::marker::PhantomData<&'m ()>),
@@ -425,11 +425,15 @@ impl<'m> Engine<'m> {
     /// The engine of `cfg` on `library` (across ranks a collective: every
     /// rank starts its session).
     #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps, unused_variables))]
-    fn start(cfg: &RunConfig, library: &'m Library) -> Result<Engine<'m>, Error> {
+    fn start(cfg: &RunConfig, library: &'m Library, ybw: bool) -> Result<Engine<'m>, Error> {
         match library {
             None => Ok(Engine::Threads),
             #[cfg(feature = "mpi")]
-            Some(mpi) => Ok(Engine::Mpi(Box::new(on_mpi::OnMpi::start(mpi, cfg)?))),
+            Some(mpi) => {
+                let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
+                let windows = treelb_mpi::game::Windows::start(mpi, &config, ybw)?;
+                Ok(Engine::Mpi(Box::new(windows), cfg.threads))
+            }
             #[cfg(not(feature = "mpi"))]
             Some(never) => match *never {},
         }
@@ -440,7 +444,7 @@ impl<'m> Engine<'m> {
         match self {
             Engine::Threads => 0,
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => m.rank(),
+            Engine::Mpi(m, _) => m.rank(),
             #[cfg(not(feature = "mpi"))]
             Engine::Never(_) => unreachable!(),
         }
@@ -455,7 +459,7 @@ impl<'m> Engine<'m> {
         match self {
             Engine::Threads => format!("{} PEs", cfg.threads),
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => format!("{} ranks × {} threads", m.size(), cfg.threads),
+            Engine::Mpi(m, _) => format!("{} ranks × {} threads", m.size(), cfg.threads),
             #[cfg(not(feature = "mpi"))]
             Engine::Never(_) => unreachable!(),
         }
@@ -485,7 +489,7 @@ impl<'m> Engine<'m> {
                 }
             }
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => m.search(game, pos, alpha, beta, ybw),
+            Engine::Mpi(m, _) => m.search(game, pos, alpha, beta),
             #[cfg(not(feature = "mpi"))]
             Engine::Never(_) => unreachable!(),
         }
@@ -496,7 +500,7 @@ impl<'m> Engine<'m> {
     /// (rank 0's verdict). On threads (and rank 0) there is nothing to
     /// serve.
     #[cfg_attr(not(feature = "mpi"), allow(unused_variables))]
-    fn serve<G>(&self, game: &G, ybw: bool) -> bool
+    fn serve<G>(&self, game: &G) -> bool
     where
         G: Game,
         G::Position: serde::Serialize + serde::de::DeserializeOwned,
@@ -504,7 +508,7 @@ impl<'m> Engine<'m> {
         match self {
             Engine::Threads => true,
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => m.serve(game, ybw),
+            Engine::Mpi(m, _) => m.serve(game),
             #[cfg(not(feature = "mpi"))]
             Engine::Never(_) => unreachable!(),
         }
@@ -517,7 +521,17 @@ impl<'m> Engine<'m> {
         match self {
             Engine::Threads => {}
             #[cfg(feature = "mpi")]
-            Engine::Mpi(m) => m.finish(ok),
+            Engine::Mpi(m, threads) => {
+                let (size, support) = (m.size(), m.thread_support());
+                if let Some(sum) = m.finish(ok) {
+                    eprintln!(
+                        "treelb: mpi: {size} ranks × {threads} threads ({support}); {} window searches, \
+                         {} termination waves; {} results and {} aborts sent between ranks, {} results for \
+                         frames already finished",
+                        sum.searches, sum.waves, sum.net.results, sum.net.aborts, sum.net.discarded
+                    );
+                }
+            }
             #[cfg(not(feature = "mpi"))]
             Engine::Never(_) => {
                 let _ = ok;
@@ -533,171 +547,6 @@ impl<'m> Engine<'m> {
             Some(mpi) => super::mpi::finalize(mpi),
             #[cfg(not(feature = "mpi"))]
             Some(never) => match never {},
-        }
-    }
-}
-
-/// Window searches across MPI ranks.
-#[cfg(feature = "mpi")]
-mod on_mpi {
-    use std::cell::Cell;
-
-    use serde::{Deserialize, Serialize};
-    use treelb::game::{Game, GameOutput, Net, NetStats, YbwWork};
-    use treelb_mpi::wire::GameCodec;
-    use treelb_mpi::{Mpi, Session};
-
-    use crate::config::{Error, RunConfig};
-
-    /// What rank 0 broadcasts to the serving ranks.
-    #[derive(Serialize, Deserialize)]
-    enum Command<P> {
-        /// Take part in the search of `pos` with the window `(alpha, beta)`.
-        Search { pos: P, alpha: i32, beta: i32 },
-        /// The command is over; `ok`: it succeeded.
-        Done { ok: bool },
-    }
-
-    /// The session of runs, and what the searches sent.
-    pub(super) struct OnMpi<'m> {
-        mpi: &'m Mpi,
-        session: Session<'m>,
-        threads: usize,
-        runs: Cell<u64>,
-        waves: Cell<u64>,
-        stats: Cell<NetStats>,
-    }
-
-    impl<'m> OnMpi<'m> {
-        pub(super) fn start(mpi: &'m Mpi, cfg: &RunConfig) -> Result<OnMpi<'m>, Error> {
-            let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
-            let session = Session::new(mpi, &config)?;
-            Ok(OnMpi {
-                mpi,
-                session,
-                threads: cfg.threads,
-                runs: Cell::new(0),
-                waves: Cell::new(0),
-                stats: Cell::new(NetStats::default()),
-            })
-        }
-
-        pub(super) fn rank(&self) -> usize {
-            self.mpi.rank()
-        }
-
-        pub(super) fn size(&self) -> usize {
-            self.mpi.size()
-        }
-
-        fn broadcast<P: Serialize + for<'de> Deserialize<'de>>(
-            &self,
-            command: Option<Command<P>>,
-        ) -> Command<P> {
-            let mut bytes = command.map(|c| treelb_mpi::wire::to_bytes(&c)).unwrap_or_default();
-            self.mpi.broadcast(&mut bytes);
-            treelb_mpi::wire::from_bytes(&bytes).expect("a command from rank 0")
-        }
-
-        /// Rank 0: one window search, the other ranks serving it.
-        pub(super) fn search<G>(
-            &self,
-            game: &G,
-            pos: G::Position,
-            alpha: i32,
-            beta: i32,
-            ybw: bool,
-        ) -> GameOutput
-        where
-            G: Game,
-            G::Position: Serialize + serde::de::DeserializeOwned,
-        {
-            debug_assert_eq!(self.rank(), 0);
-            let command = Command::Search { pos, alpha, beta };
-            let Command::Search { pos, alpha, beta } = self.broadcast(Some(command)) else {
-                unreachable!("rank 0 broadcast a search")
-            };
-            let output = self.window(game, pos, alpha, beta, ybw);
-            assert!(output.value.is_some(), "the search across ranks ended without the root's value");
-            output
-        }
-
-        /// A rank other than 0: serves rank 0's window searches until it
-        /// ends the command; its verdict.
-        pub(super) fn serve<G>(&self, game: &G, ybw: bool) -> bool
-        where
-            G: Game,
-            G::Position: Serialize + serde::de::DeserializeOwned,
-        {
-            loop {
-                match self.broadcast::<G::Position>(None) {
-                    Command::Search { pos, alpha, beta } => {
-                        self.window(game, pos, alpha, beta, ybw);
-                    }
-                    Command::Done { ok } => return ok,
-                }
-            }
-        }
-
-        /// One run of the session: every rank holds its own rank state
-        /// (`Net`) for it; the root piece starts on rank 0, whose output
-        /// (all ranks' merged) has the value.
-        fn window<G>(&self, game: &G, pos: G::Position, alpha: i32, beta: i32, ybw: bool) -> GameOutput
-        where
-            G: Game,
-            G::Position: Serialize + serde::de::DeserializeOwned,
-        {
-            let net = Net::new(self.rank(), self.size(), ybw);
-            let codec = GameCodec::new(game, &net);
-            let root = YbwWork::new(game, pos, alpha, beta, ybw).with_net(&net);
-            let outcome = self
-                .session
-                .run(&codec, root)
-                .unwrap_or_else(|e| panic!("a checked configuration failed: {e}"));
-            let s = net.stats();
-            let mut t = self.stats.get();
-            t.results += s.results;
-            t.aborts += s.aborts;
-            t.discarded += s.discarded;
-            self.stats.set(t);
-            self.runs.set(self.runs.get() + 1);
-            match outcome {
-                Some(o) => {
-                    self.waves.set(self.waves.get() + o.waves);
-                    o.output
-                }
-                None => GameOutput::default(),
-            }
-        }
-
-        /// Rank 0 ends the serving ranks' loop with its verdict and reports
-        /// the messages of all ranks on stderr; the session ends.
-        pub(super) fn finish(self, ok: bool) {
-            if self.rank() == 0 {
-                self.broadcast::<()>(Some(Command::Done { ok }));
-            }
-            let all = self.mpi.gather(&treelb_mpi::wire::to_bytes(&self.stats.get()));
-            if let Some(all) = all {
-                let mut t = NetStats::default();
-                for bytes in all {
-                    let s: NetStats = treelb_mpi::wire::from_bytes(&bytes).expect("statistics of a rank");
-                    t.results += s.results;
-                    t.aborts += s.aborts;
-                    t.discarded += s.discarded;
-                }
-                eprintln!(
-                    "treelb: mpi: {} ranks × {} threads ({}); {} window searches, {} termination waves; \
-                     {} results and {} aborts sent between ranks, {} results for frames already finished",
-                    self.size(),
-                    self.threads,
-                    self.mpi.thread_support(),
-                    self.runs.get(),
-                    self.waves.get(),
-                    t.results,
-                    t.aborts,
-                    t.discarded
-                );
-            }
         }
     }
 }
