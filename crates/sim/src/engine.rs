@@ -358,10 +358,7 @@ pub fn simulate_with<W: SimWork>(
     }
     if let Some(limit) = cfg.trim {
         for m in &mut sim.machines {
-            if let treelb::strategy::Machine::Stealing(m) = m {
-                m.set_trimming(Some(limit));
-                sim.trims = true;
-            }
+            sim.trims |= m.enable_trimming(limit);
         }
     }
     // How the pieces reach the PEs: at once (root), or after the broadcast
@@ -659,10 +656,7 @@ impl<W: SimWork> Sim<W> {
             return;
         }
         if msg.tag() == Tag::Request {
-            if self.trims
-                && let treelb::strategy::Machine::Stealing(m) = &self.machines[i]
-                && m.trims(self.waiting[i] as usize)
-            {
+            if self.trims && self.machines[i].trims_request(self.waiting[i] as usize) {
                 // Trimmed: answered "no work" on arrival, by the PE's
                 // message handling, without delaying its piece.
                 let mut t = now + self.m.costs.end_cost();
