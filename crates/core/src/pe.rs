@@ -42,6 +42,14 @@
 //! served); a driver that delivers them in that order, before it calls the
 //! PE again, runs the strategy exactly as every other driver does.
 //!
+//! The logic itself — an action carried out, a message taken in — is
+//! [`feed`] and [`receive`], over a [`Body`]: where the piece, the pool and
+//! the machine are kept. [`Pe`] is one body, which keeps them itself and
+//! queues its messages. A driver that must keep them in storage of its own
+//! (the simulator: 16384 PEs' state small and apart, pieces in flight by
+//! slot, time advanced by every send) implements [`Body`] over that storage
+//! and runs the same logic, without the queue.
+//!
 //! Two PEs under random polling, the driver a pair of queues:
 //!
 //! ```
@@ -75,7 +83,7 @@
 use std::collections::VecDeque;
 
 use crate::strategy::{
-    Action, Balance, Decision, Event, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
+    Action, Actions, Balance, Decision, Event, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
 };
 use crate::{PeStats, Progress, Work};
 
@@ -300,32 +308,7 @@ impl<W: Work> Pe<W> {
     /// on if the PE holds none and it is an answer, in the pool otherwise)
     /// and tells the machine.
     pub fn handle(&mut self, message: Message<W>) {
-        let busy = self.piece.is_some();
-        let event = match message {
-            Message::Request { from } => Event::Request { from, busy },
-            Message::Answer { from, piece } => {
-                let work = piece.is_some();
-                if let Some(piece) = piece {
-                    self.stats.pieces_received += 1;
-                    if busy {
-                        self.pool.push(piece, from);
-                    } else {
-                        self.piece = Some(piece);
-                    }
-                }
-                Event::Answer { from, work }
-            }
-            Message::Push { from, piece } => {
-                self.pool.push(piece, from);
-                Event::Pushed { from }
-            }
-            Message::Ticket(t) => Event::Ticket(t),
-            Message::MostLoaded(pe) => Event::MostLoaded(pe),
-            Message::LoadQuery { from } => Event::LoadQuery { from },
-            Message::Load { from, load } => Event::Load { from, load },
-            Message::Demand => Event::Demand { busy },
-        };
-        self.handle_event(event);
+        receive(&mut Own(self), message);
     }
 
     /// Tells the machine the PE is idle ([`Event::Idle`]) if it has no work
@@ -343,10 +326,7 @@ impl<W: Work> Pe<W> {
     /// (for events the driver makes itself: [`Event::Over`], a request it
     /// trims).
     pub fn handle_event(&mut self, event: Event) {
-        let actions = decide(&mut self.machine, event, self.decisions.as_mut());
-        for action in actions.iter() {
-            self.act(action);
-        }
+        feed(&mut Own(self), event);
     }
 
     /// The next message to send, in the order they were decided.
@@ -360,64 +340,184 @@ impl<W: Work> Pe<W> {
         stats.add_tally(&self.machine.tally());
         Finished { output: self.acc, stats, decisions: self.decisions.unwrap_or_default() }
     }
+}
+
+/// A PE's state as a driver keeps it: what [`feed`] and [`receive`] need to
+/// carry out a machine's actions and to take in a message. [`Pe`] keeps it
+/// itself; a driver that keeps its PEs' pieces and machines in storage of
+/// its own (the simulator: pieces in flight by slot, machines apart from
+/// pieces) implements this over that storage and runs the same logic.
+pub trait Body {
+    /// A part split off, as the driver carries it: the piece itself, or a
+    /// handle to it.
+    type Part;
+
+    /// This PE's index.
+    fn me(&self) -> usize;
+
+    /// Feeds `event` to the PE's machine (through
+    /// [`decide`](crate::strategy::decide), recording the decision if the
+    /// driver records them) and returns its actions.
+    fn decide(&mut self, event: Event) -> Actions;
+
+    /// Whether the PE holds a piece it may split.
+    fn busy(&self) -> bool;
+
+    /// The pieces the PE holds ([`pieces_held`]).
+    fn held(&self) -> u64;
+
+    /// Splits the PE's piece, if it has one, and counts the split: the part
+    /// (`None`: no piece, or it did not split) and the piece's load
+    /// afterwards (0 without a piece).
+    fn split_off(&mut self) -> (Option<Self::Part>, u64);
+
+    /// The load of a part ([`Work::load`]): what a deposit tells the hub.
+    fn part_load(&self, part: &Self::Part) -> u64;
+
+    /// Sends `message` to PE `to`.
+    fn send(&mut self, to: usize, message: Message<Self::Part>);
+
+    /// Sends `event` to the run's hub.
+    fn send_hub(&mut self, event: HubEvent<Self::Part>);
+
+    /// Keeps a piece that arrived from PE `from`: the answer to a request
+    /// (`answer`), or a push.
+    fn accept(&mut self, piece: Self::Part, from: usize, answer: bool);
+}
+
+/// Feeds `event` to a PE's machine and carries out its actions, in order:
+/// a part given, pushed or deposited is split off and sent, and the
+/// machine hears [`Event::Served`] before the next action.
+pub fn feed<B: Body>(body: &mut B, event: Event) {
+    let actions = body.decide(event);
+    for action in actions.iter() {
+        act(body, action);
+    }
+}
+
+/// Takes in a message that reached a PE: keeps the piece it carries
+/// ([`Body::accept`]) and feeds the machine the event it stands for.
+pub fn receive<B: Body>(body: &mut B, message: Message<B::Part>) {
+    let busy = body.busy();
+    let event = match message {
+        Message::Request { from } => Event::Request { from, busy },
+        Message::Answer { from, piece } => {
+            let work = piece.is_some();
+            if let Some(piece) = piece {
+                body.accept(piece, from, true);
+            }
+            Event::Answer { from, work }
+        }
+        Message::Push { from, piece } => {
+            body.accept(piece, from, false);
+            Event::Pushed { from }
+        }
+        Message::Ticket(t) => Event::Ticket(t),
+        Message::MostLoaded(pe) => Event::MostLoaded(pe),
+        Message::LoadQuery { from } => Event::LoadQuery { from },
+        Message::Load { from, load } => Event::Load { from, load },
+        Message::Demand => Event::Demand { busy },
+    };
+    feed(body, event);
+}
+
+/// Carries out one action.
+#[inline]
+fn act<B: Body>(body: &mut B, action: Action) {
+    let me = body.me();
+    match action {
+        Action::Request { to } => body.send(to, Message::Request { from: me }),
+        Action::Refuse { to } => body.send(to, Message::Answer { from: me, piece: None }),
+        Action::Give { to } => {
+            let (part, load) = body.split_off();
+            let given = part.is_some();
+            body.send(to, Message::Answer { from: me, piece: part });
+            feed(body, Event::Served { given, load });
+        }
+        Action::Push { to } => {
+            let (part, load) = body.split_off();
+            let given = part.is_some();
+            if let Some(piece) = part {
+                body.send(to, Message::Push { from: me, piece });
+            }
+            feed(body, Event::Served { given, load });
+        }
+        Action::Deposit => {
+            let (part, load) = body.split_off();
+            let given = part.is_some();
+            if let Some(piece) = part {
+                let part_load = body.part_load(&piece);
+                body.send_hub(HubEvent::Deposit { from: me, part: Some((piece, part_load)) });
+            }
+            feed(body, Event::Served { given, load });
+        }
+        Action::NoPart => body.send_hub(HubEvent::Deposit { from: me, part: None }),
+        Action::QueryLoad { to } => body.send(to, Message::LoadQuery { from: me }),
+        Action::ReplyLoad { to } => {
+            let load = body.held();
+            body.send(to, Message::Load { from: me, load });
+        }
+        Action::TakeTicket => body.send_hub(HubEvent::Ticket { from: me }),
+        Action::QueryMostLoaded => body.send_hub(HubEvent::QueryMostLoaded { from: me }),
+        Action::Report { load } => body.send_hub(HubEvent::Report { from: me, load }),
+        Action::AskMaster => body.send_hub(HubEvent::Ask { from: me }),
+    }
+}
+
+/// A [`Pe`] as the body of its own logic.
+struct Own<'a, W: Work>(&'a mut Pe<W>);
+
+impl<W: Work> Body for Own<'_, W> {
+    type Part = W;
+
+    fn me(&self) -> usize {
+        self.0.me
+    }
+
+    fn decide(&mut self, event: Event) -> Actions {
+        let pe = &mut *self.0;
+        decide(&mut pe.machine, event, pe.decisions.as_mut())
+    }
+
+    fn busy(&self) -> bool {
+        self.0.piece.is_some()
+    }
+
+    fn held(&self) -> u64 {
+        self.0.load()
+    }
+
+    fn split_off(&mut self) -> (Option<W>, u64) {
+        let pe = &mut *self.0;
+        let part = pe.piece.as_mut().and_then(Work::split);
+        if part.is_some() {
+            pe.stats.splits += 1;
+            pe.stats.pieces_sent += 1;
+        }
+        (part, pe.piece.as_ref().map_or(0, Work::load))
+    }
+
+    fn part_load(&self, part: &W) -> u64 {
+        part.load()
+    }
 
     fn send(&mut self, to: usize, message: Message<W>) {
-        self.out.push_back(Transmit::Pe { to, message });
+        self.0.out.push_back(Transmit::Pe { to, message });
     }
 
-    /// Splits the piece, if there is one; counts the split.
-    fn split_off(&mut self) -> (Option<W>, u64) {
-        let part = self.piece.as_mut().and_then(Work::split);
-        if part.is_some() {
-            self.stats.splits += 1;
-            self.stats.pieces_sent += 1;
-        }
-        (part, self.piece.as_ref().map_or(0, Work::load))
+    fn send_hub(&mut self, event: HubEvent<W>) {
+        self.0.out.push_back(Transmit::Hub(event));
     }
 
-    fn act(&mut self, action: Action) {
-        let me = self.me;
-        match action {
-            Action::Request { to } => self.send(to, Message::Request { from: me }),
-            Action::Refuse { to } => self.send(to, Message::Answer { from: me, piece: None }),
-            Action::Give { to } => {
-                let (part, load) = self.split_off();
-                let given = part.is_some();
-                self.send(to, Message::Answer { from: me, piece: part });
-                self.handle_event(Event::Served { given, load });
+    fn accept(&mut self, piece: W, from: usize, answer: bool) {
+        let pe = &mut *self.0;
+        if answer {
+            pe.stats.pieces_received += 1;
+            if pe.piece.is_none() {
+                pe.piece = Some(piece);
+                return;
             }
-            Action::Push { to } => {
-                let (part, load) = self.split_off();
-                let given = part.is_some();
-                if let Some(piece) = part {
-                    self.send(to, Message::Push { from: me, piece });
-                }
-                self.handle_event(Event::Served { given, load });
-            }
-            Action::Deposit => {
-                let (part, load) = self.split_off();
-                let given = part.is_some();
-                if let Some(piece) = part {
-                    let part_load = piece.load();
-                    self.out.push_back(Transmit::Hub(HubEvent::Deposit {
-                        from: me,
-                        part: Some((piece, part_load)),
-                    }));
-                }
-                self.handle_event(Event::Served { given, load });
-            }
-            Action::NoPart => self.out.push_back(Transmit::Hub(HubEvent::Deposit { from: me, part: None })),
-            Action::QueryLoad { to } => self.send(to, Message::LoadQuery { from: me }),
-            Action::ReplyLoad { to } => {
-                let load = self.load();
-                self.send(to, Message::Load { from: me, load });
-            }
-            Action::TakeTicket => self.out.push_back(Transmit::Hub(HubEvent::Ticket { from: me })),
-            Action::QueryMostLoaded => {
-                self.out.push_back(Transmit::Hub(HubEvent::QueryMostLoaded { from: me }))
-            }
-            Action::Report { load } => self.out.push_back(Transmit::Hub(HubEvent::Report { from: me, load })),
-            Action::AskMaster => self.out.push_back(Transmit::Hub(HubEvent::Ask { from: me })),
         }
+        pe.pool.push(piece, from);
     }
 }
