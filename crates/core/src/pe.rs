@@ -356,7 +356,7 @@ pub trait Body {
     fn me(&self) -> usize;
 
     /// Feeds `event` to the PE's machine (through
-    /// [`decide`](crate::strategy::decide), recording the decision if the
+    /// [`decide`], recording the decision if the
     /// driver records them) and returns its actions.
     fn decide(&mut self, event: Event) -> Actions;
 
