@@ -521,3 +521,61 @@ impl<W: Work> Body for Own<'_, W> {
         pe.pool.push(piece, from);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{BinaryTree, DfsWork, SplitPolicy};
+    use crate::strategy::replay;
+    use crate::{RunSpec, Strategy};
+
+    fn root() -> DfsWork<'static, BinaryTree> {
+        DfsWork::new(&BinaryTree(8), SplitPolicy::OldestHalf)
+    }
+
+    #[test]
+    fn a_demand_of_the_master_deposits_a_part_at_the_hub() {
+        let spec = RunSpec::with_strategy(Strategy::MasterWorker);
+        let mut pe = Pe::new(1, spec.machine(1, 4), [root()], 0u64, 0);
+        pe.record_decisions();
+        assert!(pe.work(4).is_some_and(|p| !p.is_exhausted()));
+        pe.handle(Message::Demand);
+        let mut deposits = 0;
+        while let Some(t) = pe.poll_transmit() {
+            if let Transmit::Hub(HubEvent::Deposit { from: 1, part: Some((piece, load)) }) = t {
+                assert_eq!(load, piece.load());
+                deposits += 1;
+            }
+        }
+        assert_eq!(deposits, 1);
+        let done = pe.finish();
+        assert_eq!((done.stats.splits, done.stats.pieces_sent, done.stats.work_units), (1, 1, 4));
+        assert_eq!(replay(spec.machine(1, 4), &done.decisions), Ok(()));
+    }
+
+    #[test]
+    fn a_pushed_piece_waits_in_the_pool_and_counts_once_taken() {
+        let spec = RunSpec::with_strategy(Strategy::WorkSharing);
+        let mut pe = Pe::new(0, spec.machine(0, 4), [], 0u64, 0);
+        assert!(pe.is_idle());
+        pe.handle(Message::Push { from: 3, piece: root() });
+        assert!(!pe.holds_piece());
+        assert_eq!((pe.pooled(), pe.load()), (1, 1));
+        assert_eq!(pe.stats().pieces_received, 0);
+        while pe.work(16).is_some_and(|p| !p.is_exhausted()) {}
+        assert_eq!(pe.stats().pieces_received, 1);
+        assert!(pe.is_idle());
+        assert_eq!(*pe.output(), (1 << 9) - 1);
+    }
+
+    #[test]
+    fn a_load_query_is_answered_with_the_pieces_held() {
+        let spec = RunSpec::with_strategy(Strategy::TwoChoice);
+        let mut pe = Pe::new(2, spec.machine(2, 4), [root(), root()], 0u64, 0);
+        pe.work(1);
+        pe.handle(Message::LoadQuery { from: 0 });
+        let t = std::iter::from_fn(|| pe.poll_transmit())
+            .find(|t| matches!(t, Transmit::Pe { message: Message::Load { .. }, .. }));
+        assert!(matches!(t, Some(Transmit::Pe { to: 0, message: Message::Load { from: 2, load: 2 } })));
+    }
+}
