@@ -22,6 +22,9 @@
 //! * [`strategy`] — every balancing scheme of the seeds as a state machine
 //!   per PE (and one [`strategy::Hub`] per run where a scheme needs a shared
 //!   structure): events in, actions out, no threads, no messages, no clock.
+//! * [`pe`] — one processing element around its machine, with no transport
+//!   in it: its piece and pool, its slices of work, the splits and messages
+//!   its machine's actions call for, its counters ([`pe::Pe`]).
 //! * [`spec`] — what a run of the balancer is ([`RunSpec`]): strategy,
 //!   initialization, Δt, seed, and the strategies' parameters, validated
 //!   once; the machines, the hub and the initial pieces come from it.
@@ -32,7 +35,7 @@
 //! * [`rng`] — SplitMix64, the one generator behind every random choice;
 //!   [`backoff`] — how an idle PE of a runtime waits, as a policy.
 //!
-//! This crate has no threads and no messages: three drivers run these
+//! This crate has no threads and no transport: three drivers run these
 //! pieces — the threads runtime (`treelb-threads`), the MPI runtime
 //! (`treelb-mpi`) and the simulator (`treelb-sim`).
 //!
@@ -77,6 +80,7 @@ pub mod game;
 pub mod incumbent;
 pub mod init;
 pub mod limit;
+pub mod pe;
 pub mod reduce;
 pub mod rng;
 pub mod search;

@@ -30,6 +30,14 @@
 //! unknown size (real trees) and machines that want slices are worked Δt at
 //! a time, one event per probe.
 //!
+//! What a PE does with its machine's actions and with the messages that
+//! reach it is the logic of `treelb::pe` ([`treelb::pe::feed`],
+//! [`treelb::pe::receive`]), run over the simulator's own storage: pieces
+//! in flight by slot in one table, the machines apart from the pieces, every
+//! send and split advancing the PE's clock by its cost. The simulator owns
+//! the time: when a slice is worked (a piece of known size in one step),
+//! when a busy PE probes, which message waits for the next probe.
+//!
 //! The run ends when no piece is left — on a PE, in a pool, in a message or
 //! at the hub — plus the termination detection delay of the [`Machine`].
 
@@ -37,8 +45,9 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use treelb::pe::{self, Body, Message};
 use treelb::spec::SpecError;
-use treelb::strategy::{Action, Balance, Event, Hub, HubAction, HubEvent, Pool, decide, pieces_held};
+use treelb::strategy::{Actions, Balance, Event, Hub, HubAction, HubEvent, Pool, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
 use crate::machine::{Cores, Machine};
@@ -358,10 +367,7 @@ pub fn simulate_with<W: SimWork>(
     }
     if let Some(limit) = cfg.trim {
         for m in &mut sim.machines {
-            if let treelb::strategy::Machine::Stealing(m) = m {
-                m.set_trimming(Some(limit));
-                sim.trims = true;
-            }
+            sim.trims |= m.enable_trimming(limit);
         }
     }
     // How the pieces reach the PEs: at once (root), or after the broadcast
@@ -659,10 +665,7 @@ impl<W: SimWork> Sim<W> {
             return;
         }
         if msg.tag() == Tag::Request {
-            if self.trims
-                && let treelb::strategy::Machine::Stealing(m) = &self.machines[i]
-                && m.trims(self.waiting[i] as usize)
-            {
+            if self.trims && self.machines[i].trims_request(self.waiting[i] as usize) {
                 // Trimmed: answered "no work" on arrival, by the PE's
                 // message handling, without delaying its piece.
                 let mut t = now + self.m.costs.end_cost();
@@ -707,19 +710,10 @@ impl<W: SimWork> Sim<W> {
         if msg.tag() != Tag::Init {
             *t += self.m.costs.end_cost();
         }
-        let busy = self.hot[i].busy;
         let from = msg.from() as usize;
-        let event = match msg.tag() {
-            Tag::Request => Event::Request { from, busy },
-            Tag::Answer => {
-                let work = msg.value != NONE;
-                if work {
-                    let piece = self.take(msg.value);
-                    self.pes[i].pieces_received += 1;
-                    self.pes[i].pool.push(piece, i);
-                }
-                Event::Answer { from, work }
-            }
+        let message = match msg.tag() {
+            Tag::Request => Message::Request { from },
+            Tag::Answer => Message::Answer { from, piece: (msg.value != NONE).then_some(msg.value) },
             Tag::Init => {
                 if msg.value != NONE {
                     let piece = self.take(msg.value);
@@ -727,30 +721,22 @@ impl<W: SimWork> Sim<W> {
                 }
                 return;
             }
-            Tag::LoadQuery => Event::LoadQuery { from },
-            Tag::Load => Event::Load { from, load: decode_load(msg.value) },
-            Tag::Push => {
-                let piece = self.take(msg.value);
-                self.pes[i].pool.push(piece, from);
-                Event::Pushed { from }
-            }
-            Tag::Demand => Event::Demand { busy },
-            Tag::Ticket => Event::Ticket(u64::from(msg.value)),
-            Tag::MostLoaded => Event::MostLoaded((msg.value != NONE).then_some(msg.value as usize)),
+            Tag::LoadQuery => Message::LoadQuery { from },
+            Tag::Load => Message::Load { from, load: decode_load(msg.value) },
+            Tag::Push => Message::Push { from, piece: msg.value },
+            Tag::Demand => Message::Demand,
+            Tag::Ticket => Message::Ticket(u64::from(msg.value)),
+            Tag::MostLoaded => Message::MostLoaded((msg.value != NONE).then_some(msg.value as usize)),
             other => unreachable!("{other:?} at a PE"),
         };
-        self.feed(pe, event, t);
+        pe::receive(&mut At { sim: self, pe, t }, message);
     }
 
     /// Feeds an event to PE `pe`'s machine at time `*t` and carries out its
-    /// actions.
+    /// actions (the logic of `treelb::pe`).
+    #[inline]
     fn feed(&mut self, pe: u32, event: Event, t: &mut Time) {
-        let i = pe as usize;
-        let log = self.logs.as_mut().map(|logs| &mut logs[i]);
-        let actions = decide(&mut self.machines[i], event, log);
-        for action in actions.iter() {
-            self.act(pe, action, t);
-        }
+        pe::feed(&mut At { sim: self, pe, t }, event);
     }
 
     /// Splits PE `pe`'s piece for another PE (`T_split` if it splits).
@@ -768,43 +754,6 @@ impl<W: SimWork> Sim<W> {
             self.put(part)
         });
         (slot, load)
-    }
-
-    fn act(&mut self, pe: u32, action: Action, t: &mut Time) {
-        match action {
-            Action::Request { to } => self.send(pe, to as u32, t, Msg::new(Tag::Request, pe, 0)),
-            Action::Refuse { to } => self.send(pe, to as u32, t, Msg::new(Tag::Answer, pe, NONE)),
-            Action::Give { to } => {
-                let (slot, load) = self.split_off(pe, t);
-                self.send_piece(pe, to as u32, t, Msg::new(Tag::Answer, pe, slot.unwrap_or(NONE)), slot);
-                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
-            }
-            Action::Push { to } => {
-                let (slot, load) = self.split_off(pe, t);
-                if let Some(slot) = slot {
-                    self.send_piece(pe, to as u32, t, Msg::new(Tag::Push, pe, slot), Some(slot));
-                }
-                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
-            }
-            Action::Deposit => {
-                let (slot, load) = self.split_off(pe, t);
-                if let Some(slot) = slot {
-                    self.send_piece(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, slot), Some(slot));
-                }
-                self.feed(pe, Event::Served { given: slot.is_some(), load }, t);
-            }
-            Action::NoPart => self.send(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, NONE)),
-            Action::QueryLoad { to } => self.send(pe, to as u32, t, Msg::new(Tag::LoadQuery, pe, 0)),
-            Action::ReplyLoad { to } => {
-                let p = &self.pes[pe as usize];
-                let load = pieces_held(p.piece.is_some(), p.pool.len());
-                self.send(pe, to as u32, t, Msg::new(Tag::Load, pe, encode_load(load)));
-            }
-            Action::TakeTicket => self.send(pe, HUB, t, Msg::new(Tag::HubTicket, pe, 0)),
-            Action::QueryMostLoaded => self.send(pe, HUB, t, Msg::new(Tag::HubQuery, pe, 0)),
-            Action::Report { load } => self.send(pe, HUB, t, Msg::new(Tag::HubReport, pe, encode_load(load))),
-            Action::AskMaster => self.send(pe, HUB, t, Msg::new(Tag::HubAsk, pe, 0)),
-        }
     }
 
     /// After an idle PE handled a message at `t`: it starts the oldest piece
@@ -984,5 +933,107 @@ impl<W: SimWork> Sim<W> {
             self.receive(id, msg, &mut t);
         }
         self.settle(id, t);
+    }
+}
+
+/// PE `pe` of a simulation at time `*t`, as the body of the logic of
+/// `treelb::pe`: its piece, pool and counters where the simulator keeps
+/// them, a part in flight as its slot, and every send advancing the PE's
+/// clock by its cost.
+struct At<'a, W: SimWork> {
+    sim: &'a mut Sim<W>,
+    pe: u32,
+    t: &'a mut Time,
+}
+
+impl<W: SimWork> Body for At<'_, W> {
+    type Part = u32;
+
+    #[inline]
+    fn me(&self) -> usize {
+        self.pe as usize
+    }
+
+    #[inline]
+    fn decide(&mut self, event: Event) -> Actions {
+        let i = self.pe as usize;
+        let log = self.sim.logs.as_mut().map(|logs| &mut logs[i]);
+        decide(&mut self.sim.machines[i], event, log)
+    }
+
+    #[inline]
+    fn busy(&self) -> bool {
+        self.sim.hot[self.pe as usize].busy
+    }
+
+    #[inline]
+    fn held(&self) -> u64 {
+        let p = &self.sim.pes[self.pe as usize];
+        pieces_held(p.piece.is_some(), p.pool.len())
+    }
+
+    #[inline]
+    fn split_off(&mut self) -> (Option<u32>, u64) {
+        self.sim.split_off(self.pe, self.t)
+    }
+
+    #[inline]
+    fn part_load(&self, slot: &u32) -> u64 {
+        self.sim.flight[*slot as usize].as_ref().map_or(0, Work::load)
+    }
+
+    #[inline]
+    fn send(&mut self, to: usize, message: Message<u32>) {
+        let (pe, to, t) = (self.pe, to as u32, &mut *self.t);
+        match message {
+            Message::Request { .. } => self.sim.send(pe, to, t, Msg::new(Tag::Request, pe, 0)),
+            Message::Answer { piece, .. } => {
+                self.sim.send_piece(pe, to, t, Msg::new(Tag::Answer, pe, piece.unwrap_or(NONE)), piece)
+            }
+            Message::Push { piece, .. } => {
+                self.sim.send_piece(pe, to, t, Msg::new(Tag::Push, pe, piece), Some(piece))
+            }
+            Message::LoadQuery { .. } => self.sim.send(pe, to, t, Msg::new(Tag::LoadQuery, pe, 0)),
+            Message::Load { load, .. } => {
+                self.sim.send(pe, to, t, Msg::new(Tag::Load, pe, encode_load(load)))
+            }
+            Message::Ticket(_) | Message::MostLoaded(_) | Message::Demand => {
+                unreachable!("only the hub sends {message:?}")
+            }
+        }
+    }
+
+    #[inline]
+    fn send_hub(&mut self, event: HubEvent<u32>) {
+        let (pe, t) = (self.pe, &mut *self.t);
+        match event {
+            HubEvent::Ticket { .. } => self.sim.send(pe, HUB, t, Msg::new(Tag::HubTicket, pe, 0)),
+            HubEvent::QueryMostLoaded { .. } => self.sim.send(pe, HUB, t, Msg::new(Tag::HubQuery, pe, 0)),
+            HubEvent::Report { load, .. } => {
+                self.sim.send(pe, HUB, t, Msg::new(Tag::HubReport, pe, encode_load(load)))
+            }
+            HubEvent::Ask { .. } => self.sim.send(pe, HUB, t, Msg::new(Tag::HubAsk, pe, 0)),
+            HubEvent::Deposit { part: Some((slot, _)), .. } => {
+                self.sim.send_piece(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, slot), Some(slot))
+            }
+            HubEvent::Deposit { part: None, .. } => {
+                self.sim.send(pe, HUB, t, Msg::new(Tag::HubDeposit, pe, NONE))
+            }
+        }
+    }
+
+    #[inline]
+    fn accept(&mut self, slot: u32, from: usize, answer: bool) {
+        let i = self.pe as usize;
+        let piece = self.sim.take(slot);
+        let p = &mut self.sim.pes[i];
+        // An answer's piece is the PE's own from now on (it asked for it):
+        // counted received once, here.
+        if answer {
+            p.pieces_received += 1;
+            p.pool.push(piece, i);
+        } else {
+            p.pool.push(piece, from);
+        }
     }
 }

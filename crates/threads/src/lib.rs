@@ -618,10 +618,7 @@ where
     // keep asking need permits to ask (see `gate`); the others wait for a
     // message.
     let ncores = cores().min(threads);
-    let asks_again = matches!(
-        spec.strategy,
-        Strategy::RandomPolling | Strategy::GlobalRoundRobin | Strategy::AsyncRoundRobin | Strategy::MaxLoad
-    );
+    let asks_again = spec.strategy.idle_keeps_asking();
     let monitor_thread = thread::current();
     let shared = Shared {
         sched: Sched::new(p, (!caller_works).then(|| monitor_thread.clone())),

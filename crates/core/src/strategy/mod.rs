@@ -188,6 +188,37 @@ impl Strategy {
         self == Strategy::GlobalRoundRobin
     }
 
+    /// Whether an idle PE keeps asking other PEs until one gives it work
+    /// (random polling, both round robins, max-load): its machine answers
+    /// every failed attempt with another, so an idle PE looks for work the
+    /// whole time it is idle, and a request that reaches an idle PE is
+    /// refused at once (an idle PE has nothing to keep it for). Under the
+    /// other strategies an idle PE waits for a message — a push, its
+    /// producer's or the master's answer — or for the end, and sends
+    /// nothing in the meantime.
+    ///
+    /// Drivers that must share processors among more PEs than there are
+    /// use it to decide whom to let ask, and whether a request to an idle PE
+    /// needs to be kept.
+    ///
+    /// ```
+    /// use treelb::Strategy;
+    /// let askers: Vec<_> = Strategy::ALL.into_iter().filter(|s| s.idle_keeps_asking()).collect();
+    /// assert_eq!(
+    ///     askers,
+    ///     [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin, Strategy::MaxLoad]
+    /// );
+    /// ```
+    pub fn idle_keeps_asking(self) -> bool {
+        matches!(
+            self,
+            Strategy::RandomPolling
+                | Strategy::GlobalRoundRobin
+                | Strategy::AsyncRoundRobin
+                | Strategy::MaxLoad
+        )
+    }
+
     /// Whether the run needs a [`Hub`]: the shared counter of global round
     /// robin, the load heap of max-load, the central pool of master–worker.
     pub fn uses_hub(self) -> bool {
@@ -540,6 +571,40 @@ pub trait Balance {
         false
     }
 
+    /// Turns queue trimming ([Sanders 1999] §4, Theorem 2) on where the
+    /// strategy has it: a busy PE keeps at most `limit` requests waiting for
+    /// its next probe, and a driver refuses at once one more that arrives
+    /// ([`trims_request`](Balance::trims_request)). Returns whether the
+    /// machine trims — the stealing machines do
+    /// ([`Stealing`](stealing::Stealing)); the others ignore it.
+    fn enable_trimming(&mut self, limit: usize) -> bool {
+        let _ = limit;
+        false
+    }
+
+    /// Whether a request that reaches this PE while it is busy, and finds
+    /// `waiting` requests already waiting for its next probe, is to be
+    /// refused at once: the driver then feeds it as
+    /// `Event::Request { busy: false }`, which the machine answers with
+    /// [`Action::Refuse`]. Never without
+    /// [`enable_trimming`](Balance::enable_trimming).
+    ///
+    /// ```
+    /// use treelb::strategy::Balance;
+    /// use treelb::{RunSpec, Strategy};
+    /// let mut m = RunSpec::default().machine(0, 1024); // random polling
+    /// assert!(!m.trims_request(1000)); // off by default
+    /// assert!(m.enable_trimming(32));
+    /// assert!(!m.trims_request(31));
+    /// assert!(m.trims_request(32));
+    /// let mut m = RunSpec::with_strategy(Strategy::WorkSharing).machine(0, 1024);
+    /// assert!(!m.enable_trimming(32)); // no requests wait under pushing
+    /// ```
+    fn trims_request(&self, waiting: usize) -> bool {
+        let _ = waiting;
+        false
+    }
+
     /// What the machine decided so far.
     fn tally(&self) -> Tally;
 }
@@ -660,6 +725,30 @@ impl Balance for Machine {
             Machine::Multilevel(m) => m.wants_slices(),
             Machine::Master(m) => m.wants_slices(),
             Machine::Static(m) => m.wants_slices(),
+        }
+    }
+
+    #[inline]
+    fn enable_trimming(&mut self, limit: usize) -> bool {
+        match self {
+            Machine::Stealing(m) => m.enable_trimming(limit),
+            Machine::Pushing(m) => m.enable_trimming(limit),
+            Machine::MaxLoad(m) => m.enable_trimming(limit),
+            Machine::Multilevel(m) => m.enable_trimming(limit),
+            Machine::Master(m) => m.enable_trimming(limit),
+            Machine::Static(m) => m.enable_trimming(limit),
+        }
+    }
+
+    #[inline]
+    fn trims_request(&self, waiting: usize) -> bool {
+        match self {
+            Machine::Stealing(m) => m.trims_request(waiting),
+            Machine::Pushing(m) => m.trims_request(waiting),
+            Machine::MaxLoad(m) => m.trims_request(waiting),
+            Machine::Multilevel(m) => m.trims_request(waiting),
+            Machine::Master(m) => m.trims_request(waiting),
+            Machine::Static(m) => m.trims_request(waiting),
         }
     }
 

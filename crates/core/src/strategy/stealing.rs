@@ -224,7 +224,8 @@ impl VictimSelector {
 /// like any other: the sender picks a new victim and asks again, no piece
 /// is lost or duplicated, and the bound's count of requests per split is
 /// unchanged — only the waiting in long queues goes. A driver that keeps
-/// requests waiting asks [`trims`](Self::trims) as one arrives and, if it
+/// requests waiting asks [`trims`](Self::trims) (or, through any machine,
+/// [`Balance::trims_request`]) as one arrives and, if it
 /// says so, feeds the request as `Event::Request { busy: false }` (this PE
 /// will not split for it), which the machine answers with
 /// [`Action::Refuse`].
@@ -317,6 +318,16 @@ impl Balance for Stealing {
             Event::LoadQuery { from } => emit(out, &mut self.tally, Action::ReplyLoad { to: from }),
             _ => {}
         }
+    }
+
+    fn enable_trimming(&mut self, limit: usize) -> bool {
+        self.set_trimming(Some(limit));
+        true
+    }
+
+    #[inline]
+    fn trims_request(&self, waiting: usize) -> bool {
+        self.trims(waiting)
     }
 
     fn tally(&self) -> Tally {
