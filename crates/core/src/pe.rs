@@ -511,12 +511,12 @@ impl<W: Work> Body for Own<'_, W> {
 
     fn accept(&mut self, piece: W, from: usize, answer: bool) {
         let pe = &mut *self.0;
-        if answer {
+        // A piece is counted received once: here if it is taken up at
+        // once, else when `work` takes it from the pool.
+        if answer && pe.piece.is_none() {
             pe.stats.pieces_received += 1;
-            if pe.piece.is_none() {
-                pe.piece = Some(piece);
-                return;
-            }
+            pe.piece = Some(piece);
+            return;
         }
         pe.pool.push(piece, from);
     }
