@@ -609,6 +609,7 @@ impl<'m> Session<'m> {
                 probe: ProbeCost { nanos: self.probe_nanos, probes },
                 waves,
                 improvements,
+                stopped: None,
             })
         } else {
             world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);

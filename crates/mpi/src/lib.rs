@@ -45,6 +45,18 @@
 //!   strategies threads steal from each other first, and a rank whose
 //!   threads are all idle steals from another rank.
 //!
+//! ## Running a search across ranks
+//!
+//! `Run` (feature `mpi`) is the entry point: a builder with a deadline, a
+//! cap on the units of work, a stop handle and a polled stop condition,
+//! whose [`Outcome::stopped`] says why a run ended early (the MPI
+//! counterpart of `treelb_threads::Run`). `run` is the plain run without
+//! stops, and `Session` runs several computations one after another on the
+//! same ranks. Checkpoints every few minutes and resumption after a crash
+//! are in the `treelb-checkpoint` crate (its `run_mpi`, feature `mpi`), on
+//! top of `Run`. `crates/mpi/examples/langford.rs` counts the Langford
+//! pairings under `mpirun`.
+//!
 //! Without the cargo feature `mpi` this crate holds only the wire format
 //! ([`wire`]) and the initial cut ([`shared`]), which need no MPI
 //! installation.
@@ -60,15 +72,20 @@ mod driver;
 mod outbox;
 #[cfg(feature = "mpi")]
 mod pe;
+#[cfg(feature = "mpi")]
+mod run;
 
 #[cfg(feature = "mpi")]
 pub use driver::{Mpi, Session, run};
 #[cfg(feature = "mpi")]
 pub use pe::current_pe;
+#[cfg(feature = "mpi")]
+pub use run::Run;
 
 use std::fmt;
 use std::time::Duration;
 
+pub use treelb::limit::{Limit, Limited, StopReason};
 pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
@@ -196,4 +213,8 @@ pub struct Outcome<O> {
     /// Improvement messages of the shared state (the incumbent) sent by all
     /// ranks; 0 for computations without shared state.
     pub improvements: u64,
+    /// Why the run stopped before its work was done, if it did: the output
+    /// is then partial. Set by `Run` (feature `mpi`); a plain `run` of a
+    /// root that the caller limited leaves it `None`.
+    pub stopped: Option<StopReason>,
 }
