@@ -92,6 +92,10 @@ where
         self.inner.shared()
     }
 
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
+    }
+
     fn should_stop(&self) -> bool {
         self.inner.should_stop()
     }
