@@ -11,6 +11,8 @@
 //! * [`tsp`] — the symmetric travelling salesman problem on TSPLIB files
 //!   (branch and bound with Held–Karp 1-tree bounds), a Held–Karp
 //!   dynamic-programming check;
+//! * [`langford`] — counting the Langford pairings L(2, N), a small
+//!   search whose nodes serialize (the library's examples use it);
 //! * [`integrate`] — adaptive Gauss–Kronrod integration, a [`treelb::Work`]
 //!   that is not a tree search: a piece is a list of intervals;
 //! * [`mandelbrot`] — the Mandelbrot set by escape time, pixel by pixel or
@@ -36,6 +38,7 @@ pub mod gametree;
 pub mod input;
 pub mod integrate;
 pub mod knapsack;
+pub mod langford;
 pub mod mandelbrot;
 pub mod nqueens;
 pub use treelb_files::output;

@@ -10,54 +10,19 @@
 //! L(2,12) = 108144 (new run, 4 checkpoints)
 //! ```
 //!
-//! (Published: L(2,11) = 17792, L(2,12) = 108144; OEIS A014552.)
+//! (Published: L(2,11) = 17792, L(2,12) = 108144; OEIS A014552.) The
+//! search is `treelb_apps::langford`; `resume_mpi` is this example across
+//! MPI ranks.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use treelb::search::{Children, Search, SplitPolicy};
+use treelb::search::SplitPolicy;
+use treelb_apps::langford::Langford;
 use treelb_checkpoint::{Checkpoint, Segment};
 use treelb_mpi::wire::DfsCodec;
 use treelb_threads::{Config, Run};
-
-/// The sequence's 2N places, filled from the largest pair down.
-struct Langford {
-    n: u32,
-}
-
-/// A partial sequence: the places taken, and the pair to place next.
-/// Nodes serialize: a checkpoint stores the open ones.
-#[derive(Clone, Copy, Serialize, Deserialize)]
-struct Partial {
-    taken: u64,
-    next: u32,
-}
-
-impl Search for Langford {
-    type Node = Partial;
-    type Output = u64; // sequences below a node, each and its reversal
-
-    fn root(&self) -> Partial {
-        Partial { taken: 0, next: self.n }
-    }
-
-    fn expand(&self, p: Partial, sequences: &mut u64, children: &mut Children<'_, Partial>) {
-        if p.next == 0 {
-            *sequences += 1;
-            return;
-        }
-        let k = p.next;
-        // The two k's at places i and i + k + 1.
-        for i in 0..(2 * self.n - k - 1) {
-            let both = (1u64 << i) | (1u64 << (i + k + 1));
-            if p.taken & both == 0 {
-                children.push(Partial { taken: p.taken | both, next: k - 1 });
-            }
-        }
-    }
-}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -92,15 +57,18 @@ fn count(file: &Path, n: u32) -> Result<(), treelb_checkpoint::Error> {
         std::process::exit(2);
     }
     let checkpoint = checkpoint.every(Duration::from_millis(100))?.describe(description);
-    let search = Langford { n };
+    let search = Langford::new(n);
     let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf);
     let done = checkpoint.run(&codec, codec.root(), None, |bag| {
         let outcome = Run::new(Config::default()).run(bag).expect("a valid configuration");
         Ok::<_, treelb_checkpoint::Error>(Segment::new(outcome.output, outcome.stats, outcome.stopped))
     })?;
     let how = if resuming { "resumed" } else { "new run" };
-    // Every sequence is counted with its reversal.
     let plural = if done.checkpoints == 1 { "" } else { "s" };
-    println!("L(2,{n}) = {} ({how}, {} checkpoint{plural})", done.output / 2, done.checkpoints);
+    println!(
+        "L(2,{n}) = {} ({how}, {} checkpoint{plural})",
+        Langford::pairings(done.output),
+        done.checkpoints
+    );
     Ok(())
 }

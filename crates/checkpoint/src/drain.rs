@@ -173,6 +173,10 @@ impl<'d, C: Codec> Codec for ResumableCodec<'_, 'd, C> {
         self.inner.shared()
     }
 
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
+    }
+
     fn should_stop(&self) -> bool {
         self.inner.should_stop()
     }

@@ -105,6 +105,16 @@
 //! sound because it is a real solution. The optimum is exact; the numbers
 //! of branched and pruned nodes depend on timing as in any parallel run.
 //!
+//! # Across MPI ranks
+//!
+//! With the feature `mpi`, `run_mpi` runs the segments across the MPI
+//! ranks under a `treelb_mpi::Run` — its deadline, cap and stop handle
+//! span the segments. Rank 0 alone opens and locks the checkpoint and
+//! writes it; each rank's drain sets its PEs' pieces aside, and rank 0
+//! gathers them between two segments. The example
+//! `crates/checkpoint/examples/resume_mpi.rs` is a search of one's own,
+//! killed under `mpirun` and resumed.
+//!
 //! A segment stopped early (a deadline, a cap on the work, a signal) ends
 //! the run with a partial output and writes no checkpoint for that
 //! segment: its pieces were stopped, not drained, and the previous
@@ -121,9 +131,13 @@ use treelb_mpi::wire::{Codec, from_bytes, to_bytes};
 
 mod drain;
 pub mod file;
+#[cfg(feature = "mpi")]
+mod mpi;
 
 pub use drain::{Drain, Resumable, ResumableCodec, encode_pieces};
 pub use file::{InputHash, Lock, Saved, read};
+#[cfg(feature = "mpi")]
+pub use mpi::run_mpi;
 
 /// How often a run checkpoints unless told otherwise.
 pub const DEFAULT_EVERY: Duration = Duration::from_secs(60);
@@ -188,6 +202,10 @@ pub enum Error {
     /// An interval below [`MIN_EVERY`].
     #[error("checkpoint interval {0:?} is below the least interval, 1ms")]
     Interval(Duration),
+    /// A segment's run across MPI ranks failed, or bytes from another rank
+    /// did not decode (`run_mpi`, with the feature `mpi`).
+    #[error("{0}")]
+    Run(#[from] treelb_mpi::Error),
 }
 
 impl Error {

@@ -18,14 +18,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::Incumbent;
 use treelb::limit::Limit;
-#[cfg(feature = "mpi")]
-use treelb::limit::{Limited, StopReason};
 use treelb_checkpoint::{Checkpoint, DEFAULT_EVERY, Out, Saved, Segment};
-#[cfg(feature = "mpi")]
-use treelb_checkpoint::{Drain, Resumable, ResumableCodec, State, encode_pieces};
 use treelb_mpi::wire::Codec;
-#[cfg(feature = "mpi")]
-use treelb_mpi::wire::{from_bytes, to_bytes};
 
 use crate::cmd::Ran;
 use crate::config::{Error, RunConfig, Runtime, err};
@@ -183,12 +177,10 @@ where
     Ok(Ran { output: done.output, stats: done.stats, stopped: done.stopped })
 }
 
-/// [`run_threads`] across the MPI ranks: every rank runs each segment;
-/// each rank's drain opens `plan.every` after its first work, on its own
-/// clock; after the segment rank 0 gathers the pieces every rank set aside
-/// (when no message is in flight any more) and writes the checkpoint, and
-/// the next segment starts from them at rank 0. Rank 0 alone opens (and
-/// locks) the checkpoint. `None` on ranks other than 0.
+/// [`run_threads`] across the MPI ranks ([`treelb_checkpoint::run_mpi`]):
+/// rank 0 alone opens (and locks) the checkpoint; each rank stops after
+/// its share of --max-nodes, at the time limit or on a signal. `None` on
+/// ranks other than 0.
 #[cfg(feature = "mpi")]
 pub(crate) fn run_mpi<C>(
     codec: &C,
@@ -202,74 +194,14 @@ where
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
-    use treelb_mpi::wire::LimitedCodec;
-
     let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
     config.validate()?;
     crate::cmd::catch_signals();
     let mpi = treelb_mpi::Mpi::init(config.threads)?;
-    let rank = mpi.rank();
-    let opened = if rank == 0 { Some(plan.open()) } else { None };
-    if mpi.any(matches!(opened, Some(Err(_)))) {
-        crate::cmd::mpi::finalize(mpi);
-        return match opened {
-            Some(Err(e)) => Err(e),
-            _ => Ok(None),
-        };
-    }
-    let checkpoint = opened.transpose()?;
-    // Every rank restores the incumbent from the saved state; rank 0 holds
-    // the pieces, as it holds the root of a fresh run.
-    let saved = match &checkpoint {
-        Some(c) => c.saved(),
-        None => plan.resume.as_deref(),
-    };
-    let mut state = State::from_saved(&plan.path, saved, codec, root, incumbent)?;
-    if rank != 0 {
-        state.pieces.clear();
-    }
-    // Each rank stops after its share of --max-nodes, as without checkpoints.
     let limit =
         cfg.max_nodes.map_or_else(Limit::unbounded, |max| Limit::new(max.div_ceil(mpi.size() as u64).max(1)));
-    let mut interrupted = false;
-    while mpi.any(!state.pieces.is_empty()) {
-        let drain = Drain::new(plan.every);
-        let result = {
-            let bags = ResumableCodec::new(codec, &drain);
-            let limited = LimitedCodec::new(&bags, &limit);
-            let bag = Limited::new(Resumable::new(std::mem::take(&mut state.pieces), &drain), &limit);
-            // A signal or the time limit stops every rank's segment (see
-            // `cmd::mpi::run_on`); the previous checkpoint stays.
-            crate::cmd::mpi::run_watched(&mpi, &limited, bag, &config, cfg, &limit)
-        };
-        if let Some(o) = result? {
-            state.add(o.output, &o.stats);
-        }
-        interrupted = mpi.any(limit.interrupted());
-        if interrupted {
-            break;
-        }
-        let mine = encode_pieces(codec, drain.into_pieces());
-        if let Some(all) = mpi.gather(&to_bytes(&mine)) {
-            for bytes in all {
-                let list: Vec<Vec<u8>> =
-                    from_bytes(&bytes).map_err(|e| err!("checkpoint: pieces from a rank: {e}"))?;
-                for piece in list {
-                    state.pieces.push(
-                        codec.decode(&piece).map_err(|e| err!("checkpoint: a piece from a rank: {e}"))?,
-                    );
-                }
-            }
-            if let Some(checkpoint) = &checkpoint {
-                state.write(checkpoint, codec, incumbent).map_err(|e| err!("--checkpoint {e}"))?;
-            }
-        }
-    }
+    let run = crate::cmd::mpi::mpi_run(config, cfg, &limit);
+    let result = treelb_checkpoint::run_mpi(&mpi, &run, || plan.open(), codec, root, incumbent);
     crate::cmd::mpi::finalize(mpi);
-    if rank != 0 {
-        return Ok(None);
-    }
-    let stopped = interrupted.then(|| limit.stop_reason().unwrap_or(StopReason::WorkCap));
-    let done = state.finish(stopped);
-    Ok(Some(Ran { output: done.output, stats: done.stats, stopped: done.stopped }))
+    Ok(result?.map(|done| Ran { output: done.output, stats: done.stats, stopped: done.stopped }))
 }

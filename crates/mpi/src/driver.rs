@@ -485,6 +485,7 @@ impl<'m> Session<'m> {
         // The root reaches the PEs: at PE 0, or by broadcast for selective
         // initialization and static assignment (every rank then cuts its own
         // copy the same way).
+        crate::check_shared(codec, ranks)?;
         let shared = codec.shared().filter(|_| ranks > 1);
         let (first_piece, broadcast) = if spec.cuts_root() {
             let mut bytes = Vec::new();
@@ -609,6 +610,7 @@ impl<'m> Session<'m> {
                 probe: ProbeCost { nanos: self.probe_nanos, probes },
                 waves,
                 improvements,
+                stopped: None,
             })
         } else {
             world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);

@@ -35,7 +35,9 @@
 //! * branch and bound ([`shared`]): each rank's copy of the search has its
 //!   own incumbent; improvements are sent to every other rank, a decided
 //!   decision search stops every rank, and the best value and witness of
-//!   all ranks is gathered at rank 0;
+//!   all ranks is gathered at rank 0; a branch and bound whose codec lacks
+//!   the shared incumbent is refused on more than one rank
+//!   ([`check_shared`]);
 //! * a computation may send messages of its own between ranks
 //!   ([`wire::Note`]): a game search's results, counted by the termination
 //!   detector like pieces because they can create work where they arrive,
@@ -44,6 +46,18 @@
 //! * hybrid mode: `T` threads in each rank, each a PE; under the stealing
 //!   strategies threads steal from each other first, and a rank whose
 //!   threads are all idle steals from another rank.
+//!
+//! ## Running a search across ranks
+//!
+//! `Run` (feature `mpi`) is the entry point: a builder with a deadline, a
+//! cap on the units of work, a stop handle and a polled stop condition,
+//! whose [`Outcome::stopped`] says why a run ended early (the MPI
+//! counterpart of `treelb_threads::Run`). `run` is the plain run without
+//! stops, and `Session` runs several computations one after another on the
+//! same ranks. Checkpoints every few minutes and resumption after a crash
+//! are in the `treelb-checkpoint` crate (its `run_mpi`, feature `mpi`), on
+//! top of `Run`. `crates/mpi/examples/langford.rs` counts the Langford
+//! pairings under `mpirun`.
 //!
 //! Without the cargo feature `mpi` this crate holds only the wire format
 //! ([`wire`]) and the initial cut ([`shared`]), which need no MPI
@@ -62,15 +76,20 @@ pub mod game;
 mod outbox;
 #[cfg(feature = "mpi")]
 mod pe;
+#[cfg(feature = "mpi")]
+mod run;
 
 #[cfg(feature = "mpi")]
 pub use driver::{Mpi, Session, run};
 #[cfg(feature = "mpi")]
 pub use pe::current_pe;
+#[cfg(feature = "mpi")]
+pub use run::Run;
 
 use std::fmt;
 use std::time::Duration;
 
+pub use treelb::limit::{Limit, Limited, StopReason};
 pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
@@ -140,6 +159,9 @@ pub enum Error {
     },
     /// Bytes from another rank did not decode.
     Decode(String),
+    /// A branch-and-bound search on more than one rank without its shared
+    /// incumbent ([`check_shared`]).
+    Unshared,
 }
 
 impl fmt::Display for Error {
@@ -153,6 +175,9 @@ impl fmt::Display for Error {
                 "hybrid mode needs MPI thread support {required}, the MPI library provides only {provided}"
             ),
             Error::Decode(e) => f.write_str(e),
+            Error::Unshared => f.write_str(
+                "a branch-and-bound search across ranks needs its incumbent shared (DfsCodec::with_shared): without it each rank prunes against its own best solution only, and the best of the other ranks never reaches rank 0's answer",
+            ),
         }
     }
 }
@@ -167,6 +192,33 @@ impl Config {
         }
         self.spec.validate().map_err(Error::Spec)
     }
+}
+
+/// Refuses a computation that needs its shared state across ranks
+/// ([`wire::Codec::needs_shared`]: a branch and bound,
+/// [`Search::keeps_incumbent`](treelb::search::Search::keeps_incumbent))
+/// on more than one rank without that state. Every run checks it, on
+/// every rank alike, so that every rank refuses.
+///
+/// ```
+/// use treelb::search::SplitPolicy;
+/// use treelb_apps::knapsack::{Class, Knapsack, Spec};
+/// use treelb_mpi::wire::DfsCodec;
+/// use treelb_mpi::{Error, check_shared};
+///
+/// let instance = Spec::new(Class::Uncorrelated, 20, 1000, 1).generate();
+/// let search = Knapsack::new(&instance);
+/// let alone = DfsCodec::new(&search, SplitPolicy::OldestHalf);
+/// assert_eq!(check_shared(&alone, 2), Err(Error::Unshared));
+/// assert_eq!(check_shared(&alone, 1), Ok(())); // one rank: nothing to share
+/// let shared = DfsCodec::new(&search, SplitPolicy::OldestHalf).with_shared(&search.incumbent);
+/// assert_eq!(check_shared(&shared, 2), Ok(()));
+/// ```
+pub fn check_shared<C: wire::Codec>(codec: &C, ranks: usize) -> Result<(), Error> {
+    if ranks > 1 && codec.needs_shared() && codec.shared().is_none() {
+        return Err(Error::Unshared);
+    }
+    Ok(())
 }
 
 /// The cost of one probe for messages when none is there, measured at the
@@ -198,4 +250,8 @@ pub struct Outcome<O> {
     /// Improvement messages of the shared state (the incumbent) sent by all
     /// ranks; 0 for computations without shared state.
     pub improvements: u64,
+    /// Why the run stopped before its work was done, if it did: the output
+    /// is then partial. Set by `Run` (feature `mpi`); a plain `run` of a
+    /// root that the caller limited leaves it `None`.
+    pub stopped: Option<StopReason>,
 }

@@ -61,6 +61,15 @@ pub trait Codec: Sync {
         None
     }
 
+    /// Whether the computation cannot run across ranks without its
+    /// [`shared`](Self::shared) state (a branch and bound:
+    /// [`Search::keeps_incumbent`]); the runtime then refuses to run
+    /// it on more than one rank without that state
+    /// ([`crate::check_shared`]). Default: no.
+    fn needs_shared(&self) -> bool {
+        false
+    }
+
     /// Whether the computation is decided on this rank (a decision search
     /// holds its witness) and every PE should stop: the idle PEs' view of
     /// [`Work::should_stop`]. Default: never.
@@ -319,6 +328,10 @@ where
         self.shared
     }
 
+    fn needs_shared(&self) -> bool {
+        self.search.keeps_incumbent()
+    }
+
     #[inline]
     fn should_stop(&self) -> bool {
         self.search.should_stop()
@@ -375,6 +388,10 @@ where
 
     fn shared(&self) -> Option<&dyn Shared> {
         self.inner.shared()
+    }
+
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
     }
 
     #[inline]

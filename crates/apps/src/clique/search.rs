@@ -1301,6 +1301,10 @@ impl Search for CliqueSearch {
         }
     }
 
+    fn keeps_incumbent(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn should_stop(&self) -> bool {
         self.target.is_some_and(|k| self.incumbent.best().is_some_and(|b| b >= i64::from(k)))

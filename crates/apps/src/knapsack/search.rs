@@ -244,6 +244,10 @@ impl Search for Knapsack {
         KnapsackNode { level: 0, cap: self.capacity, profit: 0, taken: None }
     }
 
+    fn keeps_incumbent(&self) -> bool {
+        true
+    }
+
     fn expand(&self, mut node: KnapsackNode, acc: &mut BnbStats, children: &mut Children<'_, KnapsackNode>) {
         let n = self.len();
         let mut level = node.level as usize;

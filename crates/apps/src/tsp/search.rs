@@ -1165,6 +1165,10 @@ impl Search for TspSearch {
         TspNode { decisions: None, pi: None, bound: i64::MIN, depth: 0 }
     }
 
+    fn keeps_incumbent(&self) -> bool {
+        true
+    }
+
     fn expand(&self, node: TspNode, acc: &mut BnbStats, children: &mut Children<'_, TspNode>) {
         if !self.incumbent.can_improve(node.bound) {
             acc.pruned += 1;

@@ -121,15 +121,6 @@ pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
 /// watches the deadline on its own).
 const STOP_CHECKS: Duration = Duration::from_millis(100);
 
-/// How often an MPI rank's watchdog looks for a signal and the deadline:
-/// every 100 ms, more often for time limits under a second (a tenth of the
-/// limit, at least 1 ms).
-#[cfg(feature = "mpi")]
-pub(crate) fn stop_interval(cfg: &RunConfig) -> Duration {
-    let every = Duration::from_millis(100);
-    cfg.time_limit.map_or(every, |t| (t / 10).clamp(Duration::from_millis(1), every))
-}
-
 /// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
 /// the run: the first signal stops every PE after its current slice and the
 /// run ends with a partial report (exit code 3), its trace written; a

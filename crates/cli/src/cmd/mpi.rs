@@ -1,21 +1,17 @@
 //! `--runtime mpi`: a search, an integration or the Mandelbrot set across
 //! the ranks that `mpirun` started.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
-use std::time::Duration;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::bound::{NodeBound, OpenBounds, Watched};
-use treelb::limit::{Limit, Limited, StopReason};
+use treelb::limit::{Limit, StopReason};
 use treelb::search::{DfsWork, Search};
 use treelb::{Incumbent, Work};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::integrate::{Integral, Intervals};
 use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
 use treelb_mpi::shared::Shared;
-use treelb_mpi::wire::{Codec, DecodeError, DfsCodec, LimitedCodec};
+use treelb_mpi::wire::{Codec, DecodeError, DfsCodec};
 use treelb_mpi::{Mpi, Slow};
 
 use super::Ran;
@@ -96,6 +92,10 @@ where
         self.inner.shared()
     }
 
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
+    }
+
     fn should_stop(&self) -> bool {
         self.inner.should_stop()
     }
@@ -141,18 +141,10 @@ fn rank_limit(cfg: &RunConfig, mpi: &Mpi) -> Limit {
     }
 }
 
-/// Runs `root` under this rank's `limit` on every rank, then finalizes MPI.
-///
-/// How a run is stopped on every rank: each rank holds its own `limit` —
-/// with `--max-nodes` its share of the units — and a watchdog thread that
-/// stops it on a signal (mpirun forwards a Ctrl-C to every rank) or at the
-/// time limit, counted from the start of the run on each rank, so all ranks
-/// stop within a few milliseconds of each other. A stopped rank drops its
-/// pieces, gives away nothing and drops what arrives; once every rank has
-/// stopped no work is left anywhere, the termination detector ends the run
-/// as any other, and the partial outputs are gathered at rank 0 as usual. A
-/// rank that has not stopped yet (its watchdog a few milliseconds late)
-/// keeps working until it does: the run cannot end without it.
+/// Runs `root` under this rank's `limit` on every rank
+/// ([`treelb_mpi::Run`]: `limit` is this rank's stop handle, stopped at the
+/// time limit or on a signal — mpirun forwards a Ctrl-C to every rank),
+/// then finalizes MPI.
 fn run_on<C>(
     mpi: Mpi,
     config: &treelb_mpi::Config,
@@ -168,11 +160,8 @@ where
     Out<C>: Serialize + DeserializeOwned,
 {
     let support = mpi.thread_support();
-    let limited = LimitedCodec::new(codec, limit);
-    let root = Limited::new(root, limit);
-    let result = run_watched(&mpi, &limited, root, config, cfg, limit);
+    let result = mpi_run(config.clone(), cfg, limit).run(&mpi, codec, root);
     // Collectives: every rank that got this far calls them.
-    let interrupted = result.is_ok() && mpi.any(limit.interrupted());
     if let (Some(open), true) = (open, result.is_ok()) {
         let (key, unbounded) = open.parts();
         open.set_parts(mpi.max(key), mpi.any(unbounded));
@@ -201,36 +190,25 @@ where
             o.waves
         );
     }
-    // Another rank's stop is most likely its share of --max-nodes: a
-    // deadline or a signal stops every rank.
-    let stopped = interrupted.then(|| limit.stop_reason().unwrap_or(StopReason::WorkCap));
-    Ok(Some(Ran { output: o.output, stats: o.stats, stopped }))
+    Ok(Some(Ran { output: o.output, stats: o.stats, stopped: o.stopped }))
 }
 
-/// [`treelb_mpi::run`] on this rank with a [`watchdog`] beside it that
-/// stops `limit` on a signal or at the time limit (see [`run_on`] for how
-/// that stops every rank). `codec` and `root` must already be limited by
-/// `limit`.
-pub(crate) fn run_watched<C>(
-    mpi: &Mpi,
-    codec: &C,
-    root: C::Work,
-    config: &treelb_mpi::Config,
+/// The library's run across the ranks for the command's options: `limit`
+/// (this rank's share of `--max-nodes`) as the stop handle, the command's
+/// deadline (`--time-limit` after its first run started), and a signal
+/// caught by the command as a stop.
+pub(crate) fn mpi_run<'a>(
+    config: treelb_mpi::Config,
     cfg: &RunConfig,
-    limit: &Limit,
-) -> Result<Option<treelb_mpi::Outcome<Out<C>>>, treelb_mpi::Error>
-where
-    C: Codec,
-    C::Work: Clone,
-    Out<C>: Serialize + DeserializeOwned,
-{
-    let over = AtomicBool::new(false);
-    thread::scope(|s| {
-        s.spawn(|| watchdog(cfg, limit, &over));
-        let result = treelb_mpi::run(mpi, codec, root, config);
-        over.store(true, Ordering::Relaxed);
-        result
-    })
+    limit: &'a Limit,
+) -> treelb_mpi::Run<'a> {
+    let run = treelb_mpi::Run::new(config)
+        .stop_handle(limit)
+        .stop_when(|| super::signalled().then_some(StopReason::Signal));
+    match super::deadline(cfg) {
+        Some(at) => run.deadline_at(at),
+        None => run,
+    }
 }
 
 /// Ends MPI on this rank once nothing is in flight any more: by
@@ -251,16 +229,6 @@ pub(crate) fn finalize(mpi: Mpi) {
         std::mem::forget(mpi);
     } else {
         drop(mpi);
-    }
-}
-
-/// Stops `limit` on a signal or at the time limit; returns once the run is
-/// `over`.
-pub(crate) fn watchdog(cfg: &RunConfig, limit: &Limit, over: &AtomicBool) {
-    let every = super::stop_interval(cfg).min(Duration::from_millis(10));
-    while !over.load(Ordering::Relaxed) {
-        super::check_stop(cfg, limit);
-        thread::sleep(every);
     }
 }
 

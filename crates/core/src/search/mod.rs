@@ -79,6 +79,18 @@ pub trait Search: Sync {
         false
     }
 
+    /// Whether the search prunes against an incumbent that its copies in
+    /// other processes must keep in step: a branch and bound whose best
+    /// solution lives in an [`Incumbent`](crate::Incumbent). Across MPI
+    /// ranks every rank has its own copy of the search, and the runtime
+    /// refuses such a search unless its codec shares the incumbent
+    /// (`treelb_mpi::wire::DfsCodec::with_shared`): without it each rank
+    /// would prune against its own best solution only, and the best of the
+    /// other ranks would never reach rank 0's answer. Default: no.
+    fn keeps_incumbent(&self) -> bool {
+        false
+    }
+
     /// Writes the open nodes of a piece (bottom first, with their level
     /// marks) for a runtime that sends pieces to other processes or to a
     /// checkpoint. Default: each entry with its node's own `Serialize`.
