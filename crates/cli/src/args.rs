@@ -1,5 +1,7 @@
 //! The command line as clap parses it; `config` turns it into checked values.
 
+use std::time::Duration;
+
 use clap::builder::PossibleValue;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use treelb::spec::Rho;
@@ -7,7 +9,7 @@ use treelb::{Init, SplitPolicy, Strategy};
 use treelb_apps::knapsack::Class;
 use treelb_apps::mandelbrot::Method;
 
-pub(crate) use crate::config::Runtime;
+pub(crate) use crate::apps::Runtime;
 
 /// Dynamic load balancing of tree-shaped computations.
 ///
@@ -94,12 +96,12 @@ pub(crate) enum Command {
 }
 
 /// The command line's model: clap's from the types below, with each
-/// application's runtime options made its own from [`crate::config::APPS`]:
+/// application's runtime options made its own from [`crate::apps::APPS`]:
 /// its defaults and unit of work in the help of `--budget`,
 /// `--split-policy` and `--max-nodes`, and the options it refuses hidden.
 pub(crate) fn command() -> clap::Command {
     let mut command = Cli::command();
-    for app in &crate::config::APPS {
+    for app in &crate::apps::APPS {
         command = command.mut_subcommand(app.name, |sub| for_app(sub, app));
     }
     // The other commands that take --budget, and their defaults.
@@ -134,7 +136,7 @@ pub(crate) fn command() -> clap::Command {
 }
 
 /// The runtime's options of `sub` as application `app` takes them.
-fn for_app(mut sub: clap::Command, app: &crate::config::App) -> clap::Command {
+fn for_app(mut sub: clap::Command, app: &crate::apps::App) -> clap::Command {
     let unit = app.unit;
     let budget = format!(
         "Δt: units of work ({unit}) between two checks for requests, at least 1 [default: {}]",
@@ -189,10 +191,10 @@ pub(crate) mod heading {
 }
 
 /// How to run: the options every application takes (an application's
-/// `--help` shows only those it accepts: [`crate::config::APPS`]).
+/// `--help` shows only those it accepts: [`crate::apps::APPS`]).
 ///
 /// `--budget` and `--split-policy` have no clap default: an application may
-/// declare its own ([`crate::config::AppDefaults`]), and a value given on
+/// declare its own ([`crate::apps::AppDefaults`]), and a value given on
 /// the command line always wins over both.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -241,7 +243,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse::duration, help_heading = heading::LIMITS)]
     pub(crate) time_limit: Option<std::time::Duration>,
     #[command(flatten)]
-    pub(crate) checkpoint: crate::checkpoint::CheckpointArgs,
+    pub(crate) checkpoint: CheckpointArgs,
     /// The same optimal solution for every P, strategy and runtime (of
     /// equal values, the smallest witness wins); explores the ties, so it
     /// costs nodes
@@ -899,4 +901,18 @@ pub(crate) mod parse {
             assert!(help("integrate", "checkpoint").1 && help("integrate", "split_policy").1);
         }
     }
+}
+
+/// `--checkpoint FILE --checkpoint-every DURATION`: the options of every run
+/// command that checkpoints.
+#[derive(Clone, Debug, Default, Args)]
+pub(crate) struct CheckpointArgs {
+    /// Write the run's state to FILE every --checkpoint-every (atomically:
+    /// FILE is always a whole checkpoint); `treelb resume FILE` continues
+    /// the run after a crash
+    #[arg(long, value_name = "FILE", help_heading = heading::LIMITS)]
+    pub(crate) checkpoint: Option<String>,
+    /// How often to checkpoint, e.g. 60s, 10m, 1h, 500ms [default: 60s]
+    #[arg(long, value_name = "DURATION", requires = "checkpoint", value_parser = parse::duration, help_heading = heading::LIMITS)]
+    pub(crate) checkpoint_every: Option<Duration>,
 }

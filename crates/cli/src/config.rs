@@ -1,109 +1,18 @@
 //! Checked configuration: what the command line asked for, validated.
 
-use std::any::Any;
-use std::fmt;
-use std::io::{self, IsTerminal};
-use std::str::FromStr;
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use treelb::spec::Budget;
 use treelb::{RunSpec, SplitPolicy};
 
 use crate::args::RunArgs;
-
-/// Why a command failed: a one-line message for the user (what was
-/// wrong, and where), and for failures of input or output the
-/// [`io::ErrorKind`], so that a closed pipe is told apart by its kind, not
-/// by its message.
-#[derive(Debug)]
-pub(crate) enum Error {
-    /// Bad input, or a check that failed: the message names what and where.
-    Input(String),
-    /// An input or output operation failed.
-    Io(io::ErrorKind, String),
-    /// An output file could not be written after the report was printed
-    /// (see [`crate::outputs`]): exit code 4.
-    Unwritten(String),
-}
-
-impl Error {
-    /// The [`io::ErrorKind`] of a failed input or output operation.
-    pub(crate) fn io_kind(&self) -> Option<io::ErrorKind> {
-        match self {
-            Error::Input(_) | Error::Unwritten(_) => None,
-            Error::Io(kind, _) => Some(*kind),
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Input(msg) | Error::Io(_, msg) | Error::Unwritten(msg) => f.write_str(msg),
-        }
-    }
-}
-
-impl<E: std::error::Error + 'static> From<E> for Error {
-    fn from(e: E) -> Self {
-        let message = e.to_string();
-        match (&e as &dyn Any).downcast_ref::<io::Error>() {
-            Some(io) => Error::Io(io.kind(), message),
-            None => Error::Input(message),
-        }
-    }
-}
-
-/// Builds an [`Error`] from a format string.
-macro_rules! err {
-    ($($t:tt)*) => { $crate::config::Error::Input(format!($($t)*)) };
-}
-pub(crate) use err;
-
-/// Parses a number given to `flag`, with the flag's name in the error.
-pub(crate) fn number<T: FromStr>(flag: &str, value: &str) -> Result<T, Error> {
-    value.trim().parse().map_err(|_| err!("{flag} expects a non-negative integer, got `{value}`"))
-}
-
-/// Parses a number that must be at least 1.
-pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
-    match number::<u64>(flag, value)? {
-        0 => Err(err!("{flag} must be at least 1, got 0")),
-        n => Ok(n),
-    }
-}
+pub(crate) use crate::apps::{App, AppDefaults, Runtime, app};
+pub(crate) use crate::error::{Error, err, number, positive};
 
 /// The number of PEs: given, or all cores.
 pub(crate) fn threads(value: Option<usize>) -> usize {
     value.unwrap_or_else(|| treelb_threads::Config::default().threads)
-}
-
-/// Which runtime runs the PEs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Runtime {
-    /// Threads of this process.
-    Threads,
-    /// MPI ranks (times threads per rank); needs a build with `--features mpi`.
-    Mpi,
-}
-
-impl Runtime {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Runtime::Threads => "threads",
-            Runtime::Mpi => "mpi",
-        }
-    }
-
-    /// The runtime, if this build has it.
-    pub(crate) fn available(self) -> Result<Self, Error> {
-        match self {
-            Runtime::Mpi if !cfg!(feature = "mpi") => {
-                Err(err!("--runtime mpi: this treelb was built without MPI (build with `--features mpi`)"))
-            }
-            r => Ok(r),
-        }
-    }
 }
 
 /// How a run shows itself on stderr while it runs.
@@ -141,177 +50,6 @@ impl Feedback {
     }
 }
 
-/// What an application sets where the command line is silent: a value on
-/// the command line always wins. Each application declares its own (TSP's
-/// nodes are subgradient ascents, so it checks for requests after every
-/// node; integration always splits its list of intervals by age).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct AppDefaults {
-    /// Δt when `--budget` is not given [default: the runtime's].
-    pub(crate) budget: Option<Budget>,
-    /// The split policy when `--split-policy` is not given.
-    pub(crate) split_policy: Option<SplitPolicy>,
-}
-
-impl AppDefaults {
-    /// The runtime's own defaults.
-    pub(crate) const RUNTIME: AppDefaults = AppDefaults { budget: None, split_policy: None };
-}
-
-/// What an application takes of the runtime's options, in one place: its
-/// defaults where the command line is silent, the unit of its work, and the
-/// options it refuses. `--help` shows each application only the options it
-/// accepts, with its own defaults ([`crate::args::command`]); an option it
-/// refuses is hidden there and, given anyway, refused with its reason
-/// ([`App::refuse_given`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct App {
-    /// The subcommand.
-    pub(crate) name: &'static str,
-    /// Its defaults.
-    pub(crate) defaults: AppDefaults,
-    /// What one unit of its work is, for `--budget` and `--max-nodes`.
-    pub(crate) unit: &'static str,
-    /// A sentence more on `--max-nodes`, or "".
-    pub(crate) max_nodes_note: &'static str,
-    /// The runtime's options it refuses (clap ids), each with the reason.
-    pub(crate) refuses: &'static [(&'static str, &'static str)],
-}
-
-/// Why an application whose answer does not depend on the schedule refuses
-/// `--deterministic`.
-const NOT_BNB: (&str, &str) = (
-    "deterministic",
-    "it is for branch and bound (clique, knapsack, tsp), whose witness may depend on the schedule",
-);
-/// Why an application refuses `--checkpoint`.
-const NO_CHECKPOINT: [(&str, &str); 2] = [
-    ("checkpoint", "only uts, nqueens, clique, knapsack and tsp checkpoint"),
-    ("checkpoint_every", "only uts, nqueens, clique, knapsack and tsp checkpoint"),
-];
-/// What a game search refuses besides.
-const GAME: [(&str, &str); 10] = [
-    NOT_BNB,
-    NO_CHECKPOINT[0],
-    NO_CHECKPOINT[1],
-    ("split_policy", "a game search gives away the younger brothers of a node whose eldest has returned"),
-    ("init", "the root is atomic until its eldest brother returns"),
-    ("max_nodes", "a stopped game search has no value"),
-    ("time_limit", "a stopped game search has no value"),
-    ("trace", "a game search is not traced"),
-    ("fanout", "a game search gives work away only when asked, so multilevel's producer tree does not apply"),
-    ("rho", "a game search gives work away only when asked, so max-load's reports do not apply"),
-];
-
-/// Every application that runs on the runtime.
-pub(crate) const APPS: [App; 9] = [
-    App {
-        name: "uts",
-        defaults: AppDefaults::RUNTIME,
-        unit: "nodes",
-        max_nodes_note: "Also lifts the limit on the expected size of a tree of given parameters.",
-        refuses: &[NOT_BNB],
-    },
-    App {
-        name: "nqueens",
-        defaults: AppDefaults::RUNTIME,
-        unit: "nodes",
-        max_nodes_note: "A node counts 1 and a subtree of the last rows counted at once 64.",
-        refuses: &[NOT_BNB],
-    },
-    App {
-        name: "clique",
-        defaults: AppDefaults::RUNTIME,
-        unit: "nodes",
-        max_nodes_note: "A node counts 1 and a chunk of 16 greedy starts 256.",
-        refuses: &[],
-    },
-    App { name: "knapsack", defaults: AppDefaults::RUNTIME, unit: "nodes", max_nodes_note: "", refuses: &[] },
-    App {
-        name: "tsp",
-        // A node is a subgradient ascent: requests are checked after each.
-        defaults: AppDefaults { budget: Some(treelb_apps::tsp::BUDGET), split_policy: None },
-        unit: "nodes",
-        max_nodes_note: "",
-        refuses: &[],
-    },
-    App {
-        name: "integrate",
-        // A piece is a list of intervals, split by age.
-        defaults: AppDefaults { budget: None, split_policy: Some(SplitPolicy::OldestHalf) },
-        unit: "intervals",
-        max_nodes_note: "",
-        refuses: &[
-            NOT_BNB,
-            NO_CHECKPOINT[0],
-            NO_CHECKPOINT[1],
-            ("split_policy", "integrate always gives away the oldest half of its interval list"),
-        ],
-    },
-    App {
-        name: "mandelbrot",
-        defaults: AppDefaults::RUNTIME,
-        unit: "iterations",
-        max_nodes_note: "",
-        refuses: &[
-            NOT_BNB,
-            NO_CHECKPOINT[0],
-            NO_CHECKPOINT[1],
-            ("split_policy", "a piece of the image splits by its own rule (rows of pixels, or rectangles)"),
-        ],
-    },
-    App {
-        name: "connect4",
-        defaults: AppDefaults::RUNTIME,
-        unit: "nodes",
-        max_nodes_note: "",
-        refuses: &GAME,
-    },
-    App {
-        name: "gametree",
-        defaults: AppDefaults::RUNTIME,
-        unit: "nodes",
-        max_nodes_note: "",
-        refuses: &GAME,
-    },
-];
-
-/// The application `name` of [`APPS`].
-pub(crate) fn app(name: &str) -> &'static App {
-    App::named(name).unwrap_or_else(|| panic!("`{name}` is not in APPS"))
-}
-
-impl App {
-    /// The application of subcommand `name`, if it runs on the runtime.
-    pub(crate) fn named(name: &str) -> Option<&'static App> {
-        APPS.iter().find(|a| a.name == name)
-    }
-
-    /// Δt where neither the command line nor the application sets it.
-    pub(crate) fn budget(&self) -> Budget {
-        self.defaults.budget.unwrap_or(Budget::DEFAULT)
-    }
-
-    /// The split policy where the command line does not set it.
-    pub(crate) fn split_policy(&self) -> SplitPolicy {
-        self.defaults.split_policy.unwrap_or_default()
-    }
-
-    /// Refuses the options of `matches` (this application's) that it does
-    /// not take and that the command line gave.
-    pub(crate) fn refuse_given(&self, matches: &clap::ArgMatches) -> Result<(), Error> {
-        for (id, why) in self.refuses {
-            let given = matches.try_contains_id(id).is_ok_and(|present| present)
-                && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-            if given {
-                let flag = format!("--{}", id.replace('_', "-"));
-                return Err(err!("{flag} does not apply to {}: {why}", self.name));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// A validated run configuration: the balancing ([`RunSpec`], the same for
 /// every runtime) and what each runtime and the report need besides.
 #[derive(Clone, Debug)]
@@ -341,6 +79,30 @@ pub(crate) struct RunConfig {
     /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
     /// resumed run continues from.
     pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
+}
+
+impl RunConfig {
+    /// Binds a checkpointed run to its input file: its SHA-1 goes into
+    /// every checkpoint, and a resume against a changed file is refused.
+    /// Nothing without `--checkpoint`.
+    pub(crate) fn bind_input(&mut self, path: &std::path::Path) {
+        if let Some(plan) = self.checkpoint.as_mut() {
+            plan.input = Some(path.to_owned());
+        }
+    }
+
+    /// Refuses `--checkpoint` for a command whose output does not carry
+    /// over between segments (an image written as it is computed, a
+    /// floating-point estimate whose sum depends on the order of the
+    /// pieces).
+    pub(crate) fn refuse_checkpoint(&self, command: &str) -> Result<(), Error> {
+        match &self.checkpoint {
+            Some(_) => Err(err!(
+                "--checkpoint: {command} does not checkpoint (uts, nqueens, clique, knapsack and tsp do)"
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 impl RunConfig {

@@ -8,10 +8,12 @@
 //! file (`--trace`, `--out`, …) could not be written after it (see
 //! [`outputs`]).
 
+mod apps;
 mod args;
 mod checkpoint;
 mod cmd;
 mod config;
+mod error;
 mod html;
 mod outputs;
 mod progress;

@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use treelb_apps::input::escape_path;
 use treelb_apps::output;
 
-use crate::config::{Error, err};
+use crate::error::{Error, err};
 
 /// The exit code of a command whose report was printed but one of whose
 /// output files could not be written.

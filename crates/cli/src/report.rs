@@ -2,6 +2,7 @@
 //! same content as JSON.
 
 use std::io::{self, Write};
+use std::time::Duration;
 
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
@@ -137,7 +138,7 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
             lines,
             unit,
             interrupted,
-            stopped_by: interrupted.then(|| crate::cmd::stop_reason(cfg, stopped)),
+            stopped_by: interrupted.then(|| stop_reason(cfg, stopped)),
             // The PEs that ran (with MPI: ranks × threads per rank).
             setup: RunSetup { threads: stats.pes.len(), ..RunSetup::new(cfg) },
             wall_secs: stats.wall.as_secs_f64(),
@@ -295,4 +296,24 @@ pub(crate) fn pe_table(pes: &[PeStats], unit: &str) -> Table {
         table.add_row(row("all".to_owned(), &total));
     }
     table
+}
+
+/// What stopped an interrupted run, for its report, in the command line's
+/// words: a signal, the time limit, or the cap on the units of work.
+pub(crate) fn stop_reason(cfg: &RunConfig, stopped: Option<StopReason>) -> String {
+    match stopped {
+        Some(StopReason::Signal) => "a signal (Ctrl-C or SIGTERM)".to_owned(),
+        Some(StopReason::Deadline) => {
+            cfg.time_limit.map_or("the deadline".to_owned(), |t| format!("--time-limit {}", seconds(t)))
+        }
+        Some(StopReason::WorkCap) => {
+            cfg.max_nodes.map_or("the cap on the work".to_owned(), |n| format!("--max-nodes {n}"))
+        }
+        Some(StopReason::Requested) | None => "a stop".to_owned(),
+    }
+}
+
+/// A duration as seconds, e.g. `0.25 s`.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
 }

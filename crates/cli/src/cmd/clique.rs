@@ -118,7 +118,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         eprintln!("treelb: warning: {}: {w}", escape_path(path));
     }
     let parse_secs = parse_clock.elapsed().as_secs_f64();
-    crate::checkpoint::bind_input(&mut cfg, path)?;
+    cfg.bind_input(path);
     let options = Options {
         target: k,
         greedy: k.is_none() && !args.no_heuristic,

@@ -374,7 +374,7 @@ fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
         ));
     }
     cfg.refuse_deterministic(what)?;
-    crate::checkpoint::refuse(cfg, what)?;
+    cfg.refuse_checkpoint(what)?;
     Ok(())
 }
 

@@ -91,7 +91,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     }
     let cfg = RunConfig::with_defaults(&args.run, crate::config::app("integrate").defaults)?;
     cfg.refuse_deterministic("integrate")?;
-    crate::checkpoint::refuse(&cfg, "integrate")?;
+    cfg.refuse_checkpoint("integrate")?;
     let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
     let tol = tolerance(&args.tol)?;
     let max_depth = args.max_depth;

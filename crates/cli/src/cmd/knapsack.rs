@@ -49,7 +49,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         Some(file) => {
             let instance = knapsack::read_file(file)
                 .map_err(|e| err!("{}: {e}", treelb_apps::input::escape(file.as_bytes())))?;
-            crate::checkpoint::bind_input(&mut cfg, std::path::Path::new(file))?;
+            cfg.bind_input(std::path::Path::new(file));
             (instance, None, format!("0/1 knapsack — {file}"))
         }
         None => {

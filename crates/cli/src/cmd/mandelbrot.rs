@@ -100,7 +100,7 @@ struct Answer {
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("mandelbrot")?;
-    crate::checkpoint::refuse(&cfg, "mandelbrot")?;
+    cfg.refuse_checkpoint("mandelbrot")?;
     let (width, height, max_iter) = (args.width, args.height, args.max_iter);
     let (method, min_area, tiles) = (args.method.0, args.min_area, args.tiles);
     if tiles > MAX_TILES {

@@ -3,6 +3,7 @@
 pub(crate) mod bench;
 pub(crate) mod bnb;
 pub(crate) mod calibrate;
+mod checkpointed;
 pub(crate) mod clique;
 pub(crate) mod compare;
 pub(crate) mod connect4;
@@ -76,26 +77,6 @@ pub(crate) fn signalled() -> bool {
     SIGNALLED.load(Ordering::SeqCst)
 }
 
-/// What stopped an interrupted run, for its report, in the command line's
-/// words: a signal, the time limit, or the cap on the units of work.
-pub(crate) fn stop_reason(cfg: &RunConfig, stopped: Option<StopReason>) -> String {
-    match stopped {
-        Some(StopReason::Signal) => "a signal (Ctrl-C or SIGTERM)".to_owned(),
-        Some(StopReason::Deadline) => {
-            cfg.time_limit.map_or("the deadline".to_owned(), |t| format!("--time-limit {}", seconds(t)))
-        }
-        Some(StopReason::WorkCap) => {
-            cfg.max_nodes.map_or("the cap on the work".to_owned(), |n| format!("--max-nodes {n}"))
-        }
-        Some(StopReason::Requested) | None => "a stop".to_owned(),
-    }
-}
-
-/// A duration as seconds, e.g. `0.25 s`.
-fn seconds(d: Duration) -> String {
-    format!("{} s", d.as_secs_f64())
-}
-
 /// When the command's first run started (set by [`catch_signals`]): the
 /// time limit counts from here, across the segments of a checkpointed run.
 static STARTED: OnceLock<Instant> = OnceLock::new();
@@ -143,7 +124,7 @@ pub(crate) fn catch_signals() {
 /// stopped after `units` units of work, after one line on stderr saying so
 /// (the report on stdout is marked too).
 pub(crate) fn interrupted(cfg: &RunConfig, stopped: Option<StopReason>, units: u64, unit: &str) -> Status {
-    let reason = stop_reason(cfg, stopped);
+    let reason = crate::report::stop_reason(cfg, stopped);
     if cfg.quiet {
         return Status::Interrupted;
     }
@@ -311,7 +292,7 @@ where
         crate::config::Runtime::Threads => {
             let codec = treelb_mpi::wire::DfsCodec::new(search, cfg.split_policy);
             let root = codec.root();
-            crate::checkpoint::run_threads(&codec, root, cfg, plan, expected_units, unit, incumbent).map(Some)
+            checkpointed::run_threads(&codec, root, cfg, plan, expected_units, unit, incumbent).map(Some)
         }
         #[cfg(feature = "mpi")]
         crate::config::Runtime::Mpi => {
@@ -320,7 +301,7 @@ where
                 codec = codec.with_shared(incumbent);
             }
             let root = codec.root();
-            crate::checkpoint::run_mpi(&codec, root, cfg, plan, incumbent)
+            checkpointed::run_mpi(&codec, root, cfg, plan, incumbent)
         }
         #[cfg(not(feature = "mpi"))]
         crate::config::Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),

@@ -79,7 +79,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         (Some(file), None) => {
             let path = Path::new(file);
             let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
-            crate::checkpoint::bind_input(&mut cfg, path)?;
+            cfg.bind_input(path);
             (tsp, None)
         }
         (None, Some(n)) => {
