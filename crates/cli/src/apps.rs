@@ -55,7 +55,7 @@ impl AppDefaults {
 /// What an application takes of the runtime's options, in one place: its
 /// defaults where the command line is silent, the unit of its work, and the
 /// options it refuses. `--help` shows each application only the options it
-/// accepts, with its own defaults ([`crate::args::command`]); an option it
+/// accepts, with its own defaults (`args::command` writes them); an option it
 /// refuses is hidden there and, given anyway, refused with its reason
 /// ([`App::refuse_given`]).
 #[derive(Clone, Copy, Debug)]
@@ -205,4 +205,3 @@ impl App {
         Ok(())
     }
 }
-

@@ -73,14 +73,8 @@ impl Plan {
             Some(r) => (r.argv.clone(), Some(r.saved.clone())),
             None => (std::env::args().skip(1).collect(), None),
         };
-        let plan = Plan {
-            path: PathBuf::from(path),
-            every,
-            argv,
-            input: None,
-            resume,
-            opened: Arc::default(),
-        };
+        let plan =
+            Plan { path: PathBuf::from(path), every, argv, input: None, resume, opened: Arc::default() };
         if kind == Runtime::Threads {
             plan.check()?;
         }

@@ -6,8 +6,8 @@ use std::time::Duration;
 use treelb::spec::Budget;
 use treelb::{RunSpec, SplitPolicy};
 
-use crate::args::RunArgs;
 pub(crate) use crate::apps::{App, AppDefaults, Runtime, app};
+use crate::args::RunArgs;
 pub(crate) use crate::error::{Error, err, number, positive};
 
 /// The number of PEs: given, or all cores.

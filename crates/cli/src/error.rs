@@ -16,7 +16,7 @@ pub(crate) enum Error {
     /// An input or output operation failed.
     Io(io::ErrorKind, String),
     /// An output file could not be written after the report was printed
-    /// (see [`crate::outputs`]): exit code 4.
+    /// (see the module `outputs`): exit code 4.
     Unwritten(String),
 }
 
@@ -66,4 +66,3 @@ pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
         n => Ok(n),
     }
 }
-

@@ -144,7 +144,10 @@ fn dispatch(command: &Command, mut out: &mut dyn Write) -> Result<Status, Error>
         Command::Mandelbrot(args) => cmd::mandelbrot::run(args, &mut out)?,
         Command::Integrate(args) => cmd::integrate::run(args, &mut out)?,
         Command::PlotTrace(args) => cmd::plot_trace::run(args, &mut out)?.into(),
-        Command::Resume(args) => cmd::resume::run(args, out)?,
+        Command::Resume(args) => {
+            let resumed = cmd::resume::prepare(args)?;
+            return dispatch(&resumed.command, out);
+        }
         Command::Completions(args) => {
             let mut command = args::command();
             clap_complete::generate(args.shell, &mut command, "treelb", &mut out);

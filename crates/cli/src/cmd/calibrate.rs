@@ -37,7 +37,6 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use clap::Args;
 use serde::{Deserialize, Serialize};
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{RunSpec, Strategy, Work};
@@ -49,71 +48,8 @@ use treelb_bench::host::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::simulate;
 use treelb_sim::{Cores, Costs, Machine, Network, SimConfig};
 
+use crate::args::{CalibrateArgs, PingPongArgs, PredictArgs};
 use crate::config::{Error, err};
-
-/// `treelb sim calibrate`
-#[derive(Debug, Args)]
-pub(crate) struct CalibrateArgs {
-    /// Where to write the calibration (JSON)
-    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
-    out: PathBuf,
-    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq (a path, or a file of the shared instances), separated by commas
-    #[arg(long, value_name = "LIST", default_value = DEFAULT_APPS)]
-    apps: String,
-    /// The cores of the modelled machine [default: the cores this process may use]
-    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
-    cores: Option<u32>,
-    /// The scheduler's time slice for processes (MPI ranks), in microseconds
-    /// [default: Linux's base slice, 750 µs · (1 + ⌊log₂ C⌋)]
-    #[arg(long, value_name = "MICROS")]
-    quantum_us: Option<f64>,
-    /// Repetitions of each timing; the fastest counts
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    repeat: u32,
-    /// Also measure T_rout between two MPI ranks: a ping-pong under
-    /// `mpirun` (needs a build with `--features mpi`)
-    #[arg(long)]
-    mpi: bool,
-}
-
-/// `treelb sim predict`
-#[derive(Debug, Args)]
-pub(crate) struct PredictArgs {
-    /// The calibration `treelb sim calibrate` wrote
-    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
-    calibration: PathBuf,
-    /// Where to write the table (Markdown)
-    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.md")]
-    out: PathBuf,
-    /// PEs of the threads runtime, separated by commas
-    #[arg(long, value_name = "LIST", default_value = "2,4,8")]
-    pes: String,
-    /// Ranks of the MPI runs (`mpirun --oversubscribe -np N`), separated by
-    /// commas; `none` for no MPI runs [default: 2,4,8 if the calibration
-    /// measured MPI, none otherwise]
-    #[arg(long, value_name = "LIST")]
-    ranks: Option<String>,
-    /// Repetitions of each real run; the fastest counts
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    repeat: u32,
-}
-
-/// `treelb sim ping-pong` (under `mpirun`, started by `treelb sim
-/// calibrate --mpi`)
-#[derive(Debug, Args)]
-pub(crate) struct PingPongArgs {
-    /// Round trips per batch
-    #[arg(long, value_name = "N", default_value_t = 2_000)]
-    trips: u32,
-    /// Batches; the fastest counts (many short ones: on a loaded machine
-    /// some fall between the other processes' turns)
-    #[arg(long, value_name = "N", default_value_t = 25)]
-    batches: u32,
-}
-
-/// The applications calibrated by default: two UTS sample trees, N-Queens
-/// and a DIMACS clique instance (found as [`clique_file`] finds it).
-pub(crate) const DEFAULT_APPS: &str = "uts:T1,uts:T3,nqueens:14,clique:brock200_1.clq";
 
 /// The DIMACS file of `clique:ARG`: ARG itself if it exists, else the file
 /// of that name among the shared benchmark instances

@@ -25,7 +25,6 @@
 
 use std::io::Write;
 
-use clap::Args;
 use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::{Init, MIN_MEASURED_WALL, Strategy};
@@ -33,8 +32,8 @@ use treelb_bench::harness::{self, Matrix, Status};
 use treelb_bench::host::Host;
 use treelb_bench::workload::{Engine, Workload};
 
-use crate::args::InitArg;
-use crate::config::{Error, Runtime, err, threads};
+use crate::args::CompareArgs;
+use crate::config::{Error, err, threads};
 #[cfg(feature = "mpi")]
 use std::fmt::Debug;
 #[cfg(feature = "mpi")]
@@ -43,51 +42,6 @@ use std::time::Duration;
 use treelb::search::Search;
 #[cfg(feature = "mpi")]
 use treelb::{RunSpec, RunStats, SplitPolicy, seq};
-
-/// `treelb compare`
-#[derive(Debug, Args)]
-pub(crate) struct CompareArgs {
-    /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N,
-    /// clique:NAME, knapsack:CLASS:N:R:SEED, tsp:NAME, or
-    /// `mandelbrot[:pixels|subdivide][:WxH]` (default subdivide, 1024x768)
-    #[arg(value_name = "WORKLOAD")]
-    pub(crate) workload: String,
-    /// Strategies, comma-separated, or `all` (every strategy the threads
-    /// runtime runs)
-    #[arg(long, value_name = "LIST", default_value = "all")]
-    pub(crate) strategies: String,
-    /// Runs per strategy; the fastest is reported (under --runtime mpi, the
-    /// median)
-    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
-    pub(crate) repeat: usize,
-    /// Number of PEs [default: all cores]; with --runtime mpi, threads per
-    /// rank [default: 1]
-    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
-    pub(crate) threads: Option<usize>,
-    /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
-    /// started; needs the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
-    pub(crate) runtime: Runtime,
-    #[command(flatten)]
-    pub(crate) budget: crate::args::BudgetArg,
-    /// How the root reaches the PEs
-    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
-    pub(crate) init: InitArg,
-    /// Print the comparison as JSON on stdout instead of a table
-    #[arg(long, conflicts_with = "markdown")]
-    pub(crate) json: bool,
-    /// Print the comparison as a markdown table (with its command line)
-    #[arg(long)]
-    pub(crate) markdown: bool,
-    /// Time limit of one run (each in its own process): a run past it is
-    /// killed and reported as a failure
-    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = crate::args::parse::duration)]
-    pub(crate) timeout: std::time::Duration,
-    /// Also write the comparison as one self-contained HTML page (the table
-    /// and a chart of the efficiencies, inline)
-    #[arg(long, value_name = "FILE")]
-    pub(crate) html: Option<String>,
-}
 
 /// One strategy's reported run (the fastest; the median under MPI).
 #[derive(Debug, Serialize)]

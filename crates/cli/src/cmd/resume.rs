@@ -1,37 +1,19 @@
 //! `treelb resume FILE`: continue a checkpointed run (see the `checkpoint`
 //! module for the protocol and why the answer is exact).
 
-use std::io::Write;
 use std::path::Path;
 
-use clap::{Args, Parser};
+use clap::Parser;
 
-use super::Status;
+use crate::args::ResumeArgs;
 use crate::args::{Cli, Command};
 use crate::checkpoint;
 use crate::config::{Error, err};
 
-/// `treelb resume`
-#[derive(Debug, Args)]
-pub(crate) struct ResumeArgs {
-    /// The checkpoint a run wrote with --checkpoint FILE
-    #[arg(value_name = "FILE")]
-    pub(crate) file: String,
-    /// Number of PEs for the rest of the run (threads; threads per rank
-    /// with --runtime mpi) [default: the checkpointed run's]
-    #[arg(short = 'p', long, value_name = "P")]
-    pub(crate) threads: Option<String>,
-    /// How often to checkpoint from now on [default: the checkpointed run's]
-    #[arg(long, value_name = "DURATION")]
-    pub(crate) checkpoint_every: Option<String>,
-    /// Print the report as JSON on stdout instead of tables
-    #[arg(long, help_heading = crate::args::heading::OUTPUT)]
-    pub(crate) json: bool,
-    #[command(flatten)]
-    pub(crate) feedback: crate::args::FeedbackArgs,
-}
-
-pub(crate) fn run(args: &ResumeArgs, out: &mut dyn Write) -> Result<Status, Error> {
+/// The saved command line of the checkpoint `args.file`, patched by
+/// `args` and parsed, with the run set to continue from the saved state:
+/// the caller runs the command it returns.
+pub(crate) fn prepare(args: &ResumeArgs) -> Result<Cli, Error> {
     let saved = treelb_checkpoint::read(Path::new(&args.file))?;
     let argv = patched(&saved.description, args);
     let cli = Cli::try_parse_from(std::iter::once("treelb".to_owned()).chain(argv.iter().cloned())).map_err(
@@ -48,7 +30,7 @@ pub(crate) fn run(args: &ResumeArgs, out: &mut dyn Write) -> Result<Status, Erro
         return Err(err!("{}: the saved command line is itself a resume", args.file));
     }
     checkpoint::set_resuming(saved, argv);
-    crate::dispatch(&cli.command, out)
+    Ok(cli)
 }
 
 /// The saved command line with the checkpoint file, and whatever `resume`

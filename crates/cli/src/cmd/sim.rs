@@ -9,12 +9,10 @@
 //!   ([`crate::cmd::calibrate`]).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use treelb::search::{DfsWork, SplitPolicy};
+use treelb::search::DfsWork;
 use treelb::spec::Rho;
 use treelb::{Init, RunSpec, Strategy};
 use treelb_apps::input::escape_path;
@@ -28,156 +26,8 @@ use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::sweep::Observer;
 use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig};
 
-use crate::args::{InitArg, SplitPolicyArg, StrategyArg, parse};
+use crate::args::{ReproduceArgs, SimArgs, SimCommand, SimRunArgs};
 use crate::config::{Error, err, positive};
-
-/// `treelb sim`
-#[derive(Debug, Args)]
-pub(crate) struct SimArgs {
-    #[command(subcommand)]
-    command: SimCommand,
-}
-
-#[derive(Debug, Subcommand)]
-enum SimCommand {
-    /// Simulate one run and print what happened.
-    Run(Box<RunArgs>),
-    /// Run the reproductions of the seeds' results and write a report with plots.
-    Reproduce(ReproduceArgs),
-    /// Young brothers wait on synthetic game trees: the model beside the threads runtime.
-    Ybwc(super::sim_ybwc::YbwcArgs),
-    /// Measure on this machine the costs the simulator's model needs (JSON).
-    Calibrate(crate::cmd::calibrate::CalibrateArgs),
-    /// Predict real runs with the calibrated model and set them beside
-    /// measured ones (Markdown).
-    Predict(crate::cmd::calibrate::PredictArgs),
-    /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
-    #[command(hide = true)]
-    PingPong(crate::cmd::calibrate::PingPongArgs),
-}
-
-/// `treelb sim run`
-#[derive(Debug, Args)]
-struct RunArgs {
-    /// Balancing strategy (multilevel also runs Kimura and Ichiyoshi's model
-    /// of i.i.d. subtasks: --workload iid:SIZES)
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
-    strategy: StrategyArg,
-    /// How the root reaches the PEs
-    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
-    init: InitArg,
-    /// Number of simulated PEs, 1 to 2^24
-    #[arg(short = 'p', long, value_name = "P", default_value_t = 1024,
-          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
-    pes: u32,
-    /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
-    #[arg(long, value_name = "NET", default_value = "crossbar")]
-    network: String,
-    /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
-    /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
-    /// with --strategy multilevel also the i.i.d. subtask model of [Kimura & Ichiyoshi 1992],
-    /// iid:SIZES with SIZES deterministic, exponential or uniform
-    /// [default: alpha:0.333]
-    #[arg(long, value_name = "SPEC")]
-    workload: Option<String>,
-    /// Abstract and i.i.d. workloads: total work T_seq (t₁ of [Kimura & Ichiyoshi 1992]), in ticks
-    #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
-    work: u64,
-    /// Abstract workloads: T_atomic, the size below which a piece does not split
-    #[arg(long, value_name = "TICKS", default_value_t = 100)]
-    atomic: u64,
-    /// Abstract workloads: h, the generation from which a piece does not split
-    #[arg(long, value_name = "H")]
-    max_generation: Option<u32>,
-    /// UTS: ticks per node expanded
-    #[arg(allow_negative_numbers = true, long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
-    node_cost: u64,
-    /// UTS: which open nodes a split gives away
-    #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(SplitPolicy::OldestHalf))]
-    split_policy: SplitPolicyArg,
-    /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
-    /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
-    /// i.i.d. subtasks --levels levels, the root's degree after Theorem 4 of
-    /// [Kimura & Ichiyoshi 1992], the others even]
-    #[arg(long, value_name = "F1,F2,...")]
-    fanout: Option<String>,
-    /// Multilevel on i.i.d. subtasks: the number of producer levels when
-    /// --fanout is not given
-    #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
-    levels: u64,
-    /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
-    /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
-    /// all, or one per level), the grain of level i being ρ_i · (consumers
-    /// below) · T_produce; `best` searches for the most efficient ρ on this
-    /// run's seed (a few dozen runs of the tree)
-    #[arg(long, value_name = "RHO", default_value = "best")]
-    rho: String,
-    /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
-    #[arg(long, value_name = "TICKS")]
-    t_produce: Option<u64>,
-    /// T_rout: ticks per message hop
-    #[arg(long, value_name = "TICKS")]
-    t_rout: Option<u64>,
-    /// T_split: ticks a split costs
-    #[arg(long, value_name = "TICKS")]
-    t_split: Option<u64>,
-    /// What a message costs its two ends: `send-receive` ([Sanders 1999] §1.1: the
-    /// sender and the receiver each spend T_rout; termination needs up to
-    /// two waves) or `latency` (optimistic: the message only travels)
-    #[arg(long, value_name = "MODEL", default_value = "send-receive")]
-    overhead: String,
-    /// Ticks one word of a piece's message adds to its travel ([Sanders 1994]'s
-    /// s(w) · t_word)
-    #[arg(long, value_name = "TICKS")]
-    t_word: Option<u64>,
-    /// Words of a piece of w units: `constant` (1), `log` (⌈log₂ w⌉) or
-    /// `power:B` (⌈w^B⌉, 0 ≤ B < 1)
-    #[arg(long, value_name = "SIZE", default_value = "constant")]
-    message_size: String,
-    /// T_poll: ticks a probe of the message queue costs
-    #[arg(long, value_name = "TICKS")]
-    t_poll: Option<u64>,
-    #[command(flatten)]
-    budget: crate::args::BudgetArg,
-    /// Ticks the hub spends per message (global round robin's counter,
-    /// max-load's heap, master–worker's central pool)
-    #[arg(long, value_name = "TICKS")]
-    t_counter: Option<u64>,
-    /// Seed of the PEs' random choices
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    seed: u64,
-    /// Stop after this many events
-    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::positive)]
-    max_events: Option<u64>,
-    /// Print the report as JSON on stdout
-    #[arg(long)]
-    json: bool,
-    /// Include every PE's counters in the JSON
-    #[arg(long)]
-    per_pe: bool,
-    /// Draw PE utilization over time to this file (.png or .svg)
-    #[arg(long, value_name = "FILE")]
-    plot: Option<PathBuf>,
-}
-
-/// `treelb sim reproduce`
-#[derive(Debug, Args)]
-struct ReproduceArgs {
-    /// Where to write README.md, the plots and data.json
-    #[arg(long, value_name = "DIR", default_value = "docs/reproductions")]
-    out: PathBuf,
-    /// Smaller sweeps (about a minute), same conclusions
-    #[arg(long)]
-    quick: bool,
-    /// Never show a progress bar
-    #[arg(long)]
-    no_progress: bool,
-    /// Render the report and plots from the `data.json` of an earlier run
-    /// instead of simulating (the report's text and verdicts are recomputed
-    /// from its numbers)
-    #[arg(long, value_name = "FILE", conflicts_with = "quick")]
-    from_data: Option<PathBuf>,
-}
 
 /// Runs `treelb sim`.
 pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
@@ -195,7 +45,7 @@ fn parse<T: std::str::FromStr<Err = E>, E: std::fmt::Display>(flag: &str, v: &st
     v.parse().map_err(|e| err!("{flag}: {e}"))
 }
 
-fn costs(a: &RunArgs) -> Result<Costs, Error> {
+fn costs(a: &SimRunArgs) -> Result<Costs, Error> {
     let mut c = Costs::default();
     c.t_rout = a.t_rout.unwrap_or(c.t_rout);
     c.t_split = a.t_split.unwrap_or(c.t_split);
@@ -207,7 +57,7 @@ fn costs(a: &RunArgs) -> Result<Costs, Error> {
     Ok(c)
 }
 
-fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
+fn run_one(a: &SimRunArgs, out: &mut dyn Write) -> Result<bool, Error> {
     if let Some(path) = &a.plot {
         crate::outputs::check("--plot", path)?;
     }
@@ -297,7 +147,7 @@ fn run_one(a: &RunArgs, out: &mut dyn Write) -> Result<bool, Error> {
 
 /// `--strategy multilevel --workload iid:SIZES`: Kimura and Ichiyoshi's
 /// producer tree over P consumers.
-fn multilevel(a: &RunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, String), Error> {
+fn multilevel(a: &SimRunArgs, spec: &str, cfg: &SimConfig) -> Result<(SimReport, String), Error> {
     let sizes: Sizes = parse("--workload", spec)?;
     let m = &cfg.machine;
     if m.network != Network::Crossbar {

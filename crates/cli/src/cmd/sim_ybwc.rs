@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::time::Instant;
 
-use clap::Args;
 use treelb::game::{YbwWork, solve};
 use treelb::spec::Budget;
 use treelb::{RunSpec, Strategy};
@@ -13,39 +12,8 @@ use treelb_apps::gametree::GameTree;
 use treelb_sim::ybwc::{YbwcPoint, sequential, simulate_ybwc};
 use treelb_sim::{Costs, Machine, Network};
 
+use crate::args::YbwcArgs;
 use crate::config::{Error, err};
-
-/// `treelb sim ybwc`
-#[derive(Debug, Args)]
-pub(crate) struct YbwcArgs {
-    /// Children of every inner position
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
-    branching: u32,
-    /// Depth of the leaves
-    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=40))]
-    depth: u32,
-    /// Probability that a position's children come best-first
-    #[arg(long, default_value_t = 0.9)]
-    ordering: f64,
-    /// Trees (seeds 0, 1, …)
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    seeds: u64,
-    /// Simulated PEs
-    #[arg(short = 'p', long, value_name = "P,P,…", value_delimiter = ',', default_value = "2,4,8,16,64")]
-    pes: Vec<u32>,
-    /// PEs of the threads runtime on the same trees (none: model only)
-    #[arg(long, value_name = "P,P,…", value_delimiter = ',', default_value = "2,4,8")]
-    threads: Vec<usize>,
-    /// Runs of each threads configuration (alternating with and without
-    /// waiting); the fastest counts
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
-    repeat: u32,
-    /// Ticks one position costs in the model (a message costs T_rout = 100)
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    node_ticks: u64,
-    #[command(flatten)]
-    budget: crate::args::BudgetArg,
-}
 
 /// One configuration's totals over the trees.
 struct Measured {

@@ -11,6 +11,14 @@ use treelb_apps::mandelbrot::Method;
 
 pub(crate) use crate::apps::Runtime;
 
+mod game;
+mod sim;
+
+pub(crate) use game::{Connect4Args, GameTreeArgs};
+pub(crate) use sim::{
+    CalibrateArgs, PingPongArgs, PredictArgs, ReproduceArgs, SimArgs, SimCommand, SimRunArgs, YbwcArgs,
+};
+
 /// Dynamic load balancing of tree-shaped computations.
 ///
 /// Runs an application on P worker threads under a balancing strategy and
@@ -34,10 +42,10 @@ pub(crate) enum Command {
     /// Time the sequential baseline, treelb at P = 1 and at P = all cores.
     Bench(BenchArgs),
     /// Run every strategy on one workload and compare them side by side.
-    Compare(crate::cmd::compare::CompareArgs),
+    Compare(CompareArgs),
     /// Simulate load balancing on a discrete-event model of P PEs, or
     /// reproduce the seeds' figures.
-    Sim(Box<crate::cmd::sim::SimArgs>),
+    Sim(Box<SimArgs>),
     /// Maximum clique of a DIMACS graph (or, with --k, is there a K-clique?).
     ///
     /// Branch and bound with bitset colouring bounds; prints ω and a maximum
@@ -45,10 +53,10 @@ pub(crate) enum Command {
     /// clique of K vertices.
     Clique(CliqueArgs),
     /// Connect Four solved exactly: score (Pons's convention), best move, nodes.
-    Connect4(crate::cmd::connect4::Connect4Args),
+    Connect4(Connect4Args),
     /// A synthetic game tree solved by parallel alpha-beta: its value, nodes
     /// and aborted nodes (--check: beside the sequential value).
-    Gametree(crate::cmd::connect4::GameTreeArgs),
+    Gametree(GameTreeArgs),
     /// 0/1 knapsack: a generated instance (Pisinger's classes) or a file.
     ///
     /// Branch and bound with the Dantzig bound, items sorted by ratio;
@@ -86,7 +94,7 @@ pub(crate) enum Command {
     /// gives exactly the answer of an uninterrupted one, with any number of
     /// threads (--threads) or MPI ranks (run it under mpirun), and keeps
     /// checkpointing to FILE.
-    Resume(crate::cmd::resume::ResumeArgs),
+    Resume(ResumeArgs),
     /// Write a shell completion script to stdout.
     ///
     /// bash: `treelb completions bash > ~/.local/share/bash-completion/completions/treelb`;
@@ -915,4 +923,69 @@ pub(crate) struct CheckpointArgs {
     /// How often to checkpoint, e.g. 60s, 10m, 1h, 500ms [default: 60s]
     #[arg(long, value_name = "DURATION", requires = "checkpoint", value_parser = parse::duration, help_heading = heading::LIMITS)]
     pub(crate) checkpoint_every: Option<Duration>,
+}
+
+/// `treelb compare`
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// The workload: a UTS sample tree (T1, T3, T1L, …), nqueens:N,
+    /// clique:NAME, knapsack:CLASS:N:R:SEED, tsp:NAME, or
+    /// `mandelbrot[:pixels|subdivide][:WxH]` (default subdivide, 1024x768)
+    #[arg(value_name = "WORKLOAD")]
+    pub(crate) workload: String,
+    /// Strategies, comma-separated, or `all` (every strategy the threads
+    /// runtime runs)
+    #[arg(long, value_name = "LIST", default_value = "all")]
+    pub(crate) strategies: String,
+    /// Runs per strategy; the fastest is reported (under --runtime mpi, the
+    /// median)
+    #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 3, value_parser = crate::args::parse::repeat)]
+    pub(crate) repeat: usize,
+    /// Number of PEs [default: all cores]; with --runtime mpi, threads per
+    /// rank [default: 1]
+    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = crate::args::parse::threads)]
+    pub(crate) threads: Option<usize>,
+    /// Where the PEs run: threads (this process) or mpi (the ranks mpirun
+    /// started; needs the `mpi` feature)
+    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads)]
+    pub(crate) runtime: Runtime,
+    #[command(flatten)]
+    pub(crate) budget: crate::args::BudgetArg,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
+    /// Print the comparison as JSON on stdout instead of a table
+    #[arg(long, conflicts_with = "markdown")]
+    pub(crate) json: bool,
+    /// Print the comparison as a markdown table (with its command line)
+    #[arg(long)]
+    pub(crate) markdown: bool,
+    /// Time limit of one run (each in its own process): a run past it is
+    /// killed and reported as a failure
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = crate::args::parse::duration)]
+    pub(crate) timeout: std::time::Duration,
+    /// Also write the comparison as one self-contained HTML page (the table
+    /// and a chart of the efficiencies, inline)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
+}
+
+/// `treelb resume`
+#[derive(Debug, Args)]
+pub(crate) struct ResumeArgs {
+    /// The checkpoint a run wrote with --checkpoint FILE
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    /// Number of PEs for the rest of the run (threads; threads per rank
+    /// with --runtime mpi) [default: the checkpointed run's]
+    #[arg(short = 'p', long, value_name = "P")]
+    pub(crate) threads: Option<String>,
+    /// How often to checkpoint from now on [default: the checkpointed run's]
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) checkpoint_every: Option<String>,
+    /// Print the report as JSON on stdout instead of tables
+    #[arg(long, help_heading = heading::OUTPUT)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) feedback: FeedbackArgs,
 }

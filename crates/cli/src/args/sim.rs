@@ -1,0 +1,252 @@
+//! The arguments of `treelb sim` and its subcommands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use treelb::{Init, SplitPolicy, Strategy};
+
+use super::{InitArg, SplitPolicyArg, StrategyArg, parse};
+
+/// The applications calibrated by default: two UTS sample trees, N-Queens
+/// and a DIMACS clique instance (found as `clique_file` of `treelb sim calibrate` finds it).
+pub(crate) const DEFAULT_APPS: &str = "uts:T1,uts:T3,nqueens:14,clique:brock200_1.clq";
+
+/// `treelb sim`
+#[derive(Debug, Args)]
+pub(crate) struct SimArgs {
+    #[command(subcommand)]
+    pub(crate) command: SimCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SimCommand {
+    /// Simulate one run and print what happened.
+    Run(Box<SimRunArgs>),
+    /// Run the reproductions of the seeds' results and write a report with plots.
+    Reproduce(ReproduceArgs),
+    /// Young brothers wait on synthetic game trees: the model beside the threads runtime.
+    Ybwc(YbwcArgs),
+    /// Measure on this machine the costs the simulator's model needs (JSON).
+    Calibrate(CalibrateArgs),
+    /// Predict real runs with the calibrated model and set them beside
+    /// measured ones (Markdown).
+    Predict(PredictArgs),
+    /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
+    #[command(hide = true)]
+    PingPong(PingPongArgs),
+}
+
+/// `treelb sim run`
+#[derive(Debug, Args)]
+pub(crate) struct SimRunArgs {
+    /// Balancing strategy (multilevel also runs Kimura and Ichiyoshi's model
+    /// of i.i.d. subtasks: --workload iid:SIZES)
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
+    pub(crate) strategy: StrategyArg,
+    /// How the root reaches the PEs
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    pub(crate) init: InitArg,
+    /// Number of simulated PEs, 1 to 2^24
+    #[arg(short = 'p', long, value_name = "P", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    pub(crate) pes: u32,
+    /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
+    #[arg(long, value_name = "NET", default_value = "crossbar")]
+    pub(crate) network: String,
+    /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
+    /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
+    /// with --strategy multilevel also the i.i.d. subtask model of [Kimura & Ichiyoshi 1992],
+    /// iid:SIZES with SIZES deterministic, exponential or uniform
+    /// [default: alpha:0.333]
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) workload: Option<String>,
+    /// Abstract and i.i.d. workloads: total work T_seq (t₁ of [Kimura & Ichiyoshi 1992]), in ticks
+    #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
+    pub(crate) work: u64,
+    /// Abstract workloads: T_atomic, the size below which a piece does not split
+    #[arg(long, value_name = "TICKS", default_value_t = 100)]
+    pub(crate) atomic: u64,
+    /// Abstract workloads: h, the generation from which a piece does not split
+    #[arg(long, value_name = "H")]
+    pub(crate) max_generation: Option<u32>,
+    /// UTS: ticks per node expanded
+    #[arg(allow_negative_numbers = true, long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
+    pub(crate) node_cost: u64,
+    /// UTS: which open nodes a split gives away
+    #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(SplitPolicy::OldestHalf))]
+    pub(crate) split_policy: SplitPolicyArg,
+    /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
+    /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
+    /// i.i.d. subtasks --levels levels, the root's degree after Theorem 4 of
+    /// [Kimura & Ichiyoshi 1992], the others even]
+    #[arg(long, value_name = "F1,F2,...")]
+    pub(crate) fanout: Option<String>,
+    /// Multilevel on i.i.d. subtasks: the number of producer levels when
+    /// --fanout is not given
+    #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
+    pub(crate) levels: u64,
+    /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
+    /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
+    /// all, or one per level), the grain of level i being ρ_i · (consumers
+    /// below) · T_produce; `best` searches for the most efficient ρ on this
+    /// run's seed (a few dozen runs of the tree)
+    #[arg(long, value_name = "RHO", default_value = "best")]
+    pub(crate) rho: String,
+    /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_produce: Option<u64>,
+    /// T_rout: ticks per message hop
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_rout: Option<u64>,
+    /// T_split: ticks a split costs
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_split: Option<u64>,
+    /// What a message costs its two ends: `send-receive` ([Sanders 1999] §1.1: the
+    /// sender and the receiver each spend T_rout; termination needs up to
+    /// two waves) or `latency` (optimistic: the message only travels)
+    #[arg(long, value_name = "MODEL", default_value = "send-receive")]
+    pub(crate) overhead: String,
+    /// Ticks one word of a piece's message adds to its travel ([Sanders 1994]'s
+    /// s(w) · t_word)
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_word: Option<u64>,
+    /// Words of a piece of w units: `constant` (1), `log` (⌈log₂ w⌉) or
+    /// `power:B` (⌈w^B⌉, 0 ≤ B < 1)
+    #[arg(long, value_name = "SIZE", default_value = "constant")]
+    pub(crate) message_size: String,
+    /// T_poll: ticks a probe of the message queue costs
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_poll: Option<u64>,
+    #[command(flatten)]
+    pub(crate) budget: crate::args::BudgetArg,
+    /// Ticks the hub spends per message (global round robin's counter,
+    /// max-load's heap, master–worker's central pool)
+    #[arg(long, value_name = "TICKS")]
+    pub(crate) t_counter: Option<u64>,
+    /// Seed of the PEs' random choices
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Stop after this many events
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::positive)]
+    pub(crate) max_events: Option<u64>,
+    /// Print the report as JSON on stdout
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Include every PE's counters in the JSON
+    #[arg(long)]
+    pub(crate) per_pe: bool,
+    /// Draw PE utilization over time to this file (.png or .svg)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// `treelb sim reproduce`
+#[derive(Debug, Args)]
+pub(crate) struct ReproduceArgs {
+    /// Where to write README.md, the plots and data.json
+    #[arg(long, value_name = "DIR", default_value = "docs/reproductions")]
+    pub(crate) out: PathBuf,
+    /// Smaller sweeps (about a minute), same conclusions
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Never show a progress bar
+    #[arg(long)]
+    pub(crate) no_progress: bool,
+    /// Render the report and plots from the `data.json` of an earlier run
+    /// instead of simulating (the report's text and verdicts are recomputed
+    /// from its numbers)
+    #[arg(long, value_name = "FILE", conflicts_with = "quick")]
+    pub(crate) from_data: Option<PathBuf>,
+}
+
+/// `treelb sim ybwc`
+#[derive(Debug, Args)]
+pub(crate) struct YbwcArgs {
+    /// Children of every inner position
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(crate) branching: u32,
+    /// Depth of the leaves
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=40))]
+    pub(crate) depth: u32,
+    /// Probability that a position's children come best-first
+    #[arg(long, default_value_t = 0.9)]
+    pub(crate) ordering: f64,
+    /// Trees (seeds 0, 1, …)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub(crate) seeds: u64,
+    /// Simulated PEs
+    #[arg(short = 'p', long, value_name = "P,P,…", value_delimiter = ',', default_value = "2,4,8,16,64")]
+    pub(crate) pes: Vec<u32>,
+    /// PEs of the threads runtime on the same trees (none: model only)
+    #[arg(long, value_name = "P,P,…", value_delimiter = ',', default_value = "2,4,8")]
+    pub(crate) threads: Vec<usize>,
+    /// Runs of each threads configuration (alternating with and without
+    /// waiting); the fastest counts
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(crate) repeat: u32,
+    /// Ticks one position costs in the model (a message costs T_rout = 100)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) node_ticks: u64,
+    #[command(flatten)]
+    pub(crate) budget: crate::args::BudgetArg,
+}
+
+/// `treelb sim calibrate`
+#[derive(Debug, Args)]
+pub(crate) struct CalibrateArgs {
+    /// Where to write the calibration (JSON)
+    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
+    pub(crate) out: PathBuf,
+    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq (a path, or a file of the shared instances), separated by commas
+    #[arg(long, value_name = "LIST", default_value = DEFAULT_APPS)]
+    pub(crate) apps: String,
+    /// The cores of the modelled machine [default: the cores this process may use]
+    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    pub(crate) cores: Option<u32>,
+    /// The scheduler's time slice for processes (MPI ranks), in microseconds
+    /// [default: Linux's base slice, 750 µs · (1 + ⌊log₂ C⌋)]
+    #[arg(long, value_name = "MICROS")]
+    pub(crate) quantum_us: Option<f64>,
+    /// Repetitions of each timing; the fastest counts
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(crate) repeat: u32,
+    /// Also measure T_rout between two MPI ranks: a ping-pong under
+    /// `mpirun` (needs a build with `--features mpi`)
+    #[arg(long)]
+    pub(crate) mpi: bool,
+}
+
+/// `treelb sim predict`
+#[derive(Debug, Args)]
+pub(crate) struct PredictArgs {
+    /// The calibration `treelb sim calibrate` wrote
+    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
+    pub(crate) calibration: PathBuf,
+    /// Where to write the table (Markdown)
+    #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.md")]
+    pub(crate) out: PathBuf,
+    /// PEs of the threads runtime, separated by commas
+    #[arg(long, value_name = "LIST", default_value = "2,4,8")]
+    pub(crate) pes: String,
+    /// Ranks of the MPI runs (`mpirun --oversubscribe -np N`), separated by
+    /// commas; `none` for no MPI runs [default: 2,4,8 if the calibration
+    /// measured MPI, none otherwise]
+    #[arg(long, value_name = "LIST")]
+    pub(crate) ranks: Option<String>,
+    /// Repetitions of each real run; the fastest counts
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(crate) repeat: u32,
+}
+
+/// `treelb sim ping-pong` (under `mpirun`, started by `treelb sim
+/// calibrate --mpi`)
+#[derive(Debug, Args)]
+pub(crate) struct PingPongArgs {
+    /// Round trips per batch
+    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    pub(crate) trips: u32,
+    /// Batches; the fastest counts (many short ones: on a loaded machine
+    /// some fall between the other processes' turns)
+    #[arg(long, value_name = "N", default_value_t = 25)]
+    pub(crate) batches: u32,
+}
