@@ -11,8 +11,10 @@
 //! ```
 //!
 //! Every decision — whom to ask, what to give, where to push, when to
-//! report — is the strategy machine's ([`treelb::strategy`]); this module
-//! carries its actions out on shared memory:
+//! report — is the strategy machine's ([`treelb::strategy`]), and the
+//! carrying out of its actions and the taking in of messages is the core
+//! PE's ([`treelb::pe::feed`], [`treelb::pe::receive`]); this module is the
+//! [`Body`] they work on, on shared memory:
 //!
 //! * a request is a compare-and-swap into the victim's request slot, the
 //!   answer a write into the requester's reply slot ([`crate::mailbox`]);
@@ -34,7 +36,10 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use treelb::strategy::{Action, Balance, Decision, Event, HubAction, HubEvent, Machine, decide, pieces_held};
+use treelb::pe::{self as core_pe, Body, Message};
+use treelb::strategy::{
+    Actions, Balance, Decision, Event, HubAction, HubEvent, Machine, decide, pieces_held,
+};
 use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
@@ -273,10 +278,8 @@ impl<'a, W: Work> Pe<'a, W> {
             // The poll: one relaxed load unless somebody asked.
             if mailbox.has_request() {
                 match mailbox.take_request() {
-                    Some(Request::From(from)) => {
-                        self.feed(Event::Request { from, busy: true }, Some(&mut work))
-                    }
-                    Some(Request::Demand) => self.feed(Event::Demand { busy: true }, Some(&mut work)),
+                    Some(Request::From(from)) => self.receive(Message::Request { from }, Some(&mut work)),
+                    Some(Request::Demand) => self.receive(Message::Demand, Some(&mut work)),
                     Some(Request::Abort) => break Some(Exit::Aborted),
                     None => {}
                 }
@@ -386,7 +389,7 @@ impl<'a, W: Work> Pe<'a, W> {
                     Reply::NoWork => {
                         self.awaiting = None;
                         self.mark(State::Idle);
-                        self.feed(Event::Answer { from: waited.pe(), work: false }, None);
+                        self.receive(Message::Answer { from: waited.pe(), piece: None }, None);
                         if shared.sched.others_queued() {
                             return Err(Step::Yield);
                         }
@@ -405,9 +408,9 @@ impl<'a, W: Work> Pe<'a, W> {
     /// The answer to this PE's request was a piece: tells the machine.
     fn received(&mut self, waited: Awaiting, work: W) -> W {
         self.awaiting = None;
-        self.stats.pieces_received += 1;
-        self.feed(Event::Answer { from: waited.pe(), work: true }, None);
-        work
+        let mut body = Held { pe: self, work: None, got: None };
+        core_pe::receive(&mut body, Message::Answer { from: waited.pe(), piece: Some(work) });
+        body.got.expect("the answer's piece is kept")
     }
 
     /// Answers what reached this idle PE's request slot. Returns false on
@@ -423,142 +426,23 @@ impl<'a, W: Work> Pe<'a, W> {
     /// abort.
     fn serve(&mut self, request: Request) -> bool {
         match request {
-            Request::From(from) => self.feed(Event::Request { from, busy: false }, None),
-            Request::Demand => self.feed(Event::Demand { busy: false }, None),
+            Request::From(from) => self.receive(Message::Request { from }, None),
+            Request::Demand => self.receive(Message::Demand, None),
             Request::Abort => return false,
         }
         true
     }
 
-    /// Feeds an event to the machine and carries out its actions; `work`
-    /// is the piece, if the PE holds one.
-    fn feed(&mut self, event: Event, mut work: Option<&mut W>) {
-        let actions = decide(&mut self.machine, event, self.decisions.as_mut());
-        for action in actions.iter() {
-            self.act(action, work.as_deref_mut());
-        }
+    /// Feeds an event to the machine and carries out its actions
+    /// ([`treelb::pe::feed`]); `work` is the piece, if the PE holds one.
+    fn feed(&mut self, event: Event, work: Option<&mut W>) {
+        core_pe::feed(&mut Held { pe: self, work, got: None }, event);
     }
 
-    /// Splits `work` for another PE: counts the part as live before anyone
-    /// can see it (see `termination`).
-    fn split_for_other(&mut self, work: Option<&mut W>) -> (Option<W>, u64) {
-        self.mark(State::Splitting);
-        let Some(work) = work else { return (None, 0) };
-        let part = work.split();
-        if part.is_some() {
-            self.stats.splits += 1;
-            self.stats.pieces_sent += 1;
-            self.shared.termination.piece_sent();
-        }
-        (part, work.load())
-    }
-
-    /// Carries out one action of the machine.
-    fn act(&mut self, action: Action, work: Option<&mut W>) {
-        let shared = self.shared;
-        let busy = work.is_some();
-        match action {
-            Action::Request { to } => {
-                shared.mailboxes[self.me].expect_reply();
-                self.mark(State::Requesting);
-                if shared.mailboxes[to].post_request(self.me) {
-                    self.awaiting = Some(Awaiting::Pe(to));
-                    shared.wake(to);
-                } else {
-                    // Its slot is taken: as good as "no work".
-                    self.mark(State::Idle);
-                    self.feed(Event::Answer { from: to, work: false }, None);
-                }
-            }
-            Action::Give { to } => {
-                let (part, load) = self.split_for_other(work);
-                let given = part.is_some();
-                self.mark(State::Sending);
-                shared.mailboxes[to].answer(part);
-                shared.wake(to);
-                self.mark(if busy { State::Working } else { State::Idle });
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::Refuse { to } => {
-                shared.mailboxes[to].answer(None);
-                shared.wake(to);
-            }
-            Action::Push { to } => {
-                let (part, load) = self.split_for_other(work);
-                let given = part.is_some();
-                if let Some(part) = part {
-                    self.mark(State::Sending);
-                    shared.pools[to].push(part, self.me);
-                    shared.wake(to);
-                }
-                self.mark(if busy { State::Working } else { State::Idle });
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::QueryLoad { to } => {
-                // The answer is what `to` published; its reply counts as
-                // the message it would be elsewhere.
-                let load = shared.pools[to].held();
-                self.stats.messages += 1;
-                // The offer may follow at once: it splits this piece.
-                self.feed(Event::Load { from: to, load }, work);
-            }
-            Action::ReplyLoad { .. } => {} // queries are answered by reading (above)
-            Action::TakeTicket => {
-                // The hub's counter as one atomic: the same tickets.
-                let ticket = shared.tickets.fetch_add(1, Ordering::Relaxed);
-                self.stats.messages += 1;
-                self.feed(Event::Ticket(ticket), None);
-            }
-            Action::Report { load } => self.hub(HubEvent::Report { from: self.me, load }),
-            Action::QueryMostLoaded => self.hub(HubEvent::QueryMostLoaded { from: self.me }),
-            Action::AskMaster => {
-                shared.mailboxes[self.me].expect_reply();
-                self.awaiting = Some(Awaiting::Master);
-                self.mark(State::Requesting);
-                self.hub(HubEvent::Ask { from: self.me });
-            }
-            Action::Deposit => {
-                let (part, load) = self.split_for_other(work);
-                let given = part.is_some();
-                if let Some(part) = part {
-                    self.mark(State::Sending);
-                    let part_load = part.load();
-                    self.hub(HubEvent::Deposit { from: self.me, part: Some((part, part_load)) });
-                }
-                self.mark(if busy { State::Working } else { State::Idle });
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::NoPart => self.hub(HubEvent::Deposit { from: self.me, part: None }),
-        }
-    }
-
-    /// Sends a message to the hub: runs it under its lock, then carries out
-    /// what it answers (after the lock is released).
-    fn hub(&mut self, event: HubEvent<W>) {
-        let Some(hub) = &self.shared.hub else { unreachable!("a hub message in a run without a hub") };
-        let mut answers = Vec::new();
-        hub.lock().unwrap_or_else(|e| e.into_inner()).on(event, &mut answers);
-        for answer in answers {
-            match answer {
-                HubAction::MostLoaded { to, pe } => {
-                    debug_assert_eq!(to, self.me);
-                    self.feed(Event::MostLoaded(pe), None);
-                }
-                HubAction::Ticket { to, ticket } => {
-                    debug_assert_eq!(to, self.me);
-                    self.feed(Event::Ticket(ticket), None);
-                }
-                HubAction::Hand { to, piece } => {
-                    self.shared.mailboxes[to].answer(Some(piece));
-                    self.shared.wake(to);
-                }
-                HubAction::Demand { to } => {
-                    // Refused only when the run aborts.
-                    let _ = self.shared.mailboxes[to].post_demand();
-                    self.shared.wake(to);
-                }
-            }
-        }
+    /// Takes in a message that reached this PE ([`treelb::pe::receive`]);
+    /// `work` is the piece, if the PE holds one.
+    fn receive(&mut self, message: Message<W>, work: Option<&mut W>) {
+        core_pe::receive(&mut Held { pe: self, work, got: None }, message);
     }
 
     fn exit_reason(&self) -> Exit {
@@ -572,6 +456,190 @@ impl Awaiting {
         match self {
             Awaiting::Pe(pe) => pe,
             Awaiting::Master => 0,
+        }
+    }
+}
+
+/// A PE as the body of the core PE logic ([`Body`]): its state, the piece
+/// it works on (which lives on the stack of [`Pe::work_on`]), and the piece
+/// an answer brought while it held none.
+///
+/// Messages travel on shared memory: a request is posted into the
+/// receiver's slot (a taken slot is as good as "no work", fed back at once),
+/// an answer written into the requester's reply slot, a push appended to
+/// the receiver's pool; a load query is answered by reading what the
+/// receiver published, and a ticket by the run's atomic counter, both fed
+/// back at once; the hub runs under its lock in the sender's thread.
+struct Held<'p, 'a, W: Work> {
+    pe: &'p mut Pe<'a, W>,
+    work: Option<&'p mut W>,
+    got: Option<W>,
+}
+
+impl<W: Work> Held<'_, '_, W> {
+    /// The state the PE returns to after splitting or sending.
+    fn back(&self) -> State {
+        if self.work.is_some() { State::Working } else { State::Idle }
+    }
+
+    /// Sends a message to the hub: runs it under its lock, then carries out
+    /// what it answers (after the lock is released).
+    fn hub(&mut self, event: HubEvent<W>) {
+        let shared = self.pe.shared;
+        let Some(hub) = &shared.hub else { unreachable!("a hub message in a run without a hub") };
+        let mut answers = Vec::new();
+        hub.lock().unwrap_or_else(|e| e.into_inner()).on(event, &mut answers);
+        for answer in answers {
+            match answer {
+                HubAction::MostLoaded { to, pe } => {
+                    debug_assert_eq!(to, self.pe.me);
+                    core_pe::feed(self, Event::MostLoaded(pe));
+                }
+                HubAction::Ticket { to, ticket } => {
+                    debug_assert_eq!(to, self.pe.me);
+                    core_pe::feed(self, Event::Ticket(ticket));
+                }
+                HubAction::Hand { to, piece } => {
+                    shared.mailboxes[to].answer(Some(piece));
+                    shared.wake(to);
+                }
+                HubAction::Demand { to } => {
+                    // Refused only when the run aborts.
+                    let _ = shared.mailboxes[to].post_demand();
+                    shared.wake(to);
+                }
+            }
+        }
+    }
+}
+
+impl<W: Work> Body for Held<'_, '_, W> {
+    type Part = W;
+
+    fn me(&self) -> usize {
+        self.pe.me
+    }
+
+    #[inline]
+    fn decide(&mut self, event: Event) -> Actions {
+        decide(&mut self.pe.machine, event, self.pe.decisions.as_mut())
+    }
+
+    fn busy(&self) -> bool {
+        self.work.is_some() || self.got.is_some()
+    }
+
+    fn held(&self) -> u64 {
+        pieces_held(self.busy(), self.pe.shared.pools[self.pe.me].pooled())
+    }
+
+    /// Splits the piece for another PE: counts the part as live before
+    /// anyone can see it (see `termination`).
+    fn split_off(&mut self) -> (Option<W>, u64) {
+        self.pe.mark(State::Splitting);
+        let back = self.back();
+        let Some(work) = self.work.as_deref_mut().or(self.got.as_mut()) else {
+            self.pe.mark(back);
+            return (None, 0);
+        };
+        let part = work.split();
+        let load = work.load();
+        if part.is_some() {
+            self.pe.stats.splits += 1;
+            self.pe.stats.pieces_sent += 1;
+            self.pe.shared.termination.piece_sent();
+        } else {
+            self.pe.mark(back);
+        }
+        (part, load)
+    }
+
+    fn part_load(&self, part: &W) -> u64 {
+        part.load()
+    }
+
+    fn send(&mut self, to: usize, message: Message<W>) {
+        let shared = self.pe.shared;
+        let me = self.pe.me;
+        match message {
+            Message::Request { .. } => {
+                shared.mailboxes[me].expect_reply();
+                self.pe.mark(State::Requesting);
+                if shared.mailboxes[to].post_request(me) {
+                    self.pe.awaiting = Some(Awaiting::Pe(to));
+                    shared.wake(to);
+                } else {
+                    // Its slot is taken: as good as "no work".
+                    self.pe.mark(State::Idle);
+                    core_pe::feed(self, Event::Answer { from: to, work: false });
+                }
+            }
+            Message::Answer { piece, .. } => {
+                let part = piece.is_some();
+                if part {
+                    self.pe.mark(State::Sending);
+                }
+                shared.mailboxes[to].answer(piece);
+                shared.wake(to);
+                if part {
+                    let back = self.back();
+                    self.pe.mark(back);
+                }
+            }
+            Message::Push { piece, .. } => {
+                self.pe.mark(State::Sending);
+                shared.pools[to].push(piece, me);
+                shared.wake(to);
+                let back = self.back();
+                self.pe.mark(back);
+            }
+            Message::LoadQuery { .. } => {
+                // The answer is what `to` published; its reply counts as
+                // the message it would be elsewhere. The offer may follow
+                // at once: it splits this piece.
+                let load = shared.pools[to].held();
+                self.pe.stats.messages += 1;
+                core_pe::feed(self, Event::Load { from: to, load });
+            }
+            // Queries are answered by reading (above).
+            Message::Load { .. } => {}
+            Message::Ticket(_) | Message::MostLoaded(_) | Message::Demand => {
+                unreachable!("a hub message from a PE")
+            }
+        }
+    }
+
+    fn send_hub(&mut self, event: HubEvent<W>) {
+        match event {
+            HubEvent::Ticket { .. } => {
+                // The hub's counter as one atomic: the same tickets.
+                let ticket = self.pe.shared.tickets.fetch_add(1, Ordering::Relaxed);
+                self.pe.stats.messages += 1;
+                core_pe::feed(self, Event::Ticket(ticket));
+            }
+            HubEvent::Ask { .. } => {
+                self.pe.shared.mailboxes[self.pe.me].expect_reply();
+                self.pe.awaiting = Some(Awaiting::Master);
+                self.pe.mark(State::Requesting);
+                self.hub(event);
+            }
+            HubEvent::Deposit { part: Some(_), .. } => {
+                self.pe.mark(State::Sending);
+                self.hub(event);
+                let back = self.back();
+                self.pe.mark(back);
+            }
+            _ => self.hub(event),
+        }
+    }
+
+    fn accept(&mut self, piece: W, from: usize, answer: bool) {
+        if answer {
+            self.pe.stats.pieces_received += 1;
+            self.got = Some(piece);
+        } else {
+            // Counted received when taken from the pool.
+            self.pe.shared.pools[self.pe.me].push(piece, from);
         }
     }
 }
@@ -611,6 +679,11 @@ impl<W> PoolSlot<W> {
         let item = pool.take();
         self.pooled.store(pool.len(), Ordering::Release);
         item
+    }
+
+    /// Pieces in the pool, as published.
+    fn pooled(&self) -> usize {
+        self.pooled.load(Ordering::Relaxed)
     }
 
     fn set_working(&self, working: bool) {
