@@ -257,6 +257,10 @@ fn isoefficiency_claims_off_by_one_log_factor_fail() {
         assert!(!check(&v, name).pass, "{name}: {}", v.markdown());
         assert!(!v.passed());
     }
+    // The report's own table of negative controls.
+    for (fed, name, claims) in reproduce::sabotaged_claims() {
+        assert!(!check(&iso.verdict_against(&claims), name).pass, "{fed}");
+    }
     // Global round robin's work grows like P², not P³.
     let wrong = reproduce::IsoClaims { grr_exponent: 3.0, ..Default::default() };
     assert!(!iso.verdict_against(&wrong).passed());

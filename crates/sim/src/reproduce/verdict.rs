@@ -128,7 +128,7 @@ impl Check {
             format!("{what} = {} ± {} (95 %, {} points)", num(fit.slope), num(fit.half_width), fit.points);
         if undecided {
             measured.push_str(&format!(
-                "; undecided: this range of P cannot tell {} from {}",
+                "; undecided: the range measured cannot tell {} from {}",
                 num(claimed),
                 confused.join(" or ")
             ));
