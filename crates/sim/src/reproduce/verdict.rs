@@ -56,7 +56,7 @@ impl Slope {
     /// ```
     /// use treelb_sim::reproduce::Slope;
     /// let s = Slope::fit(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.1), (3.0, 6.9)]);
-    /// assert!((s.slope - 1.97).abs() < 0.01 && s.half_width < 0.3);
+    /// assert!((s.slope - 1.98).abs() < 0.01 && s.half_width < 0.3 && s.contains(2.0));
     /// ```
     pub fn fit(pts: &[(f64, f64)]) -> Slope {
         let n = pts.len();
