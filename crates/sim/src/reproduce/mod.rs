@@ -49,7 +49,7 @@ pub use multilevel::*;
 pub use sharing::*;
 pub use speed::*;
 pub use trim::*;
-pub use verdict::{Check, Outcome, Verdict};
+pub use verdict::{Check, Outcome, Slope, Verdict};
 
 /// How large the reproductions are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -361,8 +361,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
          their criteria and tolerances):\n\n| reproduction | verdict | checks passed |\n|---|---|---|"
     );
     for (name, v) in all.verdicts() {
-        let passed = v.checks.iter().filter(|c| c.pass).count();
-        let _ = writeln!(w, "| {name} | {} | {passed} of {} |", v.outcome(), v.checks.len());
+        let counted: Vec<_> = v.checks.iter().filter(|c| !c.informational).collect();
+        let passed = counted.iter().filter(|c| c.pass).count();
+        let _ = writeln!(w, "| {name} | {} | {passed} of {} |", v.outcome(), counted.len());
     }
     let _ = writeln!(w);
     fig2::section(w, &all.fig2, dir)?;
