@@ -51,6 +51,7 @@ use mpi::traits::{CommunicatorCollectives, Root};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::spec::unpack;
+use treelb::strategy::Decision;
 use treelb::{PeStats, Reduce, RunStats, Work};
 
 use treelb::backoff::{Patience, Waiter};
@@ -405,6 +406,8 @@ pub(crate) struct PeResult<O> {
     pub(crate) waves: u64,
     /// Improvement messages this PE sent.
     pub(crate) improvements: u64,
+    /// Its machine's decisions, if they were recorded.
+    pub(crate) decisions: Option<Vec<Decision>>,
 }
 
 /// The output type of a codec's work.
@@ -567,12 +570,14 @@ impl<'m> Session<'m> {
         let mut probes = 0;
         let mut waves = 0;
         let mut improvements = 0;
+        let mut decisions = Vec::new();
         for r in results {
             output.merge(r.output);
             pes.push(r.stats);
             probes += r.probes;
             waves = waves.max(r.waves);
             improvements += r.improvements;
+            decisions.extend(r.decisions);
         }
 
         // Results to rank 0. The drain guarantees that nothing else is in
@@ -583,11 +588,13 @@ impl<'m> Session<'m> {
             let mut bytes = Vec::new();
             s.encode(&mut bytes).map(|_| bytes)
         });
-        let report = RankReport { output, pes, waves, probes, improvements, best };
+        let report = RankReport { output, pes, waves, probes, improvements, best, decisions };
         let outcome = if rank == 0 {
-            let RankReport { mut output, pes, waves, mut probes, mut improvements, .. } = report;
+            let RankReport { mut output, pes, waves, mut probes, mut improvements, decisions, .. } = report;
             let mut by_rank: Vec<Option<Vec<PeStats>>> = vec![None; ranks];
             by_rank[0] = Some(pes);
+            let mut logs: Vec<Vec<Vec<Decision>>> = vec![Vec::new(); ranks];
+            logs[0] = decisions;
             for _ in 1..ranks {
                 let (bytes, status) =
                     world.any_process().matched_probe_with_tag(REPORT).matched_receive_vec::<u8>();
@@ -600,8 +607,10 @@ impl<'m> Session<'m> {
                     shared.apply(&best).map_err(|e| Error::Decode(e.to_string()))?;
                 }
                 by_rank[status.source_rank() as usize] = Some(r.pes);
+                logs[status.source_rank() as usize] = r.decisions;
             }
             let pes = by_rank.into_iter().flatten().flatten().collect();
+            let decisions = config.record_decisions.then(|| logs.into_iter().flatten().collect());
             Some(Outcome {
                 output,
                 stats: RunStats { wall, pes },
@@ -611,6 +620,7 @@ impl<'m> Session<'m> {
                 waves,
                 improvements,
                 stopped: None,
+                decisions,
             })
         } else {
             world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);

@@ -66,6 +66,8 @@
 pub mod shared;
 pub mod wire;
 
+#[cfg(all(test, feature = "mpi"))]
+mod conformance;
 #[cfg(feature = "mpi")]
 mod counter;
 #[cfg(feature = "mpi")]
@@ -106,6 +108,10 @@ pub struct Config {
     pub spec: RunSpec,
     /// For tests: one rank sleeps this long after every slice of work.
     pub slow: Option<Slow>,
+    /// Record every decision of every PE's strategy machine, returned in
+    /// [`Outcome::decisions`] at rank 0 (for conformance tests; the logs
+    /// grow by every event, and travel to rank 0 at the end).
+    pub record_decisions: bool,
 }
 
 /// An artificially slow rank (tests of balancing under imbalance).
@@ -137,7 +143,7 @@ impl Slow {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { threads: 1, spec: RunSpec::default(), slow: None }
+        Config { threads: 1, spec: RunSpec::default(), slow: None, record_decisions: false }
     }
 }
 
@@ -254,4 +260,7 @@ pub struct Outcome<O> {
     /// is then partial. Set by `Run` (feature `mpi`); a plain `run` of a
     /// root that the caller limited leaves it `None`.
     pub stopped: Option<StopReason>,
+    /// Every PE's decisions (ranks × threads, in rank order), if
+    /// [`Config::record_decisions`] asked for them.
+    pub decisions: Option<Vec<Vec<treelb::strategy::Decision>>>,
 }

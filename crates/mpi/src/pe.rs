@@ -53,8 +53,9 @@ use std::time::{Duration, Instant};
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
+use treelb::pe::{self, Body, Message};
 use treelb::strategy::{
-    Action, Balance, Event, Hub, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
+    Actions, Balance, Decision, Event, Hub, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
 };
 use treelb::termination::{FourCounter, Signal};
 use treelb::{PeStats, Work};
@@ -132,6 +133,7 @@ where
         one_way_received: 0,
         improvements: 0,
         terminated: false,
+        decisions: ctx.config.record_decisions.then(Vec::new),
     };
     pe.run(world);
     set_current_pe(None);
@@ -140,7 +142,14 @@ where
     if let Some(hub) = &pe.hub {
         stats.add_tally(&hub.tally());
     }
-    PeResult { output: pe.acc, stats, probes: pe.probes, waves: pe.fc.wave(), improvements: pe.improvements }
+    PeResult {
+        output: pe.acc,
+        stats,
+        probes: pe.probes,
+        waves: pe.fc.wave(),
+        improvements: pe.improvements,
+        decisions: pe.decisions,
+    }
 }
 
 /// One PE: its machine, pool, detector, sends in flight, counters, output.
@@ -176,6 +185,8 @@ struct Pe<'a, C: Codec> {
     improvements: u64,
     /// The detector announced termination: start nothing, answer everything.
     terminated: bool,
+    /// The machine's decisions, if they are recorded.
+    decisions: Option<Vec<Decision>>,
 }
 
 impl<C> Pe<'_, C>
@@ -294,12 +305,10 @@ where
                     // Answer what the machine holds (a producer's held
                     // requests): the drain waits for every answer.
                     loop {
-                        let actions = decide(&mut self.machine, Event::Over, None);
-                        if actions.is_empty() {
+                        let mut body = At::new(self, None);
+                        pe::feed(&mut body, Event::Over);
+                        if body.actions == 0 {
                             break;
-                        }
-                        for action in actions.iter() {
-                            self.act(action, None);
                         }
                     }
                     return false;
@@ -411,81 +420,73 @@ where
             let (bytes, status) = probed.matched_receive_vec::<u8>();
             let tag = status.tag();
             let from = status.source_rank() as usize * threads + (tag / KINDS) as usize;
-            let busy = work.is_some() && !self.stopped() && !self.terminated;
             // Events that only concern this PE's own attempts are not told
             // after termination: they could start new ones.
             let live = !self.terminated;
-            match tag % KINDS {
-                REQUEST => self.feed(Event::Request { from, busy }, work.as_deref_mut()),
+            let message = match tag % KINDS {
+                REQUEST => Some(Message::Request { from }),
                 WORK => {
                     self.owed -= 1;
                     self.fc.work_received();
-                    self.stats.pieces_received += 1;
-                    let piece = self.decode(&bytes, from);
-                    self.pool.push(piece, self.g);
-                    self.feed(Event::Answer { from, work: true }, None);
+                    Some(Message::Answer { from, piece: Some(self.decode(&bytes, from)) })
                 }
                 NO_WORK => {
                     self.owed -= 1;
-                    if live {
-                        self.feed(Event::Answer { from, work: false }, None);
-                    }
+                    live.then_some(Message::Answer { from, piece: None })
                 }
-                LOAD_QUERY => self.feed(Event::LoadQuery { from }, None),
+                LOAD_QUERY => Some(Message::LoadQuery { from }),
                 LOAD => {
                     self.owed -= 1;
                     let load: u64 = self.decode_value(&bytes, from);
-                    if live {
-                        // The offer may follow at once: it splits this piece.
-                        self.feed(Event::Load { from, load }, work.as_deref_mut());
-                    }
+                    live.then_some(Message::Load { from, load })
                 }
                 PUSH => {
                     self.fc.work_received();
-                    let piece = self.decode(&bytes, from);
-                    self.pool.push(piece, from);
-                    self.feed(Event::Pushed { from }, None);
+                    Some(Message::Push { from, piece: self.decode(&bytes, from) })
                 }
-                DEMAND => self.feed(Event::Demand { busy }, work.as_deref_mut()),
+                DEMAND => Some(Message::Demand),
                 MOST_LOADED => {
                     self.owed -= 1;
                     let pe: Option<u64> = self.decode_value(&bytes, from);
-                    if live {
-                        self.feed(Event::MostLoaded(pe.map(|pe| pe as usize)), None);
-                    }
+                    live.then_some(Message::MostLoaded(pe.map(|pe| pe as usize)))
                 }
                 HAND => {
                     self.fc.work_received();
-                    self.stats.pieces_received += 1;
-                    let piece = self.decode(&bytes, from);
-                    self.pool.push(piece, self.g);
-                    self.feed(Event::Answer { from, work: true }, None);
+                    Some(Message::Answer { from, piece: Some(self.decode(&bytes, from)) })
                 }
                 HUB_REPORT => {
                     self.one_way_received += 1;
                     let load: u64 = self.decode_value(&bytes, from);
-                    self.hub_message(HubEvent::Report { from, load }, work.as_deref_mut());
+                    At::new(self, work.as_deref_mut()).hub_message(HubEvent::Report { from, load });
+                    None
                 }
-                HUB_QUERY => self.hub_message(HubEvent::QueryMostLoaded { from }, work.as_deref_mut()),
+                HUB_QUERY => {
+                    At::new(self, work.as_deref_mut()).hub_message(HubEvent::QueryMostLoaded { from });
+                    None
+                }
                 HUB_ASK => {
                     self.one_way_received += 1;
-                    self.hub_message(HubEvent::Ask { from }, work.as_deref_mut());
+                    At::new(self, work.as_deref_mut()).hub_message(HubEvent::Ask { from });
+                    None
                 }
                 HUB_DEPOSIT => {
                     self.fc.work_received();
                     let (load, piece): (u64, Vec<u8>) = self.decode_value(&bytes, from);
-                    self.hub_message(
-                        HubEvent::Deposit { from, part: Some((piece, load)) },
-                        work.as_deref_mut(),
-                    );
+                    At::new(self, work.as_deref_mut())
+                        .hub_message(HubEvent::Deposit { from, part: Some((piece, load)) });
+                    None
                 }
-                HUB_NO_PART => self.hub_message(HubEvent::Deposit { from, part: None }, work.as_deref_mut()),
+                HUB_NO_PART => {
+                    At::new(self, work.as_deref_mut()).hub_message(HubEvent::Deposit { from, part: None });
+                    None
+                }
                 SIGNAL => {
                     let signal: Signal = self.decode_value(&bytes, from);
                     let (outbox, comms, t) = (&mut self.outbox, &self.comms, self.t);
                     self.fc.on_signal(from, signal, &mut |to, s| {
                         send_to(outbox, comms, threads, t, to, SIGNAL, wire::to_bytes(&s));
                     });
+                    None
                 }
                 IMPROVE => {
                     self.one_way_received += 1;
@@ -498,16 +499,22 @@ where
                         .unwrap_or_else(|e| panic!("PE {}: improvement from PE {from}: {e}", self.g));
                     // Its sender sent it to every rank.
                     self.ctx.shared.known.fetch_max(key, Ordering::AcqRel);
+                    None
                 }
                 NOTE_COUNTED => {
                     self.fc.work_received();
                     self.receive_note(&bytes, from);
+                    None
                 }
                 NOTE_ONE_WAY => {
                     self.one_way_received += 1;
                     self.receive_note(&bytes, from);
+                    None
                 }
                 other => panic!("PE {}: message of unknown kind {other} from PE {from}", self.g),
+            };
+            if let Some(message) = message {
+                pe::receive(&mut At::new(self, work.as_deref_mut()), message);
             }
         }
     }
@@ -520,29 +527,10 @@ where
         wire::from_bytes(bytes).unwrap_or_else(|e| panic!("PE {}: a message from PE {from}: {e}", self.g))
     }
 
-    /// Feeds an event to the machine and carries out its actions; `work` is
-    /// the piece, if the PE holds one.
-    fn feed(&mut self, event: Event, mut work: Option<&mut C::Work>) {
-        let actions = decide(&mut self.machine, event, None);
-        for action in actions.iter() {
-            self.act(action, work.as_deref_mut());
-        }
-    }
-
-    /// Splits `work` for another PE (nothing once decided or over); counts
-    /// the part as sent work before it can arrive (see
-    /// `treelb::termination`).
-    fn split_off(&mut self, work: Option<&mut C::Work>) -> (Option<C::Work>, u64) {
-        if self.stopped() || self.terminated {
-            return (None, 0);
-        }
-        let Some(work) = work else { return (None, 0) };
-        let part = work.split();
-        if part.is_some() {
-            self.stats.splits += 1;
-            self.stats.pieces_sent += 1;
-        }
-        (part, work.load())
+    /// Feeds an event to the machine and carries out its actions
+    /// ([`pe::feed`]); `work` is the piece, if the PE holds one.
+    fn feed(&mut self, event: Event, work: Option<&mut C::Work>) {
+        pe::feed(&mut At::new(self, work), event);
     }
 
     /// The wire form of `piece`, going to PE `to` (`None`: the hub).
@@ -554,131 +542,6 @@ where
             None => self.ctx.codec.encode(piece, &mut buf),
         }
         buf
-    }
-
-    /// Carries out one action of the machine.
-    fn act(&mut self, action: Action, work: Option<&mut C::Work>) {
-        match action {
-            Action::Request { to } => {
-                self.owed += 1;
-                self.send(to, REQUEST, Vec::new());
-            }
-            Action::Give { to } => {
-                let (part, load) = self.split_off(work);
-                let given = part.is_some();
-                match part {
-                    Some(part) => {
-                        self.fc.work_sent();
-                        let bytes = self.encode(part, Some(to));
-                        self.send(to, WORK, bytes);
-                    }
-                    None => self.send(to, NO_WORK, Vec::new()),
-                }
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::Refuse { to } => self.send(to, NO_WORK, Vec::new()),
-            Action::Push { to } => {
-                let (part, load) = self.split_off(work);
-                let given = part.is_some();
-                if let Some(part) = part {
-                    self.fc.work_sent();
-                    let bytes = self.encode(part, Some(to));
-                    self.send(to, PUSH, bytes);
-                }
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::QueryLoad { to } => {
-                self.owed += 1;
-                self.send(to, LOAD_QUERY, Vec::new());
-            }
-            Action::ReplyLoad { to } => {
-                let held = pieces_held(work.is_some(), self.pool.len());
-                self.send(to, LOAD, wire::to_bytes(&held));
-            }
-            Action::TakeTicket => {
-                let counter = self.ctx.counter.as_ref().expect("global round robin has its counter");
-                let ticket = counter.next_ticket();
-                self.feed(Event::Ticket(ticket), None);
-            }
-            Action::QueryMostLoaded => {
-                if self.g == 0 {
-                    self.hub_message(HubEvent::QueryMostLoaded { from: 0 }, work);
-                } else {
-                    self.owed += 1;
-                    self.send(0, HUB_QUERY, Vec::new());
-                }
-            }
-            Action::Report { load } => {
-                if self.g == 0 {
-                    self.hub_message(HubEvent::Report { from: 0, load }, work);
-                } else {
-                    self.send_one_way(0, HUB_REPORT, wire::to_bytes(&load));
-                }
-            }
-            Action::AskMaster => {
-                if self.g == 0 {
-                    self.hub_message(HubEvent::Ask { from: 0 }, work);
-                } else {
-                    self.send_one_way(0, HUB_ASK, Vec::new());
-                }
-            }
-            Action::Deposit => {
-                let (part, load) = self.split_off(work);
-                let given = part.is_some();
-                if let Some(part) = part {
-                    let part_load = part.load();
-                    let bytes = self.encode(part, None);
-                    if self.g == 0 {
-                        self.hub_message(HubEvent::Deposit { from: 0, part: Some((bytes, part_load)) }, None);
-                    } else {
-                        self.fc.work_sent();
-                        self.send(0, HUB_DEPOSIT, wire::to_bytes(&(part_load, bytes)));
-                    }
-                }
-                self.feed(Event::Served { given, load }, None);
-            }
-            Action::NoPart => {
-                if self.g == 0 {
-                    self.hub_message(HubEvent::Deposit { from: 0, part: None }, work);
-                } else {
-                    self.send(0, HUB_NO_PART, Vec::new());
-                }
-            }
-        }
-    }
-
-    /// A message to the hub (this is PE 0): runs it, sends or carries out
-    /// what it answers. `work` is PE 0's piece, if it holds one (a demand
-    /// to itself splits it).
-    fn hub_message(&mut self, event: HubEvent<Vec<u8>>, mut work: Option<&mut C::Work>) {
-        let hub = self.hub.as_mut().unwrap_or_else(|| panic!("PE {}: a hub message without a hub", self.g));
-        let mut answers = Vec::new();
-        hub.on(event, &mut answers);
-        for answer in answers {
-            match answer {
-                HubAction::MostLoaded { to: 0, pe } => self.feed(Event::MostLoaded(pe), None),
-                HubAction::MostLoaded { to, pe } => {
-                    self.send(to, MOST_LOADED, wire::to_bytes(&pe.map(|pe| pe as u64)));
-                }
-                HubAction::Hand { to: 0, piece } => {
-                    // From the central pool to PE 0 itself: no message.
-                    self.stats.pieces_received += 1;
-                    let piece = self.decode(&piece, 0);
-                    self.pool.push(piece, self.g);
-                    self.feed(Event::Answer { from: 0, work: true }, None);
-                }
-                HubAction::Hand { to, piece } => {
-                    self.fc.work_sent();
-                    self.send(to, HAND, piece);
-                }
-                HubAction::Demand { to: 0 } => {
-                    let busy = work.is_some() && !self.stopped() && !self.terminated;
-                    self.feed(Event::Demand { busy }, work.as_deref_mut());
-                }
-                HubAction::Demand { to } => self.send(to, DEMAND, Vec::new()),
-                HubAction::Ticket { .. } => unreachable!("global round robin's counter is an MPI window"),
-            }
-        }
     }
 
     fn send(&mut self, to: usize, kind: i32, bytes: Vec<u8>) {
@@ -762,6 +625,180 @@ where
                 self.outbox.progress();
                 backoff.wait();
             }
+        }
+    }
+}
+
+/// A PE with the piece it works on, if any: the body of the PE logic of
+/// `treelb::pe` ([`pe::feed`], [`pe::receive`]). Its parts are the pieces
+/// themselves, encoded when they are sent (for their destination rank);
+/// the hub at PE 0 is reached by calls, the others' hubs by messages.
+struct At<'p, 'a, 'w, C: Codec> {
+    pe: &'p mut Pe<'a, C>,
+    work: Option<&'w mut C::Work>,
+    /// Actions decided through this body (the release of held requests
+    /// after termination repeats until there are none).
+    actions: usize,
+}
+
+impl<'p, 'a, 'w, C: Codec> At<'p, 'a, 'w, C> {
+    fn new(pe: &'p mut Pe<'a, C>, work: Option<&'w mut C::Work>) -> Self {
+        At { pe, work, actions: 0 }
+    }
+
+    /// A message to the hub (this is PE 0): runs it, sends or carries out
+    /// what it answers (a demand to PE 0 itself splits its piece).
+    fn hub_message(&mut self, event: HubEvent<Vec<u8>>) {
+        let g = self.pe.g;
+        let hub = self.pe.hub.as_mut().unwrap_or_else(|| panic!("PE {g}: a hub message without a hub"));
+        let mut answers = Vec::new();
+        hub.on(event, &mut answers);
+        for answer in answers {
+            match answer {
+                HubAction::Ticket { .. } => unreachable!("global round robin's counter is an MPI window"),
+                HubAction::MostLoaded { to, pe } if to != 0 => {
+                    self.pe.send(to, MOST_LOADED, wire::to_bytes(&pe.map(|pe| pe as u64)));
+                }
+                HubAction::Hand { to, piece } if to != 0 => {
+                    self.pe.fc.work_sent();
+                    self.pe.send(to, HAND, piece);
+                }
+                HubAction::Demand { to } if to != 0 => self.pe.send(to, DEMAND, Vec::new()),
+                HubAction::Hand { piece, .. } => {
+                    // From the central pool to PE 0 itself: no message.
+                    let piece = self.pe.decode(&piece, 0);
+                    pe::receive(self, Message::Answer { from: 0, piece: Some(piece) });
+                }
+                HubAction::MostLoaded { pe, .. } => pe::receive(self, Message::MostLoaded(pe)),
+                HubAction::Demand { .. } => pe::receive(self, Message::Demand),
+            }
+        }
+    }
+}
+
+impl<C: Codec> Body for At<'_, '_, '_, C> {
+    type Part = C::Work;
+
+    fn me(&self) -> usize {
+        self.pe.g
+    }
+
+    fn decide(&mut self, event: Event) -> Actions {
+        let pe = &mut *self.pe;
+        let actions = decide(&mut pe.machine, event, pe.decisions.as_mut());
+        self.actions += actions.as_slice().len();
+        actions
+    }
+
+    /// Holding a piece it may give away: not once the computation is
+    /// decided or the run is over.
+    fn busy(&self) -> bool {
+        self.work.is_some() && !self.pe.stopped() && !self.pe.terminated
+    }
+
+    fn held(&self) -> u64 {
+        pieces_held(self.work.is_some(), self.pe.pool.len())
+    }
+
+    /// Nothing once decided or over.
+    fn split_off(&mut self) -> (Option<C::Work>, u64) {
+        if self.pe.stopped() || self.pe.terminated {
+            return (None, 0);
+        }
+        let Some(work) = self.work.as_deref_mut() else { return (None, 0) };
+        let part = work.split();
+        if part.is_some() {
+            self.pe.stats.splits += 1;
+            self.pe.stats.pieces_sent += 1;
+        }
+        (part, work.load())
+    }
+
+    fn part_load(&self, part: &C::Work) -> u64 {
+        part.load()
+    }
+
+    /// A part is counted as sent work before it can arrive (see
+    /// `treelb::termination`); a request or load query is owed its answer.
+    fn send(&mut self, to: usize, message: Message<C::Work>) {
+        let pe = &mut *self.pe;
+        match message {
+            Message::Request { .. } => {
+                pe.owed += 1;
+                pe.send(to, REQUEST, Vec::new());
+            }
+            Message::Answer { piece: Some(part), .. } => {
+                pe.fc.work_sent();
+                let bytes = pe.encode(part, Some(to));
+                pe.send(to, WORK, bytes);
+            }
+            Message::Answer { piece: None, .. } => pe.send(to, NO_WORK, Vec::new()),
+            Message::Push { piece, .. } => {
+                pe.fc.work_sent();
+                let bytes = pe.encode(piece, Some(to));
+                pe.send(to, PUSH, bytes);
+            }
+            Message::LoadQuery { .. } => {
+                pe.owed += 1;
+                pe.send(to, LOAD_QUERY, Vec::new());
+            }
+            Message::Load { load, .. } => pe.send(to, LOAD, wire::to_bytes(&load)),
+            Message::Ticket(_) | Message::MostLoaded(_) | Message::Demand => {
+                unreachable!("only the hub sends tickets, loads and demands")
+            }
+        }
+    }
+
+    /// A ticket is taken from the counter window; PE 0's other messages to
+    /// the hub are calls, the others' messages.
+    fn send_hub(&mut self, event: HubEvent<C::Work>) {
+        if let HubEvent::Ticket { .. } = event {
+            let counter = self.pe.ctx.counter.as_ref().expect("global round robin has its counter");
+            let ticket = counter.next_ticket();
+            pe::receive(self, Message::Ticket(ticket));
+            return;
+        }
+        let event = match event {
+            HubEvent::Deposit { from, part: Some((piece, load)) } => {
+                HubEvent::Deposit { from, part: Some((self.pe.encode(piece, None), load)) }
+            }
+            HubEvent::Deposit { from, part: None } => HubEvent::Deposit { from, part: None },
+            HubEvent::Ticket { from } => HubEvent::Ticket { from },
+            HubEvent::QueryMostLoaded { from } => HubEvent::QueryMostLoaded { from },
+            HubEvent::Report { from, load } => HubEvent::Report { from, load },
+            HubEvent::Ask { from } => HubEvent::Ask { from },
+        };
+        if self.pe.g == 0 {
+            self.hub_message(event);
+            return;
+        }
+        let pe = &mut *self.pe;
+        match event {
+            HubEvent::QueryMostLoaded { .. } => {
+                pe.owed += 1;
+                pe.send(0, HUB_QUERY, Vec::new());
+            }
+            HubEvent::Report { load, .. } => pe.send_one_way(0, HUB_REPORT, wire::to_bytes(&load)),
+            HubEvent::Ask { .. } => pe.send_one_way(0, HUB_ASK, Vec::new()),
+            HubEvent::Deposit { part: Some((bytes, load)), .. } => {
+                pe.fc.work_sent();
+                pe.send(0, HUB_DEPOSIT, wire::to_bytes(&(load, bytes)));
+            }
+            HubEvent::Deposit { part: None, .. } => pe.send(0, HUB_NO_PART, Vec::new()),
+            HubEvent::Ticket { .. } => unreachable!("tickets come from the counter window"),
+        }
+    }
+
+    /// An answer's piece (from a PE or the central pool) is counted
+    /// received now and waits in the pool as the PE's own; a pushed piece
+    /// is counted when it is taken from the pool.
+    fn accept(&mut self, piece: C::Work, from: usize, answer: bool) {
+        let pe = &mut *self.pe;
+        if answer {
+            pe.stats.pieces_received += 1;
+            pe.pool.push(piece, pe.g);
+        } else {
+            pe.pool.push(piece, from);
         }
     }
 }

@@ -443,6 +443,8 @@ pub struct RankReport<O> {
     /// The rank's best solution in the wire form of [`Shared::encode`], for
     /// computations with shared state.
     pub best: Option<Vec<u8>>,
+    /// Its PEs' decisions, if they were recorded (else empty).
+    pub decisions: Vec<Vec<treelb::strategy::Decision>>,
 }
 
 #[cfg(test)]

@@ -61,7 +61,12 @@ where
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
-    let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
+    let config = treelb_mpi::Config {
+        threads: cfg.threads,
+        spec: cfg.spec.clone(),
+        slow: None,
+        record_decisions: false,
+    };
     config.validate()?;
     super::catch_signals();
     let mpi = treelb_mpi::Mpi::init(config.threads)?;

@@ -145,7 +145,12 @@ where
     let mut rows = Vec::new();
     let mut pes = 0;
     for &strategy in strategies {
-        let config = treelb_mpi::Config { threads, spec: RunSpec { strategy, ..spec.clone() }, slow: None };
+        let config = treelb_mpi::Config {
+            threads,
+            spec: RunSpec { strategy, ..spec.clone() },
+            slow: None,
+            record_decisions: false,
+        };
         let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
         for _ in 0..repeat {
             if let Some(outcome) = treelb_mpi::run(&mpi, &codec, codec.root(), &config)? {

@@ -342,7 +342,12 @@ impl<'m> Engine<'m> {
             None => Ok(Engine::Threads),
             #[cfg(feature = "mpi")]
             Some(mpi) => {
-                let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow: None };
+                let config = treelb_mpi::Config {
+                    threads: cfg.threads,
+                    spec: cfg.spec.clone(),
+                    slow: None,
+                    record_decisions: false,
+                };
                 let windows = treelb_mpi::game::Windows::start(mpi, &config, ybw)?;
                 Ok(Engine::Mpi(Box::new(windows), cfg.threads))
             }

@@ -125,7 +125,8 @@ fn start(cfg: &RunConfig) -> Result<(treelb_mpi::Config, Mpi), Error> {
         ),
         Err(_) => None,
     };
-    let config = treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow };
+    let config =
+        treelb_mpi::Config { threads: cfg.threads, spec: cfg.spec.clone(), slow, record_decisions: false };
     config.validate()?;
     super::catch_signals();
     let mpi = Mpi::init(config.threads)?;

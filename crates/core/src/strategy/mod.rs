@@ -244,7 +244,7 @@ impl FromStr for Strategy {
 }
 
 /// What happened to a PE, as its machine hears it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Event {
     /// The PE holds no piece and its pool is empty: at the start, after its
     /// piece ran out, after an attempt to get work failed, and again each
@@ -329,7 +329,7 @@ pub enum Event {
 }
 
 /// What a PE's machine asks its driver to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Action {
     /// Send a request for work to PE `to`; its answer comes back as
     /// [`Event::Answer`].
@@ -466,6 +466,26 @@ impl<T> Pool<T> {
 pub struct Actions {
     len: u8,
     items: [Action; Actions::CAPACITY],
+}
+
+impl Serialize for Actions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Actions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let items = Vec::<Action>::deserialize(deserializer)?;
+        if items.len() > Actions::CAPACITY {
+            return Err(serde::de::Error::invalid_length(items.len(), &"at most Actions::CAPACITY actions"));
+        }
+        let mut actions = Actions::new();
+        for action in items {
+            actions.push(action);
+        }
+        Ok(actions)
+    }
 }
 
 impl Default for Actions {
@@ -640,8 +660,9 @@ pub(crate) fn answer_request(from: usize, busy: bool, out: &mut Actions, tally: 
 /// actions it returned. Drivers can record every decision of every PE
 /// (`record_decisions` in their configurations), so that tests can replay
 /// a run's decisions through fresh machines ([`replay`]) and compare what
-/// two drivers decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// two drivers decided. Decisions travel (a driver across processes
+/// gathers them) in serde's data model, the actions as a sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// What the machine was told.
     pub event: Event,
