@@ -1,6 +1,6 @@
 //! The `resume` example across MPI ranks: it counts the Langford pairings
 //! L(2, N) on every rank that `mpirun` started, rank 0 writing a checkpoint
-//! every 100 ms. Killed at any moment (a rank killed with SIGKILL ends the
+//! every 100 ms (or every EVERY_MS milliseconds, a third argument). Killed at any moment (a rank killed with SIGKILL ends the
 //! job) and started again with the same arguments, on any number of
 //! ranks, it continues from its last checkpoint and prints the same count
 //! an uninterrupted run prints.
@@ -26,8 +26,16 @@ use treelb_mpi::{Config, Mpi, Run};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(file), Some(n)) = (args.first(), args.get(1).and_then(|a| a.parse::<u32>().ok())) else {
-        eprintln!("usage: mpirun -np R resume_mpi CHECKPOINT N   (N from 1 to 16)");
+        eprintln!("usage: mpirun -np R resume_mpi CHECKPOINT N [EVERY_MS]   (N from 1 to 16)");
         return ExitCode::from(2);
+    };
+    let every = match args.get(2).map(|a| a.parse::<u64>()) {
+        None => Duration::from_millis(100),
+        Some(Ok(ms)) if ms >= 1 => Duration::from_millis(ms),
+        Some(_) => {
+            eprintln!("EVERY_MS is a number of milliseconds, at least 1, got {}", args[2]);
+            return ExitCode::from(2);
+        }
     };
     if !(1..=16).contains(&n) {
         eprintln!("N from 1 to 16, got {n}");
@@ -40,7 +48,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match count(&mpi, Path::new(file), n) {
+    match count(&mpi, Path::new(file), n, every) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("resume_mpi: {e}");
@@ -49,7 +57,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn count(mpi: &Mpi, file: &Path, n: u32) -> Result<(), Error> {
+fn count(mpi: &Mpi, file: &Path, n: u32, every: Duration) -> Result<(), Error> {
     let description = vec!["langford".to_owned(), n.to_string()];
     let search = Langford::new(n);
     let codec = DfsCodec::new(&search, SplitPolicy::OldestHalf);
@@ -64,7 +72,7 @@ fn count(mpi: &Mpi, file: &Path, n: u32) -> Result<(), Error> {
                 reason: format!("a checkpoint of {:?}, not of {description:?}", checkpoint.description()),
             });
         }
-        Ok(checkpoint.every(Duration::from_millis(100))?.describe(description.clone()))
+        Ok(checkpoint.every(every)?.describe(description.clone()))
     };
     let run = Run::new(Config::default());
     let done = run_mpi(mpi, &run, open, &codec, codec.root(), None)?;
