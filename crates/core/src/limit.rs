@@ -32,7 +32,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::{Progress, Work};
 
@@ -73,6 +73,26 @@ impl fmt::Display for StopReason {
             StopReason::Signal => "a signal",
             StopReason::Requested => "a stop request",
         })
+    }
+}
+
+/// The deadline of a run given both ways: the earlier of a fixed instant
+/// `at` and `after` counted from `started`; whichever is given, or none.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use treelb::limit::deadline;
+/// let t = Instant::now();
+/// let s = Duration::from_secs(1);
+/// assert_eq!(deadline(Some(t + 5 * s), Some(2 * s), t), Some(t + 2 * s));
+/// assert_eq!(deadline(Some(t + s), None, t), Some(t + s));
+/// assert_eq!(deadline(None, Some(s), t), Some(t + s));
+/// assert_eq!(deadline(None, None, t), None);
+/// ```
+pub fn deadline(at: Option<Instant>, after: Option<Duration>, started: Instant) -> Option<Instant> {
+    match (at, after) {
+        (Some(at), Some(after)) => Some(at.min(started + after)),
+        (at, after) => at.or_else(|| after.map(|a| started + a)),
     }
 }
 

@@ -147,11 +147,7 @@ impl<'a> Run<'a> {
     /// The deadline, if any (the first call fixes the start of
     /// [`deadline`](Self::deadline)).
     fn resolved_deadline(&self) -> Option<Instant> {
-        let started = *self.started.get_or_init(Instant::now);
-        match (self.deadline, self.after) {
-            (Some(at), Some(after)) => Some(at.min(started + after)),
-            (at, after) => at.or_else(|| after.map(|a| started + a)),
-        }
+        treelb::limit::deadline(self.deadline, self.after, *self.started.get_or_init(Instant::now))
     }
 
     /// Runs `root`, whose pieces cross between ranks by `codec`, on every

@@ -465,10 +465,7 @@ impl<'a> Run<'a> {
     /// Runs `root` to its end or its first stop.
     pub fn run<W: Work + Clone>(self, root: W) -> Result<Outcome<W::Output>, ConfigError> {
         let started = Instant::now();
-        let deadline = match (self.deadline, self.after) {
-            (Some(at), Some(after)) => Some(at.min(started + after)),
-            (at, after) => at.or_else(|| after.map(|a| started + a)),
-        };
+        let deadline = treelb::limit::deadline(self.deadline, self.after, started);
         let own;
         let limit = match self.handle {
             Some(handle) => handle,
