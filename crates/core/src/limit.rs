@@ -96,6 +96,139 @@ pub fn deadline(at: Option<Instant>, after: Option<Duration>, started: Instant) 
     }
 }
 
+/// What [`Stops::stop_when`] polls.
+type StopWhen<'a> = Box<dyn Fn() -> Option<StopReason> + Sync + 'a>;
+
+/// The stops a long run asks for, as one value that every runtime's run
+/// takes the same way (`treelb_threads::Run::stops`, `treelb_mpi::Run::stops`,
+/// `treelb_run::Run`): a deadline (a duration from the start of the run,
+/// or a point in time, or both: the earlier counts), a cap on the units of
+/// work, a stop handle another thread pulls ([`Limit::stop`]), and a
+/// condition polled while the PEs work (a signal handler's flag).
+///
+/// A runtime resolves it when its run starts: the deadline by
+/// [`deadline_from`](Self::deadline_from), the limit its pieces count
+/// against is the [`handle`](Self::handle) if there is one (whose own cap
+/// then counts) or a limit of its own of [`cap`](Self::cap) units, and its
+/// watchdog calls [`poll`](Self::poll) every so often.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use treelb::limit::{Limit, StopReason, Stops};
+///
+/// let stops = Stops::new().deadline(Duration::from_secs(2)).max_units(1000);
+/// let start = Instant::now();
+/// assert_eq!(stops.deadline_from(start), Some(start + Duration::from_secs(2)));
+/// assert_eq!(stops.cap(), Some(1000));
+///
+/// // The polled condition stops the limit with its reason.
+/// let limit = Limit::unbounded();
+/// let stops = Stops::new().stop_when(|| Some(StopReason::Signal));
+/// assert!(stops.poll(&limit, None));
+/// assert_eq!(limit.stop_reason(), Some(StopReason::Signal));
+/// ```
+#[derive(Default)]
+pub struct Stops<'a> {
+    at: Option<Instant>,
+    after: Option<Duration>,
+    max_units: Option<u64>,
+    handle: Option<&'a Limit>,
+    when: Option<StopWhen<'a>>,
+}
+
+impl fmt::Debug for Stops<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stops")
+            .field("at", &self.at)
+            .field("after", &self.after)
+            .field("max_units", &self.max_units)
+            .field("handle", &self.handle)
+            .field("stop_when", &self.when.is_some())
+            .finish()
+    }
+}
+
+impl<'a> Stops<'a> {
+    /// No stop: the run goes to its end.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the run once `after` has passed since it started.
+    pub fn deadline(mut self, after: Duration) -> Self {
+        self.after = Some(after);
+        self
+    }
+
+    /// Stops the run at `at` (a deadline shared by several runs, such as
+    /// the segments of a checkpointed computation).
+    pub fn deadline_at(mut self, at: Instant) -> Self {
+        self.at = Some(at);
+        self
+    }
+
+    /// Stops the run once its pieces have done about `units` units of work
+    /// (up to one slice of Δt per PE more). With a
+    /// [`stop_handle`](Self::stop_handle), the handle's own cap counts
+    /// instead.
+    pub fn max_units(mut self, units: u64) -> Self {
+        self.max_units = Some(units);
+        self
+    }
+
+    /// Lets another thread stop the run through `handle` ([`Limit::stop`],
+    /// or [`Limit::stop_because`] with the reason); the run's pieces count
+    /// their units against it, and its own cap ([`Limit::new`]) counts.
+    pub fn stop_handle(mut self, handle: &'a Limit) -> Self {
+        self.handle = Some(handle);
+        self
+    }
+
+    /// Polls `check` while the PEs work (every 10 ms or so); the first
+    /// reason it returns stops the run (a program that catches signals
+    /// returns [`StopReason::Signal`] once one came).
+    pub fn stop_when(mut self, check: impl Fn() -> Option<StopReason> + Sync + 'a) -> Self {
+        self.when = Some(Box::new(check));
+        self
+    }
+
+    /// The deadline of a run that started at `started`, if any.
+    pub fn deadline_from(&self, started: Instant) -> Option<Instant> {
+        deadline(self.at, self.after, started)
+    }
+
+    /// The cap on the units of work given by [`max_units`](Self::max_units).
+    pub fn cap(&self) -> Option<u64> {
+        self.max_units
+    }
+
+    /// The stop handle, if one was given.
+    pub fn handle(&self) -> Option<&'a Limit> {
+        self.handle
+    }
+
+    /// Whether a condition is polled ([`stop_when`](Self::stop_when)).
+    pub fn polls(&self) -> bool {
+        self.when.is_some()
+    }
+
+    /// Whether a watchdog must look at the run while it works: there is a
+    /// deadline or a polled condition.
+    pub fn watched(&self) -> bool {
+        self.at.is_some() || self.after.is_some() || self.when.is_some()
+    }
+
+    /// One look of the watchdog: stops `limit` with the polled condition's
+    /// reason, or at `deadline` once it passed; returns whether `limit` is
+    /// stopped (for whatever reason).
+    pub fn poll(&self, limit: &Limit, deadline: Option<Instant>) -> bool {
+        if let Some(reason) = self.when.as_ref().and_then(|check| check()) {
+            limit.stop_because(reason);
+        }
+        limit.check_deadline(deadline)
+    }
+}
+
 /// The most units of work the pieces of a run may do, and how many they
 /// did; shared by all [`Limited`] pieces of the run.
 #[derive(Debug)]

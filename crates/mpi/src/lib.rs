@@ -91,7 +91,7 @@ pub use run::Run;
 use std::fmt;
 use std::time::Duration;
 
-pub use treelb::limit::{Limit, Limited, StopReason};
+pub use treelb::limit::{Limit, Limited, StopReason, Stops};
 pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 

@@ -8,14 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::limit::{Limit, Limited, StopReason};
+use treelb::limit::{Limit, Limited, StopReason, Stops};
 
 use crate::driver::Out;
 use crate::wire::{Codec, LimitedCodec};
 use crate::{Config, Error, Mpi, Outcome};
-
-/// What [`Run::stop_when`] polls.
-type StopWhen<'a> = Box<dyn Fn() -> Option<StopReason> + Sync + 'a>;
 
 /// The longest time between two looks of a rank's watchdog at the deadline
 /// and at [`Run::stop_when`].
@@ -61,11 +58,7 @@ const WATCH: Duration = Duration::from_millis(10);
 /// ```
 pub struct Run<'a> {
     config: Config,
-    deadline: Option<Instant>,
-    after: Option<Duration>,
-    max_units: Option<u64>,
-    handle: Option<&'a Limit>,
-    stop_when: Option<StopWhen<'a>>,
+    stops: Stops<'a>,
     started: OnceLock<Instant>,
     own: OnceLock<Limit>,
 }
@@ -73,16 +66,7 @@ pub struct Run<'a> {
 impl<'a> Run<'a> {
     /// A run of `config`, with no deadline, cap or stop handle yet.
     pub fn new(config: Config) -> Self {
-        Run {
-            config,
-            deadline: None,
-            after: None,
-            max_units: None,
-            handle: None,
-            stop_when: None,
-            started: OnceLock::new(),
-            own: OnceLock::new(),
-        }
+        Run { config, stops: Stops::new(), started: OnceLock::new(), own: OnceLock::new() }
     }
 
     /// The configuration.
@@ -90,16 +74,27 @@ impl<'a> Run<'a> {
         &self.config
     }
 
+    /// Takes every stop of `stops` (replacing those set before): the form
+    /// in which a program passes the same stops to the threads and the MPI
+    /// runtime. The deadline counts on each rank's clock from its first
+    /// call of [`Run::run`], the cap is shared out among the ranks
+    /// ([`max_units`](Self::max_units)), a stop handle stops the rank it
+    /// belongs to.
+    pub fn stops(mut self, stops: Stops<'a>) -> Self {
+        self.stops = stops;
+        self
+    }
+
     /// Stops the run once `after` has passed since the first call of
     /// [`Run::run`] on this rank.
     pub fn deadline(mut self, after: Duration) -> Self {
-        self.after = Some(after);
+        self.stops = self.stops.deadline(after);
         self
     }
 
     /// Stops the run at `at` on each rank's clock.
     pub fn deadline_at(mut self, at: Instant) -> Self {
-        self.deadline = Some(at);
+        self.stops = self.stops.deadline_at(at);
         self
     }
 
@@ -109,7 +104,7 @@ impl<'a> Run<'a> {
     /// [`stop_handle`](Self::stop_handle), the handle's own cap counts
     /// instead.
     pub fn max_units(mut self, units: u64) -> Self {
-        self.max_units = Some(units);
+        self.stops = self.stops.max_units(units);
         self
     }
 
@@ -118,7 +113,7 @@ impl<'a> Run<'a> {
     /// reason), and caps this rank's work at the handle's own cap
     /// ([`Limit::new`]).
     pub fn stop_handle(mut self, handle: &'a Limit) -> Self {
-        self.handle = Some(handle);
+        self.stops = self.stops.stop_handle(handle);
         self
     }
 
@@ -126,7 +121,7 @@ impl<'a> Run<'a> {
     /// the first reason it returns stops the rank (a program that catches
     /// signals returns [`StopReason::Signal`] once one came).
     pub fn stop_when(mut self, check: impl Fn() -> Option<StopReason> + Sync + 'a) -> Self {
-        self.stop_when = Some(Box::new(check));
+        self.stops = self.stops.stop_when(check);
         self
     }
 
@@ -135,9 +130,9 @@ impl<'a> Run<'a> {
     /// Pieces that must count against it before the run (a codec that
     /// wraps them itself) use this one.
     pub fn limit(&self, mpi: &Mpi) -> &Limit {
-        match self.handle {
+        match self.stops.handle() {
             Some(handle) => handle,
-            None => self.own.get_or_init(|| match self.max_units {
+            None => self.own.get_or_init(|| match self.stops.cap() {
                 Some(max) => Limit::new(max.div_ceil(mpi.size() as u64).max(1)),
                 None => Limit::unbounded(),
             }),
@@ -147,7 +142,7 @@ impl<'a> Run<'a> {
     /// The deadline, if any (the first call fixes the start of
     /// [`deadline`](Self::deadline)).
     fn resolved_deadline(&self) -> Option<Instant> {
-        treelb::limit::deadline(self.deadline, self.after, *self.started.get_or_init(Instant::now))
+        self.stops.deadline_from(*self.started.get_or_init(Instant::now))
     }
 
     /// Runs `root`, whose pieces cross between ranks by `codec`, on every
@@ -166,10 +161,7 @@ impl<'a> Run<'a> {
         let deadline = self.resolved_deadline();
         let limit = self.limit(mpi);
         let check = || {
-            if let Some(reason) = self.stop_when.as_ref().and_then(|f| f()) {
-                limit.stop_because(reason);
-            }
-            limit.check_deadline(deadline);
+            self.stops.poll(limit, deadline);
         };
         // A deadline already past, or a stop already asked for, stops the
         // pieces at their first check.
@@ -177,7 +169,7 @@ impl<'a> Run<'a> {
         let every = deadline.map_or(WATCH, |d| {
             (d.saturating_duration_since(Instant::now()) / 10).clamp(Duration::from_millis(1), WATCH)
         });
-        let watched = deadline.is_some() || self.stop_when.is_some();
+        let watched = self.stops.watched();
         let limited = LimitedCodec::new(codec, limit);
         let root = Limited::new(root, limit);
         let over = AtomicBool::new(false);

@@ -110,7 +110,7 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-pub use treelb::limit::{Limit, Limited, StopReason};
+pub use treelb::limit::{Limit, Limited, StopReason, Stops};
 pub use treelb::spec::{Budget, SpecError};
 pub use treelb::{Init, RunSpec, RunStats, Strategy, Work};
 
@@ -398,10 +398,7 @@ pub fn run<W: Work + Clone>(root: W, config: &Config) -> Result<Outcome<W::Outpu
 /// ```
 pub struct Run<'a> {
     config: Config,
-    deadline: Option<Instant>,
-    after: Option<Duration>,
-    max_units: Option<u64>,
-    handle: Option<&'a Limit>,
+    stops: Stops<'a>,
     observer: Option<(Duration, Observer<'a>)>,
     pool: Option<&'a Pool>,
 }
@@ -413,37 +410,54 @@ impl<'a> Run<'a> {
     /// A run of `config`, with no deadline, cap, stop handle or observer
     /// yet.
     pub fn new(config: Config) -> Self {
-        Run { config, deadline: None, after: None, max_units: None, handle: None, observer: None, pool: None }
+        Run { config, stops: Stops::new(), observer: None, pool: None }
+    }
+
+    /// Takes every stop of `stops` (replacing those set before): the form
+    /// in which a program passes the same stops to the threads and the MPI
+    /// runtime.
+    pub fn stops(mut self, stops: Stops<'a>) -> Self {
+        self.stops = stops;
+        self
     }
 
     /// Stops the run once `after` has passed since [`Run::run`] was
-    /// called.
+    /// called ([`Stops::deadline`]).
     pub fn deadline(mut self, after: Duration) -> Self {
-        self.after = Some(after);
+        self.stops = self.stops.deadline(after);
         self
     }
 
     /// Stops the run at `at` (a deadline shared by several runs, such as
-    /// the segments of a checkpointed computation).
+    /// the segments of a checkpointed computation; [`Stops::deadline_at`]).
     pub fn deadline_at(mut self, at: Instant) -> Self {
-        self.deadline = Some(at);
+        self.stops = self.stops.deadline_at(at);
         self
     }
 
     /// Stops the run once its pieces have done about `units` units of work
     /// (up to one slice of Δt per PE more). With a
     /// [`stop_handle`](Self::stop_handle), the handle's own cap counts
-    /// instead.
+    /// instead ([`Stops::max_units`]).
     pub fn max_units(mut self, units: u64) -> Self {
-        self.max_units = Some(units);
+        self.stops = self.stops.max_units(units);
         self
     }
 
     /// Lets another thread stop the run through `handle`
     /// ([`Limit::stop`], or [`Limit::stop_because`] with the reason), and
-    /// caps the work at the handle's own cap ([`Limit::new`]).
+    /// caps the work at the handle's own cap ([`Limit::new`];
+    /// [`Stops::stop_handle`]).
     pub fn stop_handle(mut self, handle: &'a Limit) -> Self {
-        self.handle = Some(handle);
+        self.stops = self.stops.stop_handle(handle);
+        self
+    }
+
+    /// Polls `check` on the calling thread about every 10 ms while the PEs
+    /// work; the first reason it returns stops the run
+    /// ([`Stops::stop_when`]).
+    pub fn stop_when(mut self, check: impl Fn() -> Option<StopReason> + Sync + 'a) -> Self {
+        self.stops = self.stops.stop_when(check);
         self
     }
 
@@ -465,12 +479,13 @@ impl<'a> Run<'a> {
     /// Runs `root` to its end or its first stop.
     pub fn run<W: Work + Clone>(self, root: W) -> Result<Outcome<W::Output>, ConfigError> {
         let started = Instant::now();
-        let deadline = treelb::limit::deadline(self.deadline, self.after, started);
+        let stops = self.stops;
+        let deadline = stops.deadline_from(started);
         let own;
-        let limit = match self.handle {
+        let limit = match stops.handle() {
             Some(handle) => handle,
             None => {
-                own = self.max_units.map_or_else(Limit::unbounded, Limit::new);
+                own = stops.cap().map_or_else(Limit::unbounded, Limit::new);
                 &own
             }
         };
@@ -478,11 +493,13 @@ impl<'a> Run<'a> {
             Some((every, observer)) => (Some(every.max(Duration::from_micros(100))), Some(observer)),
             None => (None, None),
         };
-        // The watch of the deadline: every 100 ms, more often for short
-        // deadlines (a tenth of what is left at the start, at least 1 ms).
-        let watch = deadline.map(|d| {
-            (d.saturating_duration_since(started) / 10)
-                .clamp(Duration::from_millis(1), Duration::from_millis(100))
+        // The watchdog's looks: every 100 ms, more often for short
+        // deadlines (a tenth of what is left at the start, at least 1 ms),
+        // every 10 ms with a polled condition.
+        let watch = stops.watched().then(|| {
+            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(started) / 10);
+            let most = if stops.polls() { Duration::from_millis(10) } else { Duration::from_millis(100) };
+            left.clamp(Duration::from_millis(1), most)
         });
         let interval = match (every, watch) {
             (Some(a), Some(b)) => a.min(b),
@@ -490,7 +507,7 @@ impl<'a> Run<'a> {
         };
         let mut last_observed = Duration::ZERO;
         let monitor = |snapshot: &Snapshot| {
-            limit.check_deadline(deadline);
+            stops.poll(limit, deadline);
             if let (Some(every), Some(observer)) = (every, observer.as_mut())
                 && snapshot.elapsed.saturating_sub(last_observed) >= every
             {
@@ -498,8 +515,9 @@ impl<'a> Run<'a> {
                 observer(snapshot);
             }
         };
-        // A deadline already past stops the pieces at their first check.
-        limit.check_deadline(deadline);
+        // A deadline already past, or a stop already asked for, stops the
+        // pieces at their first check.
+        stops.poll(limit, deadline);
         let limited = Limited::new(root, limit);
         let mut outcome = match self.pool {
             Some(pool) => pool.run_with_monitor(limited, &self.config, interval, monitor)?,
