@@ -192,6 +192,12 @@ impl<'a> Stops<'a> {
         self
     }
 
+    /// The polled condition's answer now ([`stop_when`](Self::stop_when)),
+    /// if there is one: a run in several segments passes it on to each.
+    pub fn polled(&self) -> Option<StopReason> {
+        self.when.as_ref().and_then(|check| check())
+    }
+
     /// The deadline of a run that started at `started`, if any.
     pub fn deadline_from(&self, started: Instant) -> Option<Instant> {
         deadline(self.at, self.after, started)
@@ -222,7 +228,7 @@ impl<'a> Stops<'a> {
     /// reason, or at `deadline` once it passed; returns whether `limit` is
     /// stopped (for whatever reason).
     pub fn poll(&self, limit: &Limit, deadline: Option<Instant>) -> bool {
-        if let Some(reason) = self.when.as_ref().and_then(|check| check()) {
+        if let Some(reason) = self.polled() {
             limit.stop_because(reason);
         }
         limit.check_deadline(deadline)

@@ -124,6 +124,7 @@ const PROBE_SAMPLES: u32 = 4000;
 pub struct Mpi {
     universe: Universe,
     threading: Threading,
+    threads: usize,
 }
 
 fn threading_name(t: Threading) -> &'static str {
@@ -169,7 +170,7 @@ impl Mpi {
                 provided: threading_name(provided),
             });
         }
-        Ok(Mpi { universe, threading: provided })
+        Ok(Mpi { universe, threading: provided, threads })
     }
 
     /// This process's rank.
@@ -180,6 +181,11 @@ impl Mpi {
     /// The number of ranks.
     pub fn size(&self) -> usize {
         self.universe.world().size() as usize
+    }
+
+    /// The PEs per rank MPI was initialized for ([`Mpi::init`]).
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The thread support MPI provides, by its MPI name.

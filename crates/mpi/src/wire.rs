@@ -21,6 +21,7 @@
 
 use serde::de::{DeserializeOwned, DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use treelb::bound::{NodeBound, OpenBounds, Watched};
 use treelb::game::{Game, GameMessage, Net, YbwWork};
 use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
@@ -413,6 +414,59 @@ where
         acc: &mut <Self::Work as Work>::Output,
     ) -> Result<Option<Limited<'c, C::Work>>, DecodeError> {
         Ok(self.inner.receive_note(bytes, acc)?.map(|piece| Limited::new(piece, self.limit)))
+    }
+}
+
+/// The codec of [`Watched`] pieces of a branch and bound, whose open nodes
+/// are recorded in an [`OpenBounds`] when a stopped run drops them (the
+/// proven bound of what was left open: [`treelb::bound`]). The inner
+/// piece travels, emptied on this side (its drop records nothing), and is
+/// watched again where it arrives, against that rank's `open` and limit.
+pub struct WatchedCodec<'a, S: NodeBound> {
+    inner: DfsCodec<'a, S>,
+    open: &'a OpenBounds,
+    limit: &'a Limit,
+}
+
+impl<'a, S: NodeBound> WatchedCodec<'a, S> {
+    /// The pieces of `inner`, watched for `limit` (this rank's), recording
+    /// into `open` (this rank's).
+    pub fn new(inner: DfsCodec<'a, S>, open: &'a OpenBounds, limit: &'a Limit) -> Self {
+        WatchedCodec { inner, open, limit }
+    }
+
+    /// The root piece of the search, watched.
+    pub fn root(&self) -> Watched<'a, S> {
+        Watched::new(self.inner.root(), self.open, self.limit)
+    }
+}
+
+impl<'a, S> Codec for WatchedCodec<'a, S>
+where
+    S: NodeBound,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    type Work = Watched<'a, S>;
+
+    fn encode(&self, piece: Watched<'a, S>, out: &mut Vec<u8>) {
+        self.inner.encode(piece.take(), out);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
+        let piece: DfsWork<'a, S> = self.inner.decode(bytes)?;
+        Ok(Watched::new(piece, self.open, self.limit))
+    }
+
+    fn shared(&self) -> Option<&dyn Shared> {
+        self.inner.shared()
+    }
+
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
+    }
+
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop()
     }
 }
 
