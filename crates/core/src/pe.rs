@@ -14,7 +14,7 @@
 //! [`idle`](Pe::idle)) and takes what it has to send
 //! ([`poll_transmit`](Pe::poll_transmit)).
 //!
-//! **The PE owns** its piece and its pool of waiting pieces ([`Pool`]), its
+//! **The PE owns** its piece and its pool of waiting pieces ([`Waiting`]), its
 //! machine, the output it accumulates, its counters ([`PeStats`]: work
 //! units, splits, pieces sent and received; the machine's [`Tally`](crate::strategy::Tally) is
 //! added by [`finish`](Pe::finish)) and, if asked to, the log of its
@@ -83,7 +83,7 @@
 use std::collections::VecDeque;
 
 use crate::strategy::{
-    Action, Actions, Balance, Decision, Event, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
+    Action, Actions, Balance, Decision, Event, HubAction, HubEvent, Machine, Waiting, decide, pieces_held,
 };
 use crate::{PeStats, Progress, Work};
 
@@ -188,7 +188,7 @@ pub struct Finished<O> {
 pub struct Pe<W: Work> {
     me: usize,
     piece: Option<W>,
-    pool: Pool<W>,
+    pool: Waiting<W>,
     machine: Machine,
     wants_slices: bool,
     acc: W::Output,
@@ -208,7 +208,7 @@ impl<W: Work> Pe<W> {
         acc: W::Output,
         units: u64,
     ) -> Self {
-        let mut pool = Pool::new();
+        let mut pool = Waiting::new();
         for piece in pieces {
             pool.push(piece, me);
         }

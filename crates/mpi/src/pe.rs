@@ -55,7 +55,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use treelb::pe::{self, Body, Message};
 use treelb::strategy::{
-    Actions, Balance, Decision, Event, Hub, HubAction, HubEvent, Machine, Pool, decide, pieces_held,
+    Actions, Balance, Decision, Event, Hub, HubAction, HubEvent, Machine, Waiting, decide, pieces_held,
 };
 use treelb::termination::{FourCounter, Signal};
 use treelb::{PeStats, Work};
@@ -102,7 +102,7 @@ where
     let p = ctx.ranks * ctx.threads;
     let spec = &ctx.config.spec;
     let machine = spec.grouped_machine(g, p, ctx.threads);
-    let mut pool = Pool::new();
+    let mut pool = Waiting::new();
     for piece in pieces {
         pool.push(piece, g);
     }
@@ -164,7 +164,7 @@ struct Pe<'a, C: Codec> {
     /// Whether the machine wants [`Event::Slice`] (read once).
     wants_slices: bool,
     /// Waiting pieces: initial ones, pushed ones, answers.
-    pool: Pool<C::Work>,
+    pool: Waiting<C::Work>,
     /// PE 0: the hub of max-load or master–worker.
     hub: Option<Hub<Vec<u8>>>,
     acc: Out<C>,

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use treelb::pe::{self, Body, Message};
 use treelb::spec::SpecError;
-use treelb::strategy::{Actions, Balance, Event, Hub, HubAction, HubEvent, Pool, decide, pieces_held};
+use treelb::strategy::{Actions, Balance, Event, Hub, HubAction, HubEvent, Waiting, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
 use crate::machine::{Cores, Machine};
@@ -238,7 +238,7 @@ struct Hot {
 /// stays small).
 struct Pe<W> {
     piece: Option<W>,
-    pool: Pool<W>,
+    pool: Waiting<W>,
     work_units: u64,
     splits: u32,
     pieces_sent: u32,
@@ -325,7 +325,7 @@ pub fn simulate_with<W: SimWork>(
         pes: (0..p)
             .map(|_| Pe {
                 piece: None,
-                pool: Pool::new(),
+                pool: Waiting::new(),
                 work_units: 0,
                 splits: 0,
                 pieces_sent: 0,

@@ -646,7 +646,7 @@ impl<W: Work> Body for Held<'_, '_, W> {
 
 /// One PE's pool of waiting pieces, and what it publishes for load queries.
 pub(crate) struct PoolSlot<W> {
-    pool: std::sync::Mutex<treelb::strategy::Pool<W>>,
+    pool: std::sync::Mutex<treelb::strategy::Waiting<W>>,
     /// Pieces in the pool: read without the lock to skip an empty pool.
     pooled: crossbeam_utils::CachePadded<std::sync::atomic::AtomicUsize>,
     /// Whether the owner works a piece.
@@ -656,7 +656,7 @@ pub(crate) struct PoolSlot<W> {
 impl<W> PoolSlot<W> {
     pub(crate) fn new() -> Self {
         PoolSlot {
-            pool: std::sync::Mutex::new(treelb::strategy::Pool::new()),
+            pool: std::sync::Mutex::new(treelb::strategy::Waiting::new()),
             pooled: crossbeam_utils::CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
             working: std::sync::atomic::AtomicBool::new(false),
         }

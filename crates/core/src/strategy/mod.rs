@@ -160,7 +160,7 @@ impl Strategy {
 
     /// Whether PEs keep a pool of waiting pieces under this strategy (the
     /// pushing and static strategies): a PE that runs out takes the oldest
-    /// piece of its pool ([`Pool`]) and is idle only when it is empty.
+    /// piece of its pool ([`Waiting`]) and is idle only when it is empty.
     pub fn uses_pools(self) -> bool {
         self.is_pushing() || self.is_static()
     }
@@ -415,28 +415,28 @@ pub fn pieces_held(working: bool, pool_len: usize) -> u64 {
 /// in the order it was pushed. Each piece remembers the PE that pushed it.
 ///
 /// ```
-/// use treelb::strategy::Pool;
-/// let mut pool = Pool::new();
+/// use treelb::strategy::Waiting;
+/// let mut pool = Waiting::new();
 /// pool.push("a", 1);
 /// pool.push("b", 2);
 /// assert_eq!(pool.take(), Some(("a", 1)));
 /// assert_eq!(pool.len(), 1);
 /// ```
 #[derive(Clone, Debug)]
-pub struct Pool<T> {
+pub struct Waiting<T> {
     queue: std::collections::VecDeque<(T, usize)>,
 }
 
-impl<T> Default for Pool<T> {
+impl<T> Default for Waiting<T> {
     fn default() -> Self {
-        Pool { queue: std::collections::VecDeque::new() }
+        Waiting { queue: std::collections::VecDeque::new() }
     }
 }
 
-impl<T> Pool<T> {
+impl<T> Waiting<T> {
     /// An empty pool.
     pub fn new() -> Self {
-        Pool::default()
+        Waiting::default()
     }
 
     /// A piece pushed by PE `from` (a PE's own initial pieces: itself).

@@ -1,7 +1,7 @@
 //! Work sharing ([Lecture, load balancing] "Work Sharing", "How to Assign Work?"): busy PEs
 //! push work into other PEs' pools instead of idle PEs asking for it.
 //!
-//! Every PE keeps a [`Pool`](super::Pool) of waiting pieces besides the one
+//! Every PE keeps its waiting pieces ([`Waiting`](super::Waiting)) besides the one
 //! it works on; when its piece runs out it takes the oldest piece of its
 //! pool, and only with an empty pool is it idle — an idle PE asks nobody, it
 //! waits for a push. After every slice of Δt units a busy PE decides, by the
