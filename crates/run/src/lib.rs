@@ -50,6 +50,7 @@ use treelb_mpi::wire::{Codec, DfsCodec};
 pub use treelb::limit::{Limit, StopReason, Stops};
 pub use treelb::{RunSpec, RunStats};
 pub use treelb_threads::Snapshot;
+pub use treelb_threads::trace::Trace;
 
 /// Where the PEs of a run are.
 #[derive(Clone, Copy)]
@@ -103,6 +104,25 @@ pub struct Outcome<O> {
     /// if the run stopped, the proven bound on the optimum and the gap.
     /// `None` for other runs.
     pub bound: Option<ProvenBound>,
+    /// The state trace of every PE ([`Run::trace`]): on threads, for a run
+    /// without a checkpoint.
+    pub trace: Option<Trace>,
+    /// The MPI runtime's own figures, across ranks.
+    pub mpi: Option<MpiFigures>,
+}
+
+/// What the MPI runtime measured of itself.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct MpiFigures {
+    /// The thread support MPI provided, by its MPI name.
+    pub thread_support: &'static str,
+    /// The cost of one probe that finds no message, and the probes done.
+    pub probe: treelb_mpi::ProbeCost,
+    /// Waves of the termination detection.
+    pub waves: u64,
+    /// Improvements of a shared incumbent broadcast between ranks.
+    pub improvements: u64,
 }
 
 /// What [`Run::observe`] calls.
@@ -125,12 +145,14 @@ pub struct Run<'a> {
     stops: Stops<'a>,
     observer: Option<(Duration, Observer<'a>)>,
     checkpoint: Option<Open<'a>>,
+    pin: bool,
+    trace: bool,
 }
 
 impl<'a> Run<'a> {
     /// A run balanced by `spec`, with no stop, checkpoint or observer yet.
     pub fn new(spec: RunSpec) -> Self {
-        Run { spec, stops: Stops::new(), observer: None, checkpoint: None }
+        Run { spec, stops: Stops::new(), observer: None, checkpoint: None, pin: false, trace: false }
     }
 
     /// Takes every stop of `stops`, replacing those set before.
@@ -179,6 +201,20 @@ impl<'a> Run<'a> {
     /// not called.
     pub fn observe(mut self, every: Duration, observer: impl FnMut(&Snapshot) + 'a) -> Self {
         self.observer = Some((every, Box::new(observer)));
+        self
+    }
+
+    /// Pins each PE thread to a core of its own (threads; see
+    /// `treelb_threads::Config::pin`).
+    pub fn pin(mut self, pin: bool) -> Self {
+        self.pin = pin;
+        self
+    }
+
+    /// Records every PE's states over time (threads, without a
+    /// checkpoint): [`Outcome::trace`].
+    pub fn trace(mut self, trace: bool) -> Self {
+        self.trace = trace;
         self
     }
 
@@ -272,8 +308,9 @@ impl<'a> Run<'a> {
                         }
                     };
                     let root = Watched::new(DfsWork::new(search, policy), &open, limit);
-                    let Run { spec, stops, observer, .. } = self;
-                    let run = Run { spec, stops: stops.stop_handle(limit), observer, checkpoint: None };
+                    let Run { spec, stops, observer, pin, trace, .. } = self;
+                    let run =
+                        Run { spec, stops: stops.stop_handle(limit), observer, checkpoint: None, pin, trace };
                     Some(run.threads(threads, root)?)
                 }
                 #[cfg(feature = "mpi")]
@@ -289,7 +326,7 @@ impl<'a> Run<'a> {
                         let (key, unbounded) = open.parts();
                         open.set_parts(mpi.max(key), mpi.any(unbounded));
                     }
-                    result?.map(Outcome::from_mpi)
+                    result?.map(|o| Outcome::from_mpi(o, mpi))
                 }
                 #[cfg(not(feature = "mpi"))]
                 Pes::_Never(never, _) => match never {},
@@ -322,7 +359,7 @@ impl<'a> Run<'a> {
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), false) => {
                 let run = treelb_mpi::Run::new(mpi_config(&self.spec, mpi)).stops(self.stops);
-                Ok(run.run(mpi, codec, root)?.map(Outcome::from_mpi))
+                Ok(run.run(mpi, codec, root)?.map(|o| Outcome::from_mpi(o, mpi)))
             }
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), true) => {
@@ -338,6 +375,8 @@ impl<'a> Run<'a> {
                     threads: mpi.threads(),
                     checkpoints: d.checkpoints,
                     bound: None,
+                    trace: None,
+                    mpi: None,
                 }))
             }
             #[cfg(not(feature = "mpi"))]
@@ -347,7 +386,11 @@ impl<'a> Run<'a> {
 
     /// The threads runtime's configuration.
     fn threads_config(&self, threads: usize) -> treelb_threads::Config {
-        treelb_threads::Config::with_spec(threads, self.spec.clone())
+        treelb_threads::Config {
+            pin: self.pin,
+            trace: self.trace && self.checkpoint.is_none(),
+            ..treelb_threads::Config::with_spec(threads, self.spec.clone())
+        }
     }
 
     /// One run of `root` on `threads` threads.
@@ -365,6 +408,8 @@ impl<'a> Run<'a> {
             threads,
             checkpoints: 0,
             bound: None,
+            trace: o.trace,
+            mpi: None,
         })
     }
 
@@ -425,6 +470,8 @@ impl<'a> Run<'a> {
             threads,
             checkpoints: done.checkpoints,
             bound: None,
+            trace: None,
+            mpi: None,
         })
     }
 }
@@ -432,7 +479,7 @@ impl<'a> Run<'a> {
 impl<O> Outcome<O> {
     /// The outcome of the MPI runtime, at rank 0.
     #[cfg(feature = "mpi")]
-    fn from_mpi(o: treelb_mpi::Outcome<O>) -> Self {
+    fn from_mpi(o: treelb_mpi::Outcome<O>, mpi: &treelb_mpi::Mpi) -> Self {
         Outcome {
             output: o.output,
             stats: o.stats,
@@ -441,6 +488,13 @@ impl<O> Outcome<O> {
             threads: o.threads,
             checkpoints: 0,
             bound: None,
+            trace: None,
+            mpi: Some(MpiFigures {
+                thread_support: mpi.thread_support(),
+                probe: o.probe,
+                waves: o.waves,
+                improvements: o.improvements,
+            }),
         }
     }
 }
