@@ -85,32 +85,30 @@ impl Plan {
     /// checkpoint another run holds; keeps the checkpoint it opened, locked,
     /// for [`open`](Plan::open).
     fn check(&self) -> Result<(), Error> {
-        let checkpoint = self.open_file()?;
+        let checkpoint = self.open_file().map_err(|e| err!("--checkpoint {e}"))?;
         *self.opened.lock().unwrap_or_else(PoisonError::into_inner) = Some(checkpoint);
         Ok(())
     }
 
     /// The checkpoint file, locked: a new one, or the one resumed.
-    fn open_file(&self) -> Result<Checkpoint, Error> {
+    fn open_file(&self) -> Result<Checkpoint, treelb_checkpoint::Error> {
         match self.resume {
             None => Checkpoint::create(&self.path),
             Some(_) => Checkpoint::resume(&self.path),
         }
-        .map_err(|e| err!("--checkpoint {e}"))
     }
 
     /// The checkpoint, locked for the run, as the run writes it: the one the
     /// early check opened, or (across MPI ranks, on rank 0) opened now.
-    pub(crate) fn open(&self) -> Result<Checkpoint, Error> {
-        let at = |e: treelb_checkpoint::Error| err!("--checkpoint {e}");
+    pub(crate) fn open(&self) -> Result<Checkpoint, treelb_checkpoint::Error> {
         let opened = self.opened.lock().unwrap_or_else(PoisonError::into_inner).take();
         let checkpoint = match opened {
             Some(checkpoint) => checkpoint,
             None => self.open_file()?,
         };
-        let mut checkpoint = checkpoint.every(self.every).map_err(at)?.describe(self.argv.clone());
+        let mut checkpoint = checkpoint.every(self.every)?.describe(self.argv.clone());
         if let Some(input) = &self.input {
-            checkpoint.bind_input(input).map_err(at)?;
+            checkpoint.bind_input(input)?;
         }
         Ok(checkpoint)
     }

@@ -18,6 +18,7 @@ mod html;
 mod outputs;
 mod progress;
 mod report;
+mod run;
 
 use std::io::{self, Write};
 use std::process::ExitCode;

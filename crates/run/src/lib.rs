@@ -147,12 +147,21 @@ pub struct Run<'a> {
     checkpoint: Option<Open<'a>>,
     pin: bool,
     trace: bool,
+    slow: Option<treelb_mpi::Slow>,
 }
 
 impl<'a> Run<'a> {
     /// A run balanced by `spec`, with no stop, checkpoint or observer yet.
     pub fn new(spec: RunSpec) -> Self {
-        Run { spec, stops: Stops::new(), observer: None, checkpoint: None, pin: false, trace: false }
+        Run {
+            spec,
+            stops: Stops::new(),
+            observer: None,
+            checkpoint: None,
+            pin: false,
+            trace: false,
+            slow: None,
+        }
     }
 
     /// Takes every stop of `stops`, replacing those set before.
@@ -215,6 +224,13 @@ impl<'a> Run<'a> {
     /// checkpoint): [`Outcome::trace`].
     pub fn trace(mut self, trace: bool) -> Self {
         self.trace = trace;
+        self
+    }
+
+    /// Makes one MPI rank sleep after every slice of work (tests of the
+    /// balancing under imbalance; see [`treelb_mpi::Slow`]).
+    pub fn slow_rank(mut self, slow: treelb_mpi::Slow) -> Self {
+        self.slow = Some(slow);
         self
     }
 
@@ -308,14 +324,21 @@ impl<'a> Run<'a> {
                         }
                     };
                     let root = Watched::new(DfsWork::new(search, policy), &open, limit);
-                    let Run { spec, stops, observer, pin, trace, .. } = self;
-                    let run =
-                        Run { spec, stops: stops.stop_handle(limit), observer, checkpoint: None, pin, trace };
+                    let Run { spec, stops, observer, pin, trace, slow, .. } = self;
+                    let run = Run {
+                        spec,
+                        stops: stops.stop_handle(limit),
+                        observer,
+                        checkpoint: None,
+                        pin,
+                        trace,
+                        slow,
+                    };
                     Some(run.threads(threads, root)?)
                 }
                 #[cfg(feature = "mpi")]
                 Pes::Mpi(mpi) => {
-                    let run = treelb_mpi::Run::new(mpi_config(&self.spec, mpi)).stops(self.stops);
+                    let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
                     let limit = run.limit(mpi);
                     let inner = DfsCodec::new(search, policy).with_shared(incumbent);
                     let codec = treelb_mpi::wire::WatchedCodec::new(inner, &open, limit);
@@ -358,12 +381,12 @@ impl<'a> Run<'a> {
             }
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), false) => {
-                let run = treelb_mpi::Run::new(mpi_config(&self.spec, mpi)).stops(self.stops);
+                let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
                 Ok(run.run(mpi, codec, root)?.map(|o| Outcome::from_mpi(o, mpi)))
             }
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), true) => {
-                let run = treelb_mpi::Run::new(mpi_config(&self.spec, mpi)).stops(self.stops);
+                let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
                 let open = self.checkpoint.expect("a checkpoint");
                 let open = || open().map_err(Error::from);
                 let done = treelb_checkpoint::run_mpi(mpi, &run, open, codec, root, incumbent)?;
@@ -499,11 +522,11 @@ impl<O> Outcome<O> {
     }
 }
 
-/// The MPI runtime's configuration of `spec`, for the PEs `mpi` was
-/// initialized for.
+/// The MPI runtime's configuration of `spec` (and `slow`), for the PEs
+/// `mpi` was initialized for.
 #[cfg(feature = "mpi")]
-fn mpi_config(spec: &RunSpec, mpi: &treelb_mpi::Mpi) -> treelb_mpi::Config {
-    treelb_mpi::Config { threads: mpi.threads(), spec: spec.clone(), slow: None, record_decisions: false }
+fn mpi_config(spec: &RunSpec, slow: Option<treelb_mpi::Slow>, mpi: &treelb_mpi::Mpi) -> treelb_mpi::Config {
+    treelb_mpi::Config { threads: mpi.threads(), spec: spec.clone(), slow, record_decisions: false }
 }
 
 /// The output of a codec's pieces.

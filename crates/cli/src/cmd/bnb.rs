@@ -7,12 +7,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::bound::{NodeBound, OpenBounds, ProvenBound, Watched};
-use treelb::search::DfsWork;
+use treelb::bound::{NodeBound, ProvenBound};
 use treelb::{Incumbent, Search, Sense};
 use treelb_apps::bnb::BnbStats;
 
-use crate::config::{Error, RunConfig, Runtime};
+use crate::config::{Error, RunConfig};
 use crate::report::Line;
 
 /// What a branch-and-bound run reports besides its answer: whether the
@@ -112,7 +111,7 @@ impl Live {
 
 /// The end of a branch-and-bound run: the runtime's and the proof.
 pub(crate) struct BnbRan {
-    pub(crate) ran: super::Ran<BnbStats>,
+    pub(crate) ran: crate::run::Ran<BnbStats>,
     pub(crate) proof: Proof,
 }
 
@@ -140,43 +139,13 @@ where
     if cfg.deterministic {
         incumbent.break_ties();
     }
-    let sense = incumbent.sense();
     let live = Live::new(cfg);
-    let open = OpenBounds::new(sense);
-    let ran = if let Some(plan) = &cfg.checkpoint {
-        // A run in checkpointed segments: its pieces are not watched, so a
-        // stopped run proves no bound (reported as such, never as optimal).
-        if cfg.kind == Runtime::Threads {
-            live.watch(incumbent);
-        }
-        let ran = match super::run_checkpointed(search, Some(incumbent), cfg, plan, None, unit)? {
-            Some(ran) => ran,
-            None => return Ok(None),
-        };
-        if ran.interrupted() {
-            open.record_unknown();
-        }
-        ran
-    } else {
-        match cfg.kind {
-            Runtime::Threads => {
-                live.watch(incumbent);
-                let limit = super::limit_of(cfg);
-                let root = Watched::new(DfsWork::new(search, cfg.split_policy), &open, &limit);
-                super::run_threads_on(root, cfg, None, unit, &limit)?
-            }
-            #[cfg(feature = "mpi")]
-            Runtime::Mpi => {
-                match super::mpi::run_bnb(search, incumbent, cfg, &open, &|| live.watch(incumbent))? {
-                    Some(ran) => ran,
-                    None => return Ok(None),
-                }
-            }
-            #[cfg(not(feature = "mpi"))]
-            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-        }
+    // The process that prints the report shows the improvements as they
+    // come (across ranks, as they reach rank 0).
+    let Some((ran, bound)) = crate::run::bnb(search, incumbent, cfg, unit, || live.watch(incumbent))? else {
+        return Ok(None);
     };
-    let ProvenBound { proven_optimal, bound, gap } = open.prove_incumbent(incumbent, ran.interrupted());
+    let ProvenBound { proven_optimal, bound, gap } = bound;
     let proof =
         Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements: live.timeline() };
     Ok(Some(BnbRan { ran, proof }))

@@ -3,103 +3,22 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::bound::{NodeBound, OpenBounds, Watched};
+use treelb::Work;
+use treelb::bound::OpenBounds;
 use treelb::limit::{Limit, StopReason};
-use treelb::search::{DfsWork, Search};
-use treelb::{Incumbent, Work};
-use treelb_apps::bnb::BnbStats;
 use treelb_apps::integrate::{Integral, Intervals};
 use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
-use treelb_mpi::shared::Shared;
-use treelb_mpi::wire::{Codec, DecodeError, DfsCodec};
+use treelb_mpi::wire::{Codec, DecodeError};
 use treelb_mpi::{Mpi, Slow};
 
 use super::Ran;
+pub(crate) use crate::run::finalize;
 
 use crate::config::{Error, RunConfig};
 
 /// The environment variable that slows one rank down (tests): `RANK:MICROS`
 /// makes rank RANK sleep MICROS µs after every slice of Δt units.
 const SLOW_VAR: &str = "TREELB_MPI_SLOW";
-
-/// Initializes MPI, runs the search on every rank, finalizes MPI. Rank 0
-/// gets the outcome (and prints the runtime's own figures on stderr), the
-/// others `None`.
-pub(crate) fn run_search<S>(search: &S, cfg: &RunConfig) -> Result<Option<Ran<S::Output>>, Error>
-where
-    S: Search,
-    S::Node: Clone + Serialize + DeserializeOwned,
-    S::Output: Serialize + DeserializeOwned,
-{
-    let codec = DfsCodec::new(search, cfg.split_policy);
-    let root = codec.root();
-    run_codec(&codec, root, cfg)
-}
-
-/// [`run_search`] for a branch-and-bound search whose ranks keep
-/// `incumbent` in step: improvements are broadcast while the ranks work, and
-/// after the run rank 0's copy holds the best of all ranks. The pieces
-/// record the bounds of the open nodes dropped when the run is stopped
-/// (`open`, reduced over the ranks to rank 0's); `watch` is called on rank
-/// 0 before the run (to show the improvements that reach it).
-pub(crate) fn run_bnb<S>(
-    search: &S,
-    incumbent: &Incumbent<Vec<u32>>,
-    cfg: &RunConfig,
-    open: &OpenBounds,
-    watch: &dyn Fn(),
-) -> Result<Option<Ran<BnbStats>>, Error>
-where
-    S: NodeBound<Output = BnbStats>,
-    S::Node: Clone + Serialize + DeserializeOwned,
-{
-    let (config, mpi) = start(cfg)?;
-    if mpi.rank() == 0 {
-        watch();
-    }
-    let limit = rank_limit(cfg, &mpi);
-    let inner = DfsCodec::new(search, cfg.split_policy).with_shared(incumbent);
-    let codec = WatchedCodec { inner, open, limit: &limit };
-    let root = Watched::new(codec.inner.root(), open, &limit);
-    run_on(mpi, &config, &codec, root, cfg, &limit, Some(open))
-}
-
-/// The codec of [`Watched`] pieces: the inner piece travels, emptied here
-/// (its drop records nothing) and watched again where it arrives.
-struct WatchedCodec<'a, S: NodeBound> {
-    inner: DfsCodec<'a, S>,
-    open: &'a OpenBounds,
-    limit: &'a Limit,
-}
-
-impl<'a, S> Codec for WatchedCodec<'a, S>
-where
-    S: NodeBound,
-    S::Node: Clone + Serialize + DeserializeOwned,
-{
-    type Work = Watched<'a, S>;
-
-    fn encode(&self, piece: Watched<'a, S>, out: &mut Vec<u8>) {
-        self.inner.encode(piece.take(), out);
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
-        let piece: DfsWork<'a, S> = self.inner.decode(bytes)?;
-        Ok(Watched::new(piece, self.open, self.limit))
-    }
-
-    fn shared(&self) -> Option<&dyn Shared> {
-        self.inner.shared()
-    }
-
-    fn needs_shared(&self) -> bool {
-        self.inner.needs_shared()
-    }
-
-    fn should_stop(&self) -> bool {
-        self.inner.should_stop()
-    }
-}
 
 /// Runs `root`, whose pieces cross between ranks by `codec`, on every rank:
 /// [`run_search`] for work that is not a search (integration, the
@@ -209,27 +128,6 @@ pub(crate) fn mpi_run<'a>(
     match super::deadline(cfg) {
         Some(at) => run.deadline_at(at),
         None => run,
-    }
-}
-
-/// Ends MPI on this rank once nothing is in flight any more: by
-/// `MPI_Finalize`, except at rank 0 when a signal is ending the job. Then
-/// mpirun may be ending it (a Ctrl-C to mpirun: it signals the ranks and
-/// kills them a second later), and `MPI_Finalize` would wait for it (its
-/// fence with the launcher never completes) until the kill, so rank 0's
-/// partial report would be lost: rank 0 ends without it. The other ranks,
-/// which print nothing, do finalize: if mpirun is ending the job they wait
-/// in the fence until it kills them, and if only the ranks were signalled
-/// (a batch system's SIGTERM) they wait there until rank 0 has printed its
-/// report and exited with code 3 — so the first rank that mpirun sees end
-/// without finalizing is rank 0, and mpirun exits with rank 0's code. (A
-/// rank that left without finalizing first would make mpirun report a
-/// failure of its own, exit code 1, or end the job before rank 0's report.)
-pub(crate) fn finalize(mpi: Mpi) {
-    if super::signalled() && mpi.rank() == 0 {
-        std::mem::forget(mpi);
-    } else {
-        drop(mpi);
     }
 }
 

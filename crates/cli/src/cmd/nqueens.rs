@@ -33,7 +33,7 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
     cfg.refuse_deterministic("nqueens")?;
     let n = args.n;
     let problem = NQueens::new(n)?.with_mirror(args.mirror);
-    let Some(outcome) = super::run_portable(&problem, &cfg, None, UNIT)? else {
+    let Some(outcome) = crate::run::search(&problem, &cfg, None, UNIT)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;

@@ -70,7 +70,7 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     let expected_nodes = params.expected_nodes();
     check_size(&params, tree, expected_nodes, cfg.max_nodes.is_some())?;
     let expected = tree.map(|t| t.nodes);
-    let Some(outcome) = super::run_portable(&uts, &cfg, expected, "nodes")? else {
+    let Some(outcome) = crate::run::search(&uts, &cfg, expected, "nodes")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;

@@ -1,0 +1,329 @@
+//! The commands' runs: their options ([`RunConfig`]) made into the
+//! library's [`treelb_run::Run`] — on threads, or across the MPI ranks
+//! that `mpirun` started — with the command's own parts around it: Ctrl-C
+//! and SIGTERM as a stop, `--time-limit` counted from the command's first
+//! run, the progress indicator, the trace file, and MPI's start and end.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Once, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use treelb::bound::{NodeBound, ProvenBound};
+use treelb::limit::{Limit, StopReason};
+use treelb::search::Search;
+use treelb::{Incumbent, RunStats};
+use treelb_mpi::wire::Codec;
+use treelb_run::{Out, Outcome, Pes, Run, Trace};
+
+use crate::config::{RunConfig, Runtime};
+use crate::error::{Error, err};
+use crate::progress::Progress;
+
+/// The end of a run: the merged output, the statistics, and why
+/// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
+/// done, if one did.
+pub(crate) struct Ran<O> {
+    pub(crate) output: O,
+    pub(crate) stats: RunStats,
+    /// Why the output is partial, if it is.
+    pub(crate) stopped: Option<StopReason>,
+}
+
+impl<O> Ran<O> {
+    /// Whether the output is partial.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.stopped.is_some()
+    }
+}
+
+/// A run and the proof of a branch and bound (or what takes its place).
+pub(crate) type Proven<O, B = ProvenBound> = (Ran<O>, B);
+
+/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a run.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal stopped the run.
+pub(crate) fn signalled() -> bool {
+    SIGNALLED.load(Ordering::SeqCst)
+}
+
+/// When the command's first run started (set by [`catch_signals`]): the
+/// time limit counts from here, across the segments of a checkpointed run.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// The command's deadline: `--time-limit` after its first run started.
+pub(crate) fn deadline(cfg: &RunConfig) -> Option<Instant> {
+    cfg.time_limit.map(|t| *STARTED.get_or_init(Instant::now) + t)
+}
+
+/// Checks the stops that come from outside the work — a signal, the
+/// command's deadline — and stops `limit` with the reason if one has come.
+/// Returns whether the run is being stopped (the poll of a phase before the
+/// run, like TSP's root; the runs themselves have the library watch them).
+pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
+    if signalled() {
+        limit.stop_because(StopReason::Signal);
+    }
+    limit.check_deadline(deadline(cfg))
+}
+
+/// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
+/// the run: the first signal stops every PE after its current slice and the
+/// run ends with a partial report (exit code 3), its trace written; a
+/// second signal ends the process at once (exit code 130). Under `mpirun`,
+/// which forwards a Ctrl-C to every rank as SIGINT or SIGTERM, every rank
+/// stops its own PEs and the partial results still reach rank 0.
+pub(crate) fn catch_signals() {
+    STARTED.get_or_init(Instant::now);
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if SIGNALLED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// The limit of a run: `--max-nodes`, or none but the stops a signal or
+/// `--time-limit` ask for (an unbounded limit touches no shared counter per
+/// slice).
+pub(crate) fn limit_of(cfg: &RunConfig) -> Limit {
+    cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new)
+}
+
+/// How often the progress indicator is updated.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// The environment variable that slows one rank down (tests): `RANK:MICROS`
+/// makes rank RANK sleep MICROS µs after every slice of Δt units.
+#[cfg(feature = "mpi")]
+const SLOW_VAR: &str = "TREELB_MPI_SLOW";
+
+/// Runs `root`, whose pieces travel by `codec` (between ranks, into a
+/// checkpoint), as the command's options say. `None` on MPI ranks other
+/// than 0, which print nothing.
+#[allow(dead_code)]
+pub(crate) fn work<C>(
+    codec: &C,
+    root: C::Work,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Option<Ran<Out<C>>>, Error>
+where
+    C: Codec,
+    C::Work: Clone,
+    Out<C>: Serialize + DeserializeOwned,
+{
+    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run(pes, codec, root))?;
+    Ok(ran.map(|(ran, _)| ran))
+}
+
+/// Runs `search` from its root as the command's options say. `None` on MPI
+/// ranks other than 0.
+pub(crate) fn search<S>(
+    search: &S,
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+) -> Result<Option<Ran<S::Output>>, Error>
+where
+    S: Search,
+    S::Node: Clone + Serialize + DeserializeOwned,
+    S::Output: Serialize + DeserializeOwned,
+{
+    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run_search(pes, search, cfg.split_policy))?;
+    Ok(ran.map(|(ran, _)| ran))
+}
+
+/// Runs the branch and bound `search`, whose answer is kept in `incumbent`,
+/// as the command's options say; `watch` is called before the run where
+/// the report is printed (to show the improvements as they come). Returns
+/// the run and its proof. `None` on MPI ranks other than 0.
+pub(crate) fn bnb<S>(
+    search: &S,
+    incumbent: &Incumbent<Vec<u32>>,
+    cfg: &RunConfig,
+    unit: &'static str,
+    watch: impl FnOnce(),
+) -> Result<Option<Proven<S::Output>>, Error>
+where
+    S: NodeBound,
+    S::Node: Clone + Serialize + DeserializeOwned,
+    S::Output: Serialize + DeserializeOwned,
+{
+    let ran = with_run(cfg, None, unit, |run, pes| {
+        if reports(pes) {
+            watch();
+        }
+        run.run_bnb(pes, search, cfg.split_policy, incumbent)
+    })?;
+    Ok(ran.map(|(ran, bound)| (ran, bound.expect("a branch and bound's outcome has its proof"))))
+}
+
+/// Whether this process prints the report: every threads run, rank 0 of
+/// an MPI run.
+fn reports(pes: Pes<'_>) -> bool {
+    match pes {
+        Pes::Threads(_) => true,
+        #[cfg(feature = "mpi")]
+        Pes::Mpi(mpi) => mpi.rank() == 0,
+        #[allow(unreachable_patterns)]
+        _ => unreachable!("no other place for PEs"),
+    }
+}
+
+/// The library's run for the command's options, given to `go` with where
+/// its PEs are (MPI initialized before and finalized after); the progress,
+/// the line on MPI's own figures and the trace around it.
+fn with_run<O>(
+    cfg: &RunConfig,
+    expected_units: Option<u64>,
+    unit: &'static str,
+    go: impl FnOnce(Run<'_>, Pes<'_>) -> Result<Option<Outcome<O>>, treelb_run::Error>,
+) -> Result<Option<Proven<O, Option<ProvenBound>>>, Error> {
+    catch_signals();
+    let mut progress = Progress::new(cfg.feedback, expected_units, unit);
+    let mut run = Run::new(cfg.spec.clone())
+        .pin(cfg.pin)
+        .trace(cfg.trace.is_some())
+        .stop_when(|| signalled().then_some(StopReason::Signal));
+    if let Some(at) = deadline(cfg) {
+        run = run.deadline_at(at);
+    }
+    if let Some(max) = cfg.max_nodes {
+        run = run.max_units(max);
+    }
+    if let Some(plan) = &cfg.checkpoint {
+        run = run.checkpoint(|| plan.open());
+    }
+    let checkpoint_error = |e: treelb_run::Error| match e {
+        treelb_run::Error::Checkpoint(e) => err!("--checkpoint {e}"),
+        e => Error::from(e),
+    };
+    let outcome = match cfg.kind {
+        Runtime::Threads => {
+            progress.started(cfg);
+            let run = run.observe(PROGRESS_EVERY, |s| progress.update(s));
+            let outcome = go(run, Pes::Threads(cfg.threads)).map_err(checkpoint_error)?;
+            progress.finish();
+            outcome
+        }
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => {
+            let slow = match std::env::var(SLOW_VAR) {
+                Ok(v) => Some(
+                    treelb_mpi::Slow::parse(&v)
+                        .ok_or_else(|| err!("{SLOW_VAR}: expected RANK:MICROS, got `{v}`"))?,
+                ),
+                Err(_) => None,
+            };
+            if let Some(slow) = slow {
+                run = run.slow_rank(slow);
+            }
+            let mpi = treelb_mpi::Mpi::init(cfg.threads)?;
+            let result = go(run, Pes::Mpi(&mpi));
+            finalize(mpi);
+            result.map_err(checkpoint_error)?
+        }
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    };
+    let Some(mut outcome) = outcome else {
+        return Ok(None);
+    };
+    if let Some(figures) = outcome.mpi {
+        // A line on the runtime, with the progress (on a terminal, or
+        // --progress): a normal run prints nothing on stderr.
+        if cfg.feedback.on() {
+            mpi_line(&outcome, &figures);
+        }
+    }
+    if let (Some(path), Some(trace)) = (&cfg.trace, outcome.trace.take()) {
+        write_trace(cfg, path, trace, outcome.stats.wall);
+    }
+    let bound = outcome.bound;
+    Ok(Some((Ran { output: outcome.output, stats: outcome.stats, stopped: outcome.stopped }, bound)))
+}
+
+/// The MPI runtime's figures, on stderr.
+fn mpi_line<O>(o: &Outcome<O>, figures: &treelb_run::MpiFigures) {
+    let busy = o.stats.total().busy.as_secs_f64();
+    let probe = figures.probe;
+    let probe_share = if busy > 0.0 { probe.nanos * 1e-9 * probe.probes as f64 / busy } else { 0.0 };
+    let broadcasts = if figures.improvements > 0 {
+        format!("; {} improvement messages", figures.improvements)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "treelb: mpi: {} ranks × {} threads ({}); one empty probe costs {:.0} ns, {} probes ≈ {:.2} % of busy time; {} termination waves{broadcasts}",
+        o.ranks,
+        o.threads,
+        figures.thread_support,
+        probe.nanos,
+        probe.probes,
+        100.0 * probe_share,
+        figures.waves
+    );
+}
+
+/// Writes the trace to `path` after the report (the path was checked
+/// before the run, see [`crate::outputs`]), with notes on the run.
+pub(crate) fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
+    let c = &cfg.spec;
+    trace.notes = vec![
+        "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
+        "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
+        format!("command: {}", command_line()),
+        format!(
+            "strategy: {}, threads: {}, budget: {}, init: {}, split policy: {}, wall: {:.6} s",
+            c.strategy,
+            cfg.threads,
+            c.budget,
+            c.init,
+            cfg.split_policy,
+            wall.as_secs_f64()
+        ),
+    ];
+    crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
+}
+
+/// This process's command line, quoted for a POSIX shell where needed.
+fn command_line() -> String {
+    let quote = |a: String| {
+        let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c));
+        if plain { a } else { format!("'{}'", a.replace('\'', "'\\''")) }
+    };
+    let mut args = std::env::args();
+    let program = args.next().map_or_else(
+        || "treelb".to_owned(),
+        |p| std::path::Path::new(&p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned()),
+    );
+    std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
+}
+
+/// Ends MPI on this rank once nothing is in flight any more: by
+/// `MPI_Finalize`, except at rank 0 when a signal is ending the job. Then
+/// mpirun may be ending it (a Ctrl-C to mpirun: it signals the ranks and
+/// kills them a second later), and `MPI_Finalize` would wait for it (its
+/// fence with the launcher never completes) until the kill, so rank 0's
+/// partial report would be lost: rank 0 ends without it. The other ranks,
+/// which print nothing, do finalize: if mpirun is ending the job they wait
+/// in the fence until it kills them, and if only the ranks were signalled
+/// (a batch system's SIGTERM) they wait there until rank 0 has printed its
+/// report and exited with code 3 — so the first rank that mpirun sees end
+/// without finalizing is rank 0, and mpirun exits with rank 0's code. (A
+/// rank that left without finalizing first would make mpirun report a
+/// failure of its own, exit code 1, or end the job before rank 0's report.)
+#[cfg(feature = "mpi")]
+pub(crate) fn finalize(mpi: treelb_mpi::Mpi) {
+    if signalled() && mpi.rank() == 0 {
+        std::mem::forget(mpi);
+    } else {
+        drop(mpi);
+    }
+}
