@@ -83,6 +83,7 @@
 //! ```
 
 pub mod alloc;
+pub mod calibrate;
 pub mod engine;
 pub mod machine;
 pub mod maxload;

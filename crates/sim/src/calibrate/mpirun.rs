@@ -1,0 +1,166 @@
+//! Real runs of the MPI runtime: the `treelb` program under `mpirun`.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use treelb::{RunSpec, Strategy};
+
+use super::apps::app_args;
+use super::{Error, Measured};
+
+/// How the calibration starts MPI runs: `mpirun --oversubscribe -np N` on
+/// a `treelb` program built with the MPI runtime — `treelb sim ping-pong`
+/// for [`Mpirun::ping_pong`], an application with `--runtime mpi --json`
+/// for [`Mpirun::measure`].
+#[derive(Clone, Debug)]
+pub struct Mpirun {
+    /// The `treelb` program every rank runs; `None`: the running program.
+    pub program: Option<PathBuf>,
+    /// The longest one `mpirun` may take; it is killed after that.
+    pub limit: Duration,
+}
+
+impl Default for Mpirun {
+    /// The running program, five minutes a run.
+    fn default() -> Self {
+        Mpirun { program: None, limit: Duration::from_secs(300) }
+    }
+}
+
+/// What `treelb sim ping-pong` prints on rank 0, as JSON: the MPI
+/// runtime's message and probe costs between two ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PingPong {
+    /// One message between two ranks, in nanoseconds: half the round trip
+    /// of the runtime's `MPI_Isend` + `MPI_Improbe` + `MPI_Mrecv`.
+    pub t_rout: f64,
+    /// One `MPI_Improbe` that finds nothing, in nanoseconds.
+    pub t_probe: f64,
+}
+
+/// The parts of `treelb … --runtime mpi --json`'s report a measured run
+/// needs.
+#[derive(Deserialize)]
+struct RunReport {
+    #[serde(default)]
+    work_units: u64,
+    wall_secs: Option<f64>,
+    #[serde(default)]
+    pes: Vec<PeReport>,
+}
+
+/// One PE of that report.
+#[derive(Deserialize)]
+struct PeReport {
+    #[serde(default)]
+    busy: f64,
+    #[serde(default)]
+    requests_sent: u64,
+    #[serde(default)]
+    pieces_received: u64,
+}
+
+impl Mpirun {
+    /// Runs `mpirun --oversubscribe -np NP` on the program with `args`;
+    /// returns rank 0's standard output. Fails with a message naming the
+    /// command if it fails or runs past [`Mpirun::limit`] (it is then
+    /// killed).
+    pub fn run(&self, np: usize, args: &[String]) -> Result<String, Error> {
+        let fail = |command: &str, message: String| Error::Mpirun { command: command.to_owned(), message };
+        let exe = match &self.program {
+            Some(p) => p.clone(),
+            None => std::env::current_exe()
+                .map_err(|e| fail("mpirun", format!("cannot find this program: {e}")))?,
+        };
+        let shown = format!("mpirun -np {np} treelb {}", args.join(" "));
+        let mut child = Command::new("mpirun")
+            .args(["--oversubscribe", "-np", &np.to_string()])
+            .arg(&exe)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| fail(&shown, format!("cannot start mpirun: {e}")))?;
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let reader = std::thread::spawn(move || {
+            let (mut o, mut e) = (String::new(), String::new());
+            let _ = stdout.read_to_string(&mut o);
+            let _ = stderr.read_to_string(&mut e);
+            (o, e)
+        });
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| fail(&shown, e.to_string()))? {
+                break status;
+            }
+            if start.elapsed() > self.limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(fail(&shown, format!("ran past {} s and was killed", self.limit.as_secs())));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let (o, e) = reader.join().unwrap_or_default();
+        if !status.success() {
+            let last = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            return Err(fail(&shown, format!("failed ({status}): {last}")));
+        }
+        Ok(o)
+    }
+
+    /// T_rout and the cost of an empty probe between two MPI ranks: `treelb
+    /// sim ping-pong` under `mpirun -np 2`.
+    pub fn ping_pong(&self) -> Result<PingPong, Error> {
+        let o = self.run(2, &["sim".into(), "ping-pong".into()])?;
+        serde_json::from_str(o.trim()).map_err(|e| Error::Mpirun {
+            command: "mpirun -np 2 treelb sim ping-pong".into(),
+            message: format!("no result on rank 0 ({e}): {o}"),
+        })
+    }
+
+    /// One run of `app` (`uts:T1`, `nqueens:12`, `clique:FILE`, a file
+    /// looked up in `instances` as for [`super::calibrate`]) on `np` ranks
+    /// of the MPI runtime with `strategy`, oldest-half splitting and the
+    /// default budget: its units of work, wall time, and its PEs' busy
+    /// time, requests and transfers summed.
+    pub fn measure(
+        &self,
+        app: &str,
+        np: usize,
+        strategy: Strategy,
+        instances: Option<&Path>,
+    ) -> Result<Measured, Error> {
+        let mut args = app_args(app, instances)?;
+        args.extend(
+            [
+                "--runtime",
+                "mpi",
+                "--no-progress",
+                "--json",
+                "--strategy",
+                strategy.name(),
+                "--split-policy",
+                "oldest-half",
+                "--budget",
+                &RunSpec::default().budget.to_string(),
+            ]
+            .map(str::to_owned),
+        );
+        let o = self.run(np, &args)?;
+        let r: RunReport = serde_json::from_str(o.trim()).map_err(|e| Error::Mpirun {
+            command: format!("mpirun -np {np} treelb {}", args.join(" ")),
+            message: format!("no JSON report ({e})"),
+        })?;
+        Ok(Measured {
+            nodes: r.work_units,
+            wall: r.wall_secs.unwrap_or(f64::NAN),
+            busy: r.pes.iter().map(|p| p.busy).sum(),
+            requests: r.pes.iter().map(|p| p.requests_sent).sum(),
+            transfers: r.pes.iter().map(|p| p.pieces_received).sum(),
+        })
+    }
+}
