@@ -93,6 +93,7 @@ pub mod producer;
 pub mod queue;
 #[cfg(feature = "report")]
 pub mod reproduce;
+pub mod run;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;
