@@ -6,7 +6,13 @@
 //!   writes `docs/reproductions/README.md` with its plots;
 //! * `treelb sim calibrate` and `treelb sim predict` measure the model's
 //!   costs on this machine and set its predictions beside real runs
-//!   ([`crate::cmd::calibrate`]).
+//!   ([`crate::cmd::calibrate`]);
+//! * `treelb sim ybwc` sets the model of young brothers wait beside the
+//!   threads runtime ([`crate::cmd::sim_ybwc`]).
+//!
+//! The runs are the library's ([`treelb_sim::run`], [`treelb_sim::reproduce`],
+//! [`treelb_sim::ybwc::compare`]): here the arguments become their
+//! configuration, and the outcome a report.
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
