@@ -5,13 +5,15 @@
 //! not a terminal, nothing, unless `--progress` asks for plain lines: one
 //! when the run starts, then one at growing intervals (1 s, 2 s, 5 s, 10 s,
 //! 30 s, then every minute), so that a log of a long run stays short. What
-//! stderr gets is decided once, in [`Feedback`].
+//! stderr gets is decided once, in [`Feedback`]. The simulator's long
+//! commands show their phases instead ([`Phases`]).
 
 use std::io::Write;
 use std::sync::Once;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use treelb_sim::sweep::Observer;
 use treelb_threads::Snapshot;
 
 use crate::config::{Feedback, RunConfig};
@@ -126,6 +128,60 @@ impl Progress {
     pub(crate) fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// A bar on stderr for the phases of a long simulator command (`treelb
+/// sim reproduce`, `treelb sim ybwc`), and the lines of the sections it
+/// finishes; the bar only where `enabled` (a terminal).
+pub(crate) struct Phases {
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Phases {
+    /// Bars if `enabled`; the sections' lines in any case.
+    pub(crate) fn new(enabled: bool) -> Self {
+        Phases { bar: None, enabled }
+    }
+
+    /// Removes the bar before the report is printed.
+    pub(crate) fn finish(mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Phases {
+    fn phase(&mut self, label: &str, total: u64) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        if self.enabled {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{elapsed_precise} {msg:>16} [{bar:30}] {pos}/{len}")
+                    .expect("valid template"),
+            );
+            b.set_message(label.to_owned());
+            self.bar = Some(b);
+        }
+    }
+
+    fn step(&mut self) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+    }
+
+    fn section(&mut self, name: &str, wall: f64, cpu: Option<f64>) {
+        let cpu = cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
+        let line = format!("{wall:>7.1} s{cpu}  {name}");
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
         }
     }
 }

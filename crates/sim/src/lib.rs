@@ -94,6 +94,7 @@ pub mod producer;
 pub mod queue;
 #[cfg(feature = "report")]
 pub mod reproduce;
+pub mod run;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;

@@ -41,6 +41,8 @@ use crate::machine::Machine;
 use crate::queue::Time;
 use crate::workload::SimWork;
 
+pub mod compare;
+
 impl<G: Game> SimWork for YbwWork<'_, G> {}
 
 /// The sequential solution of a set of trees: their exact values, and the
