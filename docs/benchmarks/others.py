@@ -4,7 +4,7 @@ The benchmark scripts beside this file (extreme-p, fine-grain) import it.
 The load average cannot tell: it remembers the minutes before a run and
 counts the run's own processes. This is the processors' busy time from
 /proc/stat less the CPU time of the script's own children, over the cores
-and the span, as `treelb_bench::machine::OthersMeter` does in Rust.
+and the span, as `treelb_bench::host::OthersMeter` does in Rust.
 """
 
 import os
@@ -12,7 +12,7 @@ import resource
 import time
 
 # Above this share of the cores taken by other processes, a run is reported
-# as made on a loaded machine (`treelb_bench::machine::LOADED_SHARE`).
+# as made on a loaded machine (`treelb_bench::host::LOADED_SHARE`).
 LOADED_SHARE = 0.05
 
 

@@ -7,7 +7,7 @@
 
 use treelb::{Init, Strategy};
 use treelb_sim::engine::thread_cpu_seconds;
-use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network, SimConfig, simulate};
+use treelb_sim::{AlphaDist, AlphaModel, Costs, Network, Platform, SimConfig, simulate};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -26,7 +26,7 @@ fn main() {
             continue;
         }
         for init in [Init::Root, Init::Selective] {
-            let machine = Machine::new(p, Network::Crossbar, Costs::default());
+            let machine = Platform::new(p, Network::Crossbar, Costs::default());
             let cfg = SimConfig::model(machine, strategy, init, 42);
             let cpu = thread_cpu_seconds();
             let (r, done) = simulate(model.root(), &cfg).expect("stealing strategy");

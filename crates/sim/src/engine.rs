@@ -16,7 +16,7 @@
 //!   push, or for the end, does nothing).
 //!
 //! A message from PE i to PE j arrives `T_rout · max(1, d(i, j))` after it
-//! is sent ([`Machine::delay`]). The run's hub (the counter of global
+//! is sent ([`Platform::delay`]). The run's hub (the counter of global
 //! round robin, the load heap of max-load, the central pool of
 //! master–worker) sits at PE 0 and serves one message per `T_counter`, in
 //! arrival order; every message to and from it travels the network.
@@ -39,7 +39,7 @@
 //! when a busy PE probes, which message waits for the next probe.
 //!
 //! The run ends when no piece is left — on a PE, in a pool, in a message or
-//! at the hub — plus the termination detection delay of the [`Machine`].
+//! at the hub — plus the termination detection delay of the [`Platform`].
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -50,7 +50,7 @@ use treelb::spec::SpecError;
 use treelb::strategy::{Actions, Balance, Event, Hub, HubAction, HubEvent, Waiting, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
-use crate::machine::{Cores, Machine};
+use crate::platform::{Cores, Platform};
 use crate::queue::{EventQueue, HUB, Kind, Msg, NONE, Tag, Time, decode_load, encode_load};
 use crate::utilization::{Recorder, Utilization};
 use crate::workload::SimWork;
@@ -59,7 +59,7 @@ use crate::workload::SimWork;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimConfig {
     /// The machine: P, network, costs.
-    pub machine: Machine,
+    pub machine: Platform,
     /// How to balance: the same specification the runtimes take (Δt in
     /// units of work, as everywhere).
     pub spec: RunSpec,
@@ -91,7 +91,7 @@ pub const REFERENCE_BUDGET: treelb::spec::Budget = treelb::spec::Budget::of(100)
 
 impl SimConfig {
     /// A configuration with one tick per unit of work and no event limit.
-    pub fn new(machine: Machine, spec: RunSpec) -> Self {
+    pub fn new(machine: Platform, spec: RunSpec) -> Self {
         SimConfig {
             machine,
             spec,
@@ -105,7 +105,7 @@ impl SimConfig {
 
     /// A reference run: `strategy` from `init` with the run seed `seed`,
     /// Δt = [`REFERENCE_BUDGET`], the other parameters at their defaults.
-    pub fn model(machine: Machine, strategy: Strategy, init: Init, seed: u64) -> Self {
+    pub fn model(machine: Platform, strategy: Strategy, init: Init, seed: u64) -> Self {
         let spec = RunSpec { strategy, init, seed, budget: REFERENCE_BUDGET, ..RunSpec::default() };
         SimConfig::new(machine, spec)
     }
@@ -124,7 +124,7 @@ pub struct SimReport {
     /// The initialization's name.
     pub init: String,
     /// The machine.
-    pub machine: Machine,
+    pub machine: Platform,
     /// Δt, in units of work.
     pub budget: u64,
     /// `T_seq`: the sequential time of the work done, in ticks.
@@ -250,7 +250,7 @@ struct Pe<W> {
 }
 
 struct Sim<W: SimWork> {
-    m: Machine,
+    m: Platform,
     q: EventQueue,
     hot: Vec<Hot>,
     pes: Vec<Pe<W>>,

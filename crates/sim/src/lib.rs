@@ -14,7 +14,7 @@
 //! * [`machine`] — Sanders' conservative LogP ([Sanders 1999] §1.1): a message
 //!   travels `T_rout` per hop of the network (crossbar, fat tree, 3D/2D
 //!   torus, ring) and costs its sender and its receiver `T_rout` each
-//!   ([`machine::Overhead::SendReceive`]; [`machine::Overhead::Latency`] is
+//!   ([`platform::Overhead::SendReceive`]; [`platform::Overhead::Latency`] is
 //!   the optimistic model in which it only travels); a busy PE probes for
 //!   messages every Δt of work (the spec's Δt in units, times the ticks of
 //!   a unit) at `T_poll` a probe; a split costs `T_split`; termination
@@ -70,12 +70,12 @@
 //! ```
 //! use treelb::{RunSpec, Strategy};
 //! use treelb_sim::engine::{simulate, SimConfig};
-//! use treelb_sim::machine::{Costs, Machine, Network};
+//! use treelb_sim::platform::{Costs, Platform, Network};
 //! use treelb_sim::workload::{AlphaDist, AlphaModel};
 //!
 //! let model = AlphaModel { total: 10_000_000, dist: AlphaDist::Fixed { alpha: 1.0 / 3.0 },
 //!                          atomic: 100, max_generation: 64, seed: 1 };
-//! let machine = Machine::new(256, Network::Crossbar, Costs::default());
+//! let machine = Platform::new(256, Network::Crossbar, Costs::default());
 //! let cfg = SimConfig::new(machine, RunSpec { budget: treelb::spec::Budget::of(100), seed: 7, ..RunSpec::default() });
 //! let (report, done) = simulate(model.root(), &cfg).unwrap();
 //! assert_eq!(done, 10_000_000); // every unit of work done exactly once
@@ -85,9 +85,9 @@
 pub mod alloc;
 pub mod calibrate;
 pub mod engine;
-pub mod machine;
 pub mod maxload;
 pub mod multilevel;
+pub mod platform;
 #[cfg(feature = "report")]
 pub mod plot;
 pub mod producer;
@@ -101,5 +101,5 @@ pub mod workload;
 pub mod ybwc;
 
 pub use engine::{SimConfig, SimReport, simulate};
-pub use machine::{Cores, Costs, Machine, Network};
+pub use platform::{Cores, Costs, Network, Platform};
 pub use workload::{AlphaDist, AlphaModel, AlphaPiece, SimWork};

@@ -76,7 +76,7 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimReport;
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::producer::Sizes;
 use crate::queue::Time;
 use crate::sweep::Observer;
@@ -341,7 +341,7 @@ impl Multilevel {
         SimReport {
             strategy: treelb::Strategy::Multilevel.name().to_owned(),
             init: treelb::Init::Root.name().to_owned(),
-            machine: Machine::new(p, Network::Crossbar, costs),
+            machine: Platform::new(p, Network::Crossbar, costs),
             budget: 0,
             t_seq: run.t_seq,
             t_par: run.t_par,

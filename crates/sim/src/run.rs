@@ -12,9 +12,9 @@
 //! ```
 //! use treelb::{RunSpec, Strategy};
 //! use treelb_sim::run::{RunConfig, Workload};
-//! use treelb_sim::{AlphaDist, Costs, Machine, Network};
+//! use treelb_sim::{AlphaDist, Costs, Platform, Network};
 //!
-//! let machine = Machine::new(64, Network::Crossbar, Costs::default());
+//! let machine = Platform::new(64, Network::Crossbar, Costs::default());
 //! let spec = RunSpec { strategy: Strategy::RandomPolling, ..RunSpec::default() };
 //! let workload = Workload::Alpha {
 //!     dist: AlphaDist::Fixed { alpha: 1.0 / 3.0 },
@@ -37,8 +37,8 @@ use treelb::{Init, RunSpec, SplitPolicy, Strategy};
 use treelb_apps::uts::{Params, ParamsError, Uts, UtsResult};
 
 use crate::engine::{SimConfig, SimReport, simulate_with};
-use crate::machine::{Machine, Network};
 use crate::multilevel::{MAX_LEVELS, Multilevel, Search, TreeError, best_rho, theorem4_fanout};
+use crate::platform::{Network, Platform};
 use crate::producer::Sizes;
 use crate::queue::Time;
 use crate::workload::{AlphaDist, AlphaModel};
@@ -47,7 +47,7 @@ use crate::workload::{AlphaDist, AlphaModel};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunConfig {
     /// P, the network and the costs.
-    pub machine: Machine,
+    pub machine: Platform,
     /// How to balance: strategy, initialization, seed, Δt, and the
     /// strategies' parameters (max-load's ρ, the fan-outs of the engine's
     /// multilevel tree).
@@ -317,7 +317,7 @@ impl From<TreeError> for RunError {
 impl RunConfig {
     /// A run of `workload` on `machine` under `spec`, without an event
     /// limit or per-PE counters.
-    pub fn new(machine: Machine, spec: RunSpec, workload: Workload) -> Self {
+    pub fn new(machine: Platform, spec: RunSpec, workload: Workload) -> Self {
         RunConfig { machine, spec, workload, max_events: None, per_pe: false }
     }
 

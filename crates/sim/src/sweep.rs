@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use treelb::{Init, Strategy};
 
 use crate::engine::{SimConfig, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::workload::{AlphaDist, AlphaModel};
 
 /// Reports the progress of long sweeps (the CLI shows a bar on a terminal).
@@ -87,7 +87,7 @@ pub struct IsoPoint {
 
 /// The mean efficiency of `setup` at P PEs and work `w`, and the events.
 pub fn mean_efficiency(setup: &IsoSetup, p: u32, w: u64) -> (f64, u64) {
-    let machine = Machine::new(p, setup.network, setup.costs);
+    let machine = Platform::new(p, setup.network, setup.costs);
     let mut sum = 0.0;
     let mut events = 0;
     for s in 0..setup.seeds.max(1) {

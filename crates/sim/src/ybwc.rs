@@ -7,7 +7,7 @@
 //! frames, windows, aborts and urgency as the threads runtime, and the same
 //! strategy machine deciding who asks whom. What the model replaces is
 //! time: expanding one position costs `node_ticks` ticks, a message, a
-//! split and a probe cost what the [`Machine`] says, and a PE works its
+//! split and a probe cost what the [`Platform`] says, and a PE works its
 //! piece in slices of Δt positions, each slice done at once at the start of
 //! its Δt (so a cutoff found in a slice reaches the shared frame at the
 //! slice's start, and a stolen piece notices an abort at its next slice, as
@@ -37,7 +37,7 @@ use treelb::{RunSpec, Strategy};
 use treelb_apps::gametree::GameTree;
 
 use crate::engine::{SimConfig, simulate};
-use crate::machine::Machine;
+use crate::platform::Platform;
 use crate::queue::Time;
 use crate::workload::SimWork;
 
@@ -125,13 +125,13 @@ impl YbwcPoint {
 /// ```
 /// use treelb::RunSpec;
 /// use treelb_apps::gametree::GameTree;
-/// use treelb_sim::{Costs, Machine, Network};
+/// use treelb_sim::{Costs, Platform, Network};
 /// use treelb_sim::ybwc::{sequential, simulate_ybwc};
 ///
 /// let trees: Vec<GameTree> =
 ///     (0..2).map(|seed| GameTree { branching: 4, depth: 7, weight: 10, ordering: 0.9, seed }).collect();
 /// let seq = sequential(&trees);
-/// let m = Machine::new(8, Network::Crossbar, Costs::default());
+/// let m = Platform::new(8, Network::Crossbar, Costs::default());
 /// let spec = RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() };
 /// let point = simulate_ybwc(&trees, &seq, m, &spec, 10, true).unwrap();
 /// assert_eq!(point.seq_nodes, seq.nodes);
@@ -141,7 +141,7 @@ impl YbwcPoint {
 pub fn simulate_ybwc(
     trees: &[GameTree],
     seq: &Sequential,
-    machine: Machine,
+    machine: Platform,
     spec: &RunSpec,
     node_ticks: Time,
     ybw: bool,
@@ -187,7 +187,7 @@ pub const STRATEGIES: [Strategy; 3] =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::{Costs, Network};
+    use crate::platform::{Costs, Network};
 
     fn trees(ordering: f64) -> Vec<GameTree> {
         (0..3).map(|seed| GameTree { branching: 5, depth: 8, weight: 10, ordering, seed }).collect()
@@ -197,7 +197,7 @@ mod tests {
     fn one_pe_searches_exactly_the_sequential_nodes() {
         let t = trees(0.9);
         let seq = sequential(&t);
-        let m = Machine::new(1, Network::Crossbar, Costs::default());
+        let m = Platform::new(1, Network::Crossbar, Costs::default());
         let point = simulate_ybwc(&t, &seq, m, &RunSpec::default(), 10, true).unwrap();
         assert_eq!((point.nodes, point.aborted_nodes), (seq.nodes, 0));
         // One PE: the sequential time, plus a probe every Δt and the
@@ -214,7 +214,7 @@ mod tests {
         let mut overhead = Vec::new();
         for p in [2, 8, 32] {
             for ybw in [true, false] {
-                let m = Machine::new(p, Network::Crossbar, Costs::default());
+                let m = Platform::new(p, Network::Crossbar, Costs::default());
                 let point = simulate_ybwc(&t, &seq, m, &spec, 10, ybw).unwrap();
                 assert!(point.nodes >= point.aborted_nodes);
                 overhead.push((p, ybw, point.overhead()));
@@ -230,7 +230,7 @@ mod tests {
     fn the_same_seed_gives_the_same_simulation() {
         let t = trees(0.5);
         let seq = sequential(&t);
-        let m = Machine::new(4, Network::Crossbar, Costs::default());
+        let m = Platform::new(4, Network::Crossbar, Costs::default());
         let spec = RunSpec { budget: treelb::spec::Budget::of(8), seed: 5, ..RunSpec::default() };
         let a = simulate_ybwc(&t, &seq, m, &spec, 10, true).unwrap();
         let b = simulate_ybwc(&t, &seq, m, &spec, 10, true).unwrap();

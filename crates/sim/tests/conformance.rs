@@ -30,7 +30,7 @@ use treelb::strategy::{Action, Decision, Event, replay};
 use treelb::{RunSpec, Strategy};
 use treelb_apps::uts::{Params, Uts};
 use treelb_sim::engine::{SimConfig, simulate_with};
-use treelb_sim::{Costs, Machine, Network};
+use treelb_sim::{Costs, Network, Platform};
 
 /// A UTS tree of some ten thousand nodes.
 fn tree() -> Uts {
@@ -54,7 +54,8 @@ fn runs(strategy: Strategy, p: usize) -> Vec<Run> {
     let root = || DfsWork::new(&uts, SplitPolicy::OldestHalf);
     let stepped = Stepper::new(spec(strategy), p).run(root());
     assert_eq!(stepped.output, expected, "stepper, {strategy}");
-    let mut cfg = SimConfig::new(Machine::new(p as u32, Network::Crossbar, Costs::default()), spec(strategy));
+    let mut cfg =
+        SimConfig::new(Platform::new(p as u32, Network::Crossbar, Costs::default()), spec(strategy));
     cfg.unit_ticks = 10;
     cfg.record_decisions = true;
     let (report, out) = simulate_with(root(), &cfg, true).unwrap();

@@ -10,7 +10,7 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, RunSpec, Strategy};
 use treelb_apps::uts::{Params, Uts};
 use treelb_sim::engine::{SimConfig, simulate};
-use treelb_sim::{AlphaDist, AlphaModel, Cores, Costs, Machine, Network};
+use treelb_sim::{AlphaDist, AlphaModel, Cores, Costs, Network, Platform};
 
 const RUN_TO_IDLE: Cores = Cores { cores: 2, quantum: None, switch: 50 };
 const TIME_SHARING: Cores = Cores { cores: 2, quantum: Some(20_000), switch: 500 };
@@ -36,7 +36,7 @@ fn bound_eight_pes_on_two_cores_at_most_a_quarter() {
     for cores in [RUN_TO_IDLE, TIME_SHARING] {
         for strategy in COMPARED {
             let mut cfg = SimConfig::model(
-                Machine::new(8, Network::Crossbar, Costs::default()),
+                Platform::new(8, Network::Crossbar, Costs::default()),
                 strategy,
                 Init::Root,
                 1,
@@ -70,7 +70,7 @@ fn bound_holds_on_a_real_tree() {
     for cores in [RUN_TO_IDLE, TIME_SHARING] {
         for p in [4u32, 8] {
             let mut cfg = SimConfig::new(
-                Machine::new(p, Network::Crossbar, Costs::default()),
+                Platform::new(p, Network::Crossbar, Costs::default()),
                 RunSpec { strategy: Strategy::RandomPolling, ..RunSpec::default() },
             );
             cfg.unit_ticks = 50;
@@ -93,7 +93,7 @@ fn as_many_cores_as_pes_changes_nothing() {
         seed: 1,
     };
     let mut cfg = SimConfig::model(
-        Machine::new(4, Network::Crossbar, Costs::default()),
+        Platform::new(4, Network::Crossbar, Costs::default()),
         Strategy::RandomPolling,
         Init::Root,
         2,
@@ -122,7 +122,7 @@ fn hand_computed_two_pes_on_one_core() {
         seed: 1,
     };
     let mut cfg = SimConfig::model(
-        Machine::new(2, Network::Crossbar, Costs::default()),
+        Platform::new(2, Network::Crossbar, Costs::default()),
         Strategy::RandomPolling,
         Init::Root,
         1,
@@ -156,7 +156,7 @@ fn time_sharing_conserves_work() {
     for strategy in Strategy::ALL {
         for cores in [RUN_TO_IDLE, TIME_SHARING] {
             let mut cfg = SimConfig::model(
-                Machine::new(7, Network::Crossbar, Costs::default()),
+                Platform::new(7, Network::Crossbar, Costs::default()),
                 strategy,
                 Init::Root,
                 4,

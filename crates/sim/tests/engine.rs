@@ -11,15 +11,15 @@ use treelb::search::{DfsWork, SplitPolicy};
 use treelb::{Init, Strategy};
 use treelb_apps::uts::{Params, Uts};
 use treelb_sim::engine::{SimConfig, simulate, simulate_with};
-use treelb_sim::machine::{MessageSize, Overhead};
-use treelb_sim::{AlphaDist, AlphaModel, Costs, Machine, Network};
+use treelb_sim::platform::{MessageSize, Overhead};
+use treelb_sim::{AlphaDist, AlphaModel, Costs, Network, Platform};
 
 fn model(total: u64, dist: AlphaDist) -> AlphaModel {
     AlphaModel { total, dist, atomic: 50, max_generation: 40, seed: 9 }
 }
 
 fn config(p: u32, network: Network, strategy: Strategy, init: Init) -> SimConfig {
-    SimConfig::model(Machine::new(p, network, Costs::default()), strategy, init, 5)
+    SimConfig::model(Platform::new(p, network, Costs::default()), strategy, init, 5)
 }
 
 /// The stealing strategies, whose hand-computed timings are below.
@@ -88,7 +88,7 @@ fn hand_computed_one_pe() {
 /// The optimistic cost model: messages cost their ends nothing.
 fn optimistic(p: u32, strategy: Strategy, init: Init) -> SimConfig {
     let costs = Costs { overhead: Overhead::Latency, ..Costs::default() };
-    SimConfig::model(Machine::new(p, Network::Crossbar, costs), strategy, init, 5)
+    SimConfig::model(Platform::new(p, Network::Crossbar, costs), strategy, init, 5)
 }
 
 /// Two PEs, even splits (α = 1/2), costs T_rout = 100, T_split = 10,
@@ -258,7 +258,7 @@ fn hand_computed_two_pes_with_message_size() {
     let m = model(10_000, AlphaDist::Fixed { alpha: 0.5 });
     let costs = Costs { t_word: 1, size: MessageSize::Log, ..Costs::default() };
     let cfg =
-        SimConfig::model(Machine::new(2, Network::Crossbar, costs), Strategy::RandomPolling, Init::Root, 5);
+        SimConfig::model(Platform::new(2, Network::Crossbar, costs), Strategy::RandomPolling, Init::Root, 5);
     let (r, _) = simulate_with(m.root(), &cfg, true).unwrap();
     assert_eq!(r.t_last_work, 5560 + 13);
     assert_eq!(ticks(r.per_pe[1].busy), 5560 - 612);

@@ -26,7 +26,7 @@ use treelb_sim::engine::{REFERENCE_BUDGET, SimReport};
 use treelb_sim::multilevel::MAX_LEVELS;
 use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::run::{IidTree, RunConfig, RunError, TreeShape, Workload, WorkloadSummary};
-use treelb_sim::{Costs, Machine};
+use treelb_sim::{Costs, Platform};
 
 use crate::args::{ReproduceArgs, SimArgs, SimCommand, SimRunArgs};
 use crate::config::{Error, err, positive};
@@ -74,7 +74,7 @@ fn workload_spec(a: &SimRunArgs) -> &str {
 
 /// The run `treelb sim run` asks for.
 fn config(a: &SimRunArgs) -> Result<RunConfig, Error> {
-    let machine = Machine::new(a.pes, parse("--network", &a.network)?, costs(a)?);
+    let machine = Platform::new(a.pes, parse("--network", &a.network)?, costs(a)?);
     let workload_spec = workload_spec(a);
     let (kind, spec) = workload_spec.split_once(':').unwrap_or((workload_spec, ""));
     let strategy = a.strategy.0;

@@ -75,7 +75,7 @@ pub use mpirun::{Mpirun, PingPong};
 pub use predict::{CoreModel, PredictConfig, Prediction, Row, Runtime, Scaled, predict};
 pub use report::{MachineLoad, judge};
 
-use crate::{Cores, Costs, Machine, Network, SimConfig};
+use crate::{Cores, Costs, Network, Platform, SimConfig};
 
 /// Why a calibration or a prediction failed.
 #[derive(Debug)]
@@ -353,7 +353,7 @@ impl Calibration {
             ..Costs::default()
         };
         let mut cfg = SimConfig::new(
-            Machine::new(p as u32, Network::Crossbar, costs),
+            Platform::new(p as u32, Network::Crossbar, costs),
             RunSpec { strategy, ..RunSpec::default() },
         );
         let model = if !over {

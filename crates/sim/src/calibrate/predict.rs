@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use treelb::{RunSpec, Strategy};
 
 use super::{AppCost, Calibration, Error, Measured, Mpirun, Predicted, apps, load_average};
-use crate::{Machine, Network, SimConfig};
+use crate::{Network, Platform, SimConfig};
 
 /// The strategies a prediction compares: random polling, a round robin, a
 /// pushing strategy, max-load and multilevel.
@@ -292,7 +292,7 @@ pub fn predict(
                 for network in [Network::Crossbar, Network::Torus3d] {
                     for p in [1024u32, 16384] {
                         let sim = SimConfig::new(
-                            Machine::new(p, network, cal.costs()),
+                            Platform::new(p, network, cal.costs()),
                             RunSpec { strategy: Strategy::RandomPolling, ..RunSpec::default() },
                         );
                         let predicted = s.simulate(sim, app.ns_per_node)?;

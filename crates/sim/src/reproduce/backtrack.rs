@@ -6,7 +6,7 @@ use treelb::{Init, RunSpec, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::plot::short;
 use crate::queue::Time;
 use crate::sweep::Observer;
@@ -230,7 +230,7 @@ pub fn backtracking(scale: Scale, obs: &mut dyn Observer) -> Backtracking {
                     seed: 5,
                     ..RunSpec::default()
                 };
-                let mut cfg = SimConfig::new(Machine::new(p, Network::Crossbar, Costs::default()), spec);
+                let mut cfg = SimConfig::new(Platform::new(p, Network::Crossbar, Costs::default()), spec);
                 cfg.unit_ticks = step;
                 let (r, nodes) = simulate(DfsWork::new(&t, SplitPolicy::OldestHalf), &cfg).expect("a run");
                 debug_assert_eq!(nodes, t.nodes());

@@ -6,7 +6,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::queue::Time;
 use crate::sweep::{Observer, fit_line};
@@ -117,7 +117,7 @@ pub fn bound(scale: Scale, obs: &mut dyn Observer) -> Bound {
                 seed: 4,
             };
             let cfg = SimConfig::model(
-                Machine::new(p, Network::Crossbar, costs),
+                Platform::new(p, Network::Crossbar, costs),
                 Strategy::RandomPolling,
                 Init::Root,
                 3,

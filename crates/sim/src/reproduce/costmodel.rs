@@ -10,7 +10,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, SimReport, simulate};
-use crate::machine::{Costs, Machine, Network, Overhead};
+use crate::platform::{Costs, Network, Overhead, Platform};
 use crate::sweep::Observer;
 
 /// Every strategy under both cost models.
@@ -37,7 +37,7 @@ pub fn cost_models(scale: Scale, obs: &mut dyn Observer) -> CostModels {
     let model = sharing_model(work_per_pe, p);
     let run = |strategy, overhead| {
         let costs = Costs { overhead, ..Costs::default() };
-        let cfg = SimConfig::model(Machine::new(p, Network::Crossbar, costs), strategy, Init::Root, 5);
+        let cfg = SimConfig::model(Platform::new(p, Network::Crossbar, costs), strategy, Init::Root, 5);
         simulate(model.root(), &cfg).expect("a simulated strategy").0
     };
     let runs = Strategy::ALL

@@ -6,7 +6,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, SimReport, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::queue::Time;
 use crate::workload::{AlphaDist, AlphaModel};
@@ -80,7 +80,7 @@ pub fn fig2(scale: Scale) -> Fig2 {
         max_generation: u32::MAX,
         seed: 2,
     };
-    let machine = Machine::new(p, Network::Crossbar, Costs::default());
+    let machine = Platform::new(p, Network::Crossbar, Costs::default());
     let run = |init| {
         simulate(model.root(), &SimConfig::model(machine, Strategy::RandomPolling, init, 1))
             .expect("random polling")

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use treelb::{Init, Strategy};
 
 use super::*;
-use crate::machine::{Costs, MessageSize, Network};
+use crate::platform::{Costs, MessageSize, Network};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::sweep::{IsoPoint, IsoSetup, Observer, isoefficiency};
 use crate::workload::AlphaDist;

@@ -6,7 +6,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, SimReport, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::plot::{Chart, Legend, PlotError, Series, Style, short};
 use crate::sweep::Observer;
 use crate::workload::{AlphaDist, AlphaModel};
@@ -97,7 +97,7 @@ pub fn sharing(scale: Scale, obs: &mut dyn Observer) -> Sharing {
     let mut runs = Vec::new();
     for &p in ps {
         let model = sharing_model(work_per_pe, p);
-        let machine = Machine::new(p, Network::Crossbar, Costs::default());
+        let machine = Platform::new(p, Network::Crossbar, Costs::default());
         for strategy in COMPARED {
             let cfg = SimConfig::model(machine, strategy, Init::Root, 5);
             runs.push(simulate(model.root(), &cfg).expect("a simulated strategy").0);

@@ -3,7 +3,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, simulate, thread_cpu_seconds};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::sweep::Observer;
 use crate::workload::{AlphaDist, AlphaModel};
 
@@ -68,7 +68,7 @@ pub fn speed(scale: Scale, obs: &mut dyn Observer) -> Speed {
         .into_iter()
         .map(|(strategy, init)| {
             let cfg =
-                SimConfig::model(Machine::new(p, Network::Crossbar, Costs::default()), strategy, init, 42);
+                SimConfig::model(Platform::new(p, Network::Crossbar, Costs::default()), strategy, init, 42);
             let mut events = 0;
             let mut cpu_known = true;
             let rates = (0..reps)

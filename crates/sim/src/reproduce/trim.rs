@@ -5,7 +5,7 @@ use treelb::{Init, Strategy};
 
 use super::*;
 use crate::engine::{SimConfig, simulate};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::plot::short;
 use crate::queue::Time;
 use crate::sweep::Observer;
@@ -167,7 +167,7 @@ pub fn trim(scale: Scale, obs: &mut dyn Observer) -> Trim {
                     seed: 100 + seed,
                 };
                 let mut cfg = SimConfig::model(
-                    Machine::new(p, Network::Crossbar, costs),
+                    Platform::new(p, Network::Crossbar, costs),
                     Strategy::RandomPolling,
                     Init::Root,
                     seed,

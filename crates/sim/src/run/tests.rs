@@ -1,8 +1,8 @@
 use super::*;
-use crate::machine::Costs;
+use crate::platform::Costs;
 
 fn iid(p: u32, shape: TreeShape, rho: Granularity, sizes: Sizes, work: Time) -> RunConfig {
-    let machine = Machine::new(p, Network::Crossbar, Costs::default());
+    let machine = Platform::new(p, Network::Crossbar, Costs::default());
     let spec = RunSpec { strategy: Strategy::Multilevel, ..RunSpec::default() };
     RunConfig::new(machine, spec, Workload::Iid(IidTree { sizes, work, shape, rho, t_produce: None }))
 }
@@ -89,7 +89,7 @@ fn iid_of(c: &RunConfig) -> IidTree {
 #[test]
 fn every_pe_accounts_for_the_whole_run() {
     for strategy in [Strategy::RandomPolling, Strategy::TwoChoice] {
-        let machine = Machine::new(16, Network::Torus2d, Costs::default());
+        let machine = Platform::new(16, Network::Torus2d, Costs::default());
         let spec = RunSpec { strategy, budget: crate::engine::REFERENCE_BUDGET, ..RunSpec::default() };
         let mut cfg = RunConfig::new(machine, spec, alpha(1_000_000));
         cfg.per_pe = true;
@@ -108,7 +108,7 @@ fn every_strategy_runs_on_tree_shaped_work() {
     for strategy in Strategy::ALL {
         let name = strategy.name();
         let spec = RunSpec { strategy, budget: crate::engine::REFERENCE_BUDGET, ..RunSpec::default() };
-        let machine = Machine::new(32, Network::Crossbar, Costs::default());
+        let machine = Platform::new(32, Network::Crossbar, Costs::default());
         let r = RunConfig::new(machine, spec.clone(), alpha(200_000)).run().unwrap().report;
         assert_eq!((r.strategy.as_str(), r.work_units), (name, 200_000), "{name}");
         let uts = Workload::Uts {
@@ -118,7 +118,7 @@ fn every_strategy_runs_on_tree_shaped_work() {
             split_policy: SplitPolicy::OldestHalf,
         };
         let spec = RunSpec { init: Init::Selective, ..spec };
-        let machine = Machine::new(8, Network::Crossbar, Costs::default());
+        let machine = Platform::new(8, Network::Crossbar, Costs::default());
         let out = RunConfig::new(machine, spec, uts).run().unwrap();
         assert!(out.workload.to_string().starts_with("UTS T1: Tree size = 4130071,"), "{name}");
         assert_eq!(out.report.t_seq, 41_300_710, "{name}");
@@ -127,7 +127,7 @@ fn every_strategy_runs_on_tree_shaped_work() {
 
 #[test]
 fn an_event_limit_stops_the_engine() {
-    let machine = Machine::new(256, Network::Crossbar, Costs::default());
+    let machine = Platform::new(256, Network::Crossbar, Costs::default());
     let mut cfg = RunConfig::new(machine, RunSpec::default(), alpha(10_000_000));
     cfg.max_events = Some(5000);
     let r = cfg.run().unwrap().report;

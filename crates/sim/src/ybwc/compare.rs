@@ -30,7 +30,7 @@ use treelb::{RunSpec, Strategy};
 use treelb_apps::gametree::GameTree;
 
 use super::{sequential, simulate_ybwc};
-use crate::machine::{Costs, Machine, Network};
+use crate::platform::{Costs, Network, Platform};
 use crate::queue::Time;
 use crate::sweep::Observer;
 
@@ -259,7 +259,7 @@ pub fn compare(cfg: &Compare, obs: &mut dyn Observer) -> Result<Comparison, Comp
     obs.phase("model", 2 * cfg.pes.len() as u64);
     for &p in &cfg.pes {
         for ybw in [true, false] {
-            let machine = Machine::new(p, Network::Crossbar, cfg.costs);
+            let machine = Platform::new(p, Network::Crossbar, cfg.costs);
             let point = simulate_ybwc(&trees, &seq, machine, &spec, cfg.node_ticks, ybw)?;
             rows.push(Row {
                 engine: Engine::Model,

@@ -144,7 +144,7 @@ impl MessageSize {
     /// The words of a piece of `w` units.
     ///
     /// ```
-    /// use treelb_sim::machine::MessageSize;
+    /// use treelb_sim::platform::MessageSize;
     /// assert_eq!(MessageSize::Constant.words(1 << 20), 1);
     /// assert_eq!(MessageSize::Log.words(1 << 20), 20);
     /// assert_eq!(MessageSize::Power { milli: 500 }.words(1 << 20), 1024);
@@ -297,7 +297,7 @@ impl Cores {
     /// The bound the cores set on efficiency, `min(1, C / P)`.
     ///
     /// ```
-    /// use treelb_sim::machine::Cores;
+    /// use treelb_sim::platform::Cores;
     /// let c = Cores { cores: 2, quantum: None, switch: 0 };
     /// assert_eq!(c.bound(8), 0.25);
     /// assert_eq!(c.bound(2), 1.0);
@@ -309,7 +309,7 @@ impl Cores {
 
 /// A machine: P PEs, a network and the costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Machine {
+pub struct Platform {
     /// The number of PEs.
     pub p: u32,
     /// The network.
@@ -321,7 +321,7 @@ pub struct Machine {
     dims: [u32; 3],
 }
 
-impl Machine {
+impl Platform {
     /// A machine of `p` PEs (at least 1) on `network` with `costs`.
     ///
     /// A torus whose side would not be whole takes the nearest power-of-two
@@ -341,14 +341,14 @@ impl Machine {
             }
             _ => [p, 1, 1],
         };
-        Machine { p, network, costs, dims }
+        Platform { p, network, costs, dims }
     }
 
     /// The number of hops between PEs `a` and `b` (0 if `a == b`).
     ///
     /// ```
-    /// use treelb_sim::machine::{Costs, Machine, Network};
-    /// let m = |n| Machine::new(16, n, Costs::default());
+    /// use treelb_sim::platform::{Costs, Platform, Network};
+    /// let m = |n| Platform::new(16, n, Costs::default());
     /// assert_eq!(m(Network::Crossbar).hops(3, 9), 1);
     /// assert_eq!(m(Network::Ring).hops(1, 15), 2);
     /// assert_eq!(m(Network::Torus2d).hops(0, 15), 2); // (0,0) to (3,3) wraps
@@ -410,13 +410,13 @@ impl Machine {
     /// in the optimistic one ([Sanders 1999]: O(T_rout log P)). Zero for one PE.
     ///
     /// ```
-    /// use treelb_sim::machine::{Costs, Machine, Network, Overhead};
-    /// let m = |n| Machine::new(1024, n, Costs::default());
+    /// use treelb_sim::platform::{Costs, Platform, Network, Overhead};
+    /// let m = |n| Platform::new(1024, n, Costs::default());
     /// assert_eq!(m(Network::Crossbar).termination_delay(), 3 * 10 * 100);
     /// // A ring: the tree's messages travel 1 + 2 + 4 + … + 512 hops.
     /// assert_eq!(m(Network::Ring).termination_delay(), 3 * 1023 * 100);
     /// let optimistic = Costs { overhead: Overhead::Latency, ..Costs::default() };
-    /// assert_eq!(Machine::new(1024, Network::Crossbar, optimistic).termination_delay(), 2 * 10 * 100);
+    /// assert_eq!(Platform::new(1024, Network::Crossbar, optimistic).termination_delay(), 2 * 10 * 100);
     /// ```
     pub fn termination_delay(&self) -> Time {
         (self.costs.termination_waves() + 1) * self.broadcast_delay()
@@ -440,7 +440,7 @@ mod tests {
     fn torus_distances_are_symmetric_and_bounded_by_the_diameter() {
         for network in Network::ALL {
             for p in [1, 2, 7, 16, 64, 100] {
-                let m = Machine::new(p, network, Costs::default());
+                let m = Platform::new(p, network, Costs::default());
                 let mut max = 0;
                 for a in 0..p {
                     for b in 0..p {
@@ -457,8 +457,8 @@ mod tests {
 
     #[test]
     fn termination_is_free_on_one_pe() {
-        let m = Machine::new(1, Network::Crossbar, Costs::default());
+        let m = Platform::new(1, Network::Crossbar, Costs::default());
         assert_eq!(m.termination_delay(), 0);
-        assert_eq!(Machine::new(1024, Network::Crossbar, Costs::default()).termination_delay(), 3000);
+        assert_eq!(Platform::new(1024, Network::Crossbar, Costs::default()).termination_delay(), 3000);
     }
 }
