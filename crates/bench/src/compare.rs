@@ -330,3 +330,44 @@ mod mpi {
         Ok(baseline.map(|(t, _)| (t.as_secs_f64(), pes, rows)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comparison(rows: Vec<Row>) -> Comparison {
+        let workload = Workload::NQueens { n: 8, mirror: false };
+        Comparison {
+            workload: workload.to_string(),
+            machine: String::new(),
+            runtime: "threads",
+            threads: 4,
+            budget: workload.default_budget(),
+            init: Init::Root,
+            repeat: 1,
+            reported: "fastest",
+            seq_secs: 1.0,
+            rows,
+        }
+    }
+
+    #[test]
+    fn a_row_shows_its_ratios_only_when_both_runs_are_long_enough() {
+        let long = Row::new(Strategy::default(), 0.5, 4, 1.0, Traffic::default());
+        assert_eq!((long.speedup, long.efficiency), (2.0, 0.5));
+        assert_eq!(long.figures(), ["2.000", "0.500"]);
+        let short = Row::new(Strategy::default(), 0.001, 4, 1.0, Traffic::default());
+        assert!(!short.measurable);
+        assert_eq!(short.figures(), ["too short", "too short"]);
+        assert!(!comparison(vec![long.clone()]).legend().contains("too short"));
+        assert!(comparison(vec![long, short]).legend().contains("\"too short\": T_seq or T_P under"));
+    }
+
+    #[test]
+    fn a_row_serializes_its_traffic_inline() {
+        let row = Row::new(Strategy::default(), 0.5, 4, 1.0, Traffic { messages: 7, ..Traffic::default() });
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(json["messages"], 7);
+        assert_eq!(json["measurable"], true);
+    }
+}
