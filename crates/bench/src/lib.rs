@@ -16,14 +16,19 @@
 //! time limit, alternating them round by round and keeping the fastest of
 //! N runs, checks every answer against the published one (or the first
 //! engine's), and writes the report as JSON and Markdown with the command
-//! line and the [`host`]. The `treelb bench` command is its front end.
+//! line and the [`host`]. The `treelb bench` command is its front end;
+//! [`compare`] is the side-by-side of the strategies behind `treelb
+//! compare`, and [`trace_plot`] the summary and plots of a threads run's
+//! trace behind `treelb plot-trace`.
 //! This crate is not published: rayon and chili are dependencies of the
 //! comparison only, never of treelb.
 
 pub mod child;
+pub mod compare;
 pub mod forkjoin;
 pub mod harness;
 pub mod host;
 pub mod peers;
+pub mod trace_plot;
 pub mod uts_c;
 pub mod workload;
