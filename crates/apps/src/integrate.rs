@@ -32,6 +32,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use treelb::work::Rebuild;
 use treelb::{Progress, Reduce, Work};
 
 /// A sum of floating-point numbers with Neumaier's compensation: the
@@ -351,6 +352,21 @@ impl Interval {
 /// shrink by at least 4 when its parent was bisected is accepted: the
 /// estimate is noise (see [`Estimate::at_depth_limit`]).
 pub const STALL_RELATIVE: f64 = 1e-10;
+
+/// An integration's pieces travel as their intervals and generation; the
+/// receiver's copy of the integral supplies the integrand.
+impl<'p, F: Fn(f64) -> f64 + Sync> Rebuild for &'p Integral<F> {
+    type Work = Intervals<'p, F>;
+    type State = (Vec<Interval>, u32);
+
+    fn detach(&self, piece: Intervals<'p, F>) -> (Vec<Interval>, u32) {
+        piece.into_parts()
+    }
+
+    fn rebuild(&self, (intervals, generation): (Vec<Interval>, u32)) -> Intervals<'p, F> {
+        self.piece(intervals, generation)
+    }
+}
 
 /// A piece of an integration: the intervals still to be estimated.
 pub struct Intervals<'p, F> {

@@ -21,9 +21,11 @@
 
 use serde::de::{DeserializeOwned, DeserializeSeed, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use treelb::bound::{NodeBound, OpenBounds, Watched};
 use treelb::game::{Game, GameMessage, Net, YbwWork};
 use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
+use treelb::work::Rebuild;
 use treelb::{PeStats, Work};
 
 use crate::shared::Shared;
@@ -413,6 +415,88 @@ where
         acc: &mut <Self::Work as Work>::Output,
     ) -> Result<Option<Limited<'c, C::Work>>, DecodeError> {
         Ok(self.inner.receive_note(bytes, acc)?.map(|piece| Limited::new(piece, self.limit)))
+    }
+}
+
+/// The codec of a [`Rebuild`] computation's pieces: a piece travels as its
+/// state ([`Rebuild::detach`]) and the receiving rank's copy of the
+/// computation rebuilds it ([`Rebuild::rebuild`]).
+///
+/// ```
+/// use treelb::Work;
+/// use treelb_apps::integrate::Integral;
+/// use treelb_mpi::wire::{Codec, StateCodec};
+///
+/// let integral = Integral::new(|x: f64| x * x, 0.0, 1.0, 1e-10).unwrap();
+/// let codec = StateCodec(&integral);
+/// let mut piece = integral.work();
+/// let mut bytes = Vec::new();
+/// codec.encode(piece.split().unwrap(), &mut bytes);
+/// assert_eq!(codec.decode(&bytes).unwrap().generation(), 1);
+/// ```
+pub struct StateCodec<R>(pub R);
+
+impl<R: Rebuild> Codec for StateCodec<R> {
+    type Work = R::Work;
+
+    fn encode(&self, piece: R::Work, out: &mut Vec<u8>) {
+        *out = postcard::to_extend(&self.0.detach(piece), std::mem::take(out))
+            .expect("pieces of work serialize");
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<R::Work, DecodeError> {
+        Ok(self.0.rebuild(from_bytes(bytes)?))
+    }
+}
+
+/// The codec of [`Watched`] pieces of a branch and bound: the inner piece
+/// travels, emptied on the sending rank (its drop records nothing there)
+/// and watched again, for the receiving rank's `limit` into its `open`,
+/// where it arrives.
+pub struct WatchedCodec<'a, S: NodeBound> {
+    inner: DfsCodec<'a, S>,
+    open: &'a OpenBounds,
+    limit: &'a Limit,
+}
+
+impl<'a, S: NodeBound> WatchedCodec<'a, S> {
+    /// The pieces of `inner`, watched for `limit`, recording into `open`.
+    pub fn new(inner: DfsCodec<'a, S>, open: &'a OpenBounds, limit: &'a Limit) -> Self {
+        WatchedCodec { inner, open, limit }
+    }
+
+    /// The whole search as one watched piece.
+    pub fn root(&self) -> Watched<'a, S> {
+        Watched::new(self.inner.root(), self.open, self.limit)
+    }
+}
+
+impl<'a, S> Codec for WatchedCodec<'a, S>
+where
+    S: NodeBound,
+    S::Node: Serialize + DeserializeOwned,
+{
+    type Work = Watched<'a, S>;
+
+    fn encode(&self, piece: Watched<'a, S>, out: &mut Vec<u8>) {
+        self.inner.encode(piece.take(), out);
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
+        Ok(Watched::new(self.inner.decode(bytes)?, self.open, self.limit))
+    }
+
+    fn shared(&self) -> Option<&dyn Shared> {
+        self.inner.shared()
+    }
+
+    fn needs_shared(&self) -> bool {
+        self.inner.needs_shared()
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop()
     }
 }
 

@@ -78,6 +78,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use treelb::work::Rebuild;
 
 pub use image::{Counts, CoverageError, Image, Patches};
 pub use piece::{Piece, PieceState};
@@ -471,6 +472,22 @@ impl Orbit {
         } else {
             None
         }
+    }
+}
+
+/// The Mandelbrot set's pieces travel as their state (tasks, the job in
+/// progress and its orbit, the generation); the receiver's copy of the
+/// computation supplies the view.
+impl Rebuild for Mandelbrot {
+    type Work = Piece;
+    type State = PieceState;
+
+    fn detach(&self, piece: Piece) -> PieceState {
+        piece.into_state()
+    }
+
+    fn rebuild(&self, state: PieceState) -> Piece {
+        self.piece(state)
     }
 }
 

@@ -109,7 +109,9 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     let outcome = match cfg.kind {
         Runtime::Threads => Some(super::run_threads(integral.work(), &cfg, None, "intervals")?),
         #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_codec(&super::mpi::IntervalsCodec(&integral), integral.work(), &cfg)?,
+        Runtime::Mpi => {
+            super::mpi::run_codec(&treelb_mpi::wire::StateCodec(&integral), integral.work(), &cfg)?
+        }
         #[cfg(not(feature = "mpi"))]
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     };

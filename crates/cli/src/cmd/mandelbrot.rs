@@ -152,7 +152,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     let outcome = match cfg.kind {
         Runtime::Threads => Some(super::run_threads(m.work(method), &cfg, None, "iterations")?),
         #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_codec(&super::mpi::PieceCodec(m), m.work(method), &cfg)?,
+        Runtime::Mpi => super::mpi::run_codec(&treelb_mpi::wire::StateCodec(m), m.work(method), &cfg)?,
         #[cfg(not(feature = "mpi"))]
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
     };

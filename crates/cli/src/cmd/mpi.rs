@@ -3,15 +3,12 @@
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::bound::{NodeBound, OpenBounds, Watched};
+use treelb::bound::{NodeBound, OpenBounds};
 use treelb::limit::{Limit, StopReason};
-use treelb::search::{DfsWork, Search};
+use treelb::search::Search;
 use treelb::{Incumbent, Work};
 use treelb_apps::bnb::BnbStats;
-use treelb_apps::integrate::{Integral, Intervals};
-use treelb_apps::mandelbrot::{Mandelbrot, Piece, PieceState};
-use treelb_mpi::shared::Shared;
-use treelb_mpi::wire::{Codec, DecodeError, DfsCodec};
+use treelb_mpi::wire::{Codec, DfsCodec, WatchedCodec};
 use treelb_mpi::{Mpi, Slow};
 
 use super::Ran;
@@ -58,47 +55,10 @@ where
         watch();
     }
     let limit = rank_limit(cfg, &mpi);
-    let inner = DfsCodec::new(search, cfg.split_policy).with_shared(incumbent);
-    let codec = WatchedCodec { inner, open, limit: &limit };
-    let root = Watched::new(codec.inner.root(), open, &limit);
+    let codec =
+        WatchedCodec::new(DfsCodec::new(search, cfg.split_policy).with_shared(incumbent), open, &limit);
+    let root = codec.root();
     run_on(mpi, &config, &codec, root, cfg, &limit, Some(open))
-}
-
-/// The codec of [`Watched`] pieces: the inner piece travels, emptied here
-/// (its drop records nothing) and watched again where it arrives.
-struct WatchedCodec<'a, S: NodeBound> {
-    inner: DfsCodec<'a, S>,
-    open: &'a OpenBounds,
-    limit: &'a Limit,
-}
-
-impl<'a, S> Codec for WatchedCodec<'a, S>
-where
-    S: NodeBound,
-    S::Node: Clone + Serialize + DeserializeOwned,
-{
-    type Work = Watched<'a, S>;
-
-    fn encode(&self, piece: Watched<'a, S>, out: &mut Vec<u8>) {
-        self.inner.encode(piece.take(), out);
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
-        let piece: DfsWork<'a, S> = self.inner.decode(bytes)?;
-        Ok(Watched::new(piece, self.open, self.limit))
-    }
-
-    fn shared(&self) -> Option<&dyn Shared> {
-        self.inner.shared()
-    }
-
-    fn needs_shared(&self) -> bool {
-        self.inner.needs_shared()
-    }
-
-    fn should_stop(&self) -> bool {
-        self.inner.should_stop()
-    }
 }
 
 /// Runs `root`, whose pieces cross between ranks by `codec`, on every rank:
@@ -162,10 +122,9 @@ where
 {
     let support = mpi.thread_support();
     let result = mpi_run(config.clone(), cfg, limit).run(&mpi, codec, root);
-    // Collectives: every rank that got this far calls them.
+    // A collective: every rank that got this far calls it.
     if let (Some(open), true) = (open, result.is_ok()) {
-        let (key, unbounded) = open.parts();
-        open.set_parts(mpi.max(key), mpi.any(unbounded));
+        mpi.merge_open(open);
     }
     finalize(mpi);
     let Some(o) = result? else {
@@ -212,60 +171,12 @@ pub(crate) fn mpi_run<'a>(
     }
 }
 
-/// Ends MPI on this rank once nothing is in flight any more: by
-/// `MPI_Finalize`, except at rank 0 when a signal is ending the job. Then
-/// mpirun may be ending it (a Ctrl-C to mpirun: it signals the ranks and
-/// kills them a second later), and `MPI_Finalize` would wait for it (its
-/// fence with the launcher never completes) until the kill, so rank 0's
-/// partial report would be lost: rank 0 ends without it. The other ranks,
-/// which print nothing, do finalize: if mpirun is ending the job they wait
-/// in the fence until it kills them, and if only the ranks were signalled
-/// (a batch system's SIGTERM) they wait there until rank 0 has printed its
-/// report and exited with code 3 — so the first rank that mpirun sees end
-/// without finalizing is rank 0, and mpirun exits with rank 0's code. (A
-/// rank that left without finalizing first would make mpirun report a
-/// failure of its own, exit code 1, or end the job before rank 0's report.)
+/// Ends MPI on this rank ([`Mpi::finalize`]): without `MPI_Finalize` at
+/// rank 0 when a signal is ending the job, so that its partial report
+/// (exit code 3) gets out.
 pub(crate) fn finalize(mpi: Mpi) {
-    if super::signalled() && mpi.rank() == 0 {
-        std::mem::forget(mpi);
-    } else {
-        drop(mpi);
-    }
+    mpi.finalize(super::signalled());
 }
 
 /// The output of a codec's pieces.
 type Out<C> = <<C as Codec>::Work as Work>::Output;
-
-/// The codec of an integration's pieces: the intervals and the generation
-/// travel; the receiver supplies its own copy of the integral.
-pub(crate) struct IntervalsCodec<'p, F>(pub(crate) &'p Integral<F>);
-
-impl<'p, F: Fn(f64) -> f64 + Sync> Codec for IntervalsCodec<'p, F> {
-    type Work = Intervals<'p, F>;
-
-    fn encode(&self, piece: Intervals<'p, F>, out: &mut Vec<u8>) {
-        out.extend(treelb_mpi::wire::to_bytes(&piece.into_parts()));
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Intervals<'p, F>, DecodeError> {
-        let (intervals, generation) = treelb_mpi::wire::from_bytes(bytes)?;
-        Ok(self.0.piece(intervals, generation))
-    }
-}
-
-/// The codec of Mandelbrot pieces: their state (tasks, the job in progress
-/// and its orbit, the generation) travels; the receiver supplies the view.
-pub(crate) struct PieceCodec(pub(crate) Mandelbrot);
-
-impl Codec for PieceCodec {
-    type Work = Piece;
-
-    fn encode(&self, piece: Piece, out: &mut Vec<u8>) {
-        out.extend(treelb_mpi::wire::to_bytes(&piece.into_state()));
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<Piece, DecodeError> {
-        let state: PieceState = treelb_mpi::wire::from_bytes(bytes)?;
-        Ok(self.0.piece(state))
-    }
-}
