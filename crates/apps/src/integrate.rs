@@ -109,7 +109,29 @@ impl Estimate {
     pub fn error(&self) -> f64 {
         self.error.value()
     }
+
+    /// Whether the estimated error is within the tolerance `tol`.
+    pub fn converged(&self, tol: f64) -> bool {
+        self.error() <= tol
+    }
+
+    /// Whether the value and the error are finite numbers (not where the
+    /// integrand was not finite at a point the rule evaluated).
+    pub fn is_finite(&self) -> bool {
+        self.value().is_finite() && self.error().is_finite()
+    }
+
+    /// `|value − other| / |other|`: how far the value is from `other`'s,
+    /// relative to it (an integral computed another way).
+    pub fn relative_difference(&self, other: f64) -> f64 {
+        (self.value() - other).abs() / other.abs().max(f64::MIN_POSITIVE)
+    }
 }
+
+/// The relative difference from the sequential run that every number of
+/// PEs stays within: the order of the summation differs, and compensated
+/// sums absorb it.
+pub const SEQUENTIAL_AGREEMENT: f64 = 1e-12;
 
 impl Reduce for Estimate {
     fn merge(&mut self, other: Self) {

@@ -7,7 +7,10 @@
 //! [`DfsCodec`] sends the open nodes and the generation and rebuilds the
 //! piece against the receiving rank's own copy of the search. Applications
 //! only derive `Serialize` and `Deserialize` for their node and output
-//! types.
+//! types. Work that is not a search (an integral, the Mandelbrot set)
+//! implements [`Rebuild`]: its pieces travel as their state, by
+//! [`StateCodec`], and the receiving rank's copy of the computation
+//! rebuilds them.
 //!
 //! A piece's stack is written by its search's hook
 //! ([`Search::serialize_stack`]): by default each open node on its own.

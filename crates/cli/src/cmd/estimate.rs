@@ -194,7 +194,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
-        write_text(&report, &estimate, sense, out)?;
+        write_text(&report, &estimate, found.rough(), sense, out)?;
     }
     if interrupted && !cfg.quiet {
         eprintln!(
@@ -209,6 +209,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
 fn write_text<I: Serialize>(
     report: &Report<I>,
     estimate: &TreeEstimate,
+    rough: bool,
     sense: Sense,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
@@ -258,7 +259,7 @@ fn write_text<I: Serialize>(
             Line::new("incumbent", "none").note("no solution known: the tree is pruned by the bounds alone")
         }
     });
-    if !a.exact && (a.probes < 100 || estimate.nodes.relative_error() > 0.5) {
+    if rough {
         lines.push(Line::new("caution", "rough").note(
             "few probes or a large standard error: the rare deep probes that carry the sum may not have come up yet; probe longer",
         ));

@@ -271,6 +271,33 @@ where
     }
 }
 
+/// Runs `root`, the whole of `computation` (not a search: an integral, the
+/// Mandelbrot set), on the command's runtime: on threads, or across MPI
+/// ranks with its pieces travelling as their state. `None` on MPI ranks
+/// other than 0.
+pub(crate) fn run_rebuilt<R>(
+    computation: R,
+    root: R::Work,
+    cfg: &RunConfig,
+    unit: &'static str,
+) -> Result<Option<Ran<<R::Work as Work>::Output>>, Error>
+where
+    R: treelb::work::Rebuild,
+    R::Work: Clone,
+    <R::Work as Work>::Output: serde::Serialize + serde::de::DeserializeOwned,
+{
+    match cfg.kind {
+        crate::config::Runtime::Threads => run_threads(root, cfg, None, unit).map(Some),
+        #[cfg(feature = "mpi")]
+        crate::config::Runtime::Mpi => mpi::run_codec(&treelb_mpi::wire::StateCodec(computation), root, cfg),
+        #[cfg(not(feature = "mpi"))]
+        crate::config::Runtime::Mpi => {
+            let _ = computation;
+            unreachable!("--runtime mpi is refused without the feature")
+        }
+    }
+}
+
 /// A search run in checkpointed segments by `plan` (`--checkpoint`), on the
 /// threads runtime or across MPI ranks; `incumbent` holds a
 /// branch-and-bound search's answer, saved with the pieces and restored on
