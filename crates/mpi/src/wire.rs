@@ -430,9 +430,10 @@ where
 /// use treelb_apps::integrate::Integral;
 /// use treelb_mpi::wire::{Codec, StateCodec};
 ///
-/// let integral = Integral::new(|x: f64| x * x, 0.0, 1.0, 1e-10).unwrap();
+/// let integral = Integral::new(|x: f64| x.sqrt(), 0.0, 1.0, 1e-12).unwrap();
 /// let codec = StateCodec(&integral);
 /// let mut piece = integral.work();
+/// piece.work(5, &mut Default::default());
 /// let mut bytes = Vec::new();
 /// codec.encode(piece.split().unwrap(), &mut bytes);
 /// assert_eq!(codec.decode(&bytes).unwrap().generation(), 1);
