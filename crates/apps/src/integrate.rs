@@ -32,6 +32,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use treelb::work::Rebuild;
 use treelb::{Progress, Reduce, Work};
 
 /// A sum of floating-point numbers with Neumaier's compensation: the
@@ -108,7 +109,29 @@ impl Estimate {
     pub fn error(&self) -> f64 {
         self.error.value()
     }
+
+    /// Whether the estimated error is within the tolerance `tol`.
+    pub fn converged(&self, tol: f64) -> bool {
+        self.error() <= tol
+    }
+
+    /// Whether the value and the error are finite numbers (not where the
+    /// integrand was not finite at a point the rule evaluated).
+    pub fn is_finite(&self) -> bool {
+        self.value().is_finite() && self.error().is_finite()
+    }
+
+    /// `|value − other| / |other|`: how far the value is from `other`'s,
+    /// relative to it (an integral computed another way).
+    pub fn relative_difference(&self, other: f64) -> f64 {
+        (self.value() - other).abs() / other.abs().max(f64::MIN_POSITIVE)
+    }
 }
+
+/// The relative difference from the sequential run that every number of
+/// PEs stays within: the order of the summation differs, and compensated
+/// sums absorb it.
+pub const SEQUENTIAL_AGREEMENT: f64 = 1e-12;
 
 impl Reduce for Estimate {
     fn merge(&mut self, other: Self) {
@@ -351,6 +374,21 @@ impl Interval {
 /// shrink by at least 4 when its parent was bisected is accepted: the
 /// estimate is noise (see [`Estimate::at_depth_limit`]).
 pub const STALL_RELATIVE: f64 = 1e-10;
+
+/// An integration's pieces travel as their intervals and generation; the
+/// receiver's copy of the integral supplies the integrand.
+impl<'p, F: Fn(f64) -> f64 + Sync> Rebuild for &'p Integral<F> {
+    type Work = Intervals<'p, F>;
+    type State = (Vec<Interval>, u32);
+
+    fn detach(&self, piece: Intervals<'p, F>) -> (Vec<Interval>, u32) {
+        piece.into_parts()
+    }
+
+    fn rebuild(&self, (intervals, generation): (Vec<Interval>, u32)) -> Intervals<'p, F> {
+        self.piece(intervals, generation)
+    }
+}
 
 /// A piece of an integration: the intervals still to be estimated.
 pub struct Intervals<'p, F> {

@@ -8,7 +8,7 @@ use treelb::{RunSpec, SplitPolicy};
 
 pub(crate) use crate::apps::{App, AppDefaults, Runtime, app};
 use crate::args::RunArgs;
-pub(crate) use crate::error::{Error, err, number, positive};
+pub(crate) use crate::error::{Error, bytes, err, number, numbers, positive};
 
 /// The number of PEs: given, or all cores.
 pub(crate) fn threads(value: Option<usize>) -> usize {

@@ -66,3 +66,55 @@ pub(crate) fn positive(flag: &str, value: &str) -> Result<u64, Error> {
         n => Ok(n),
     }
 }
+
+/// Parses a number of bytes given to `flag`, with an optional K, M, G or T
+/// suffix (powers of 1024).
+pub(crate) fn bytes(flag: &str, value: &str) -> Result<u64, Error> {
+    let v = value.trim();
+    let (digits, shift) = match v.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(err!("{flag}: unknown unit in `{value}` (expected K, M, G or T)")),
+            };
+            (&v[..i], shift)
+        }
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| err!("{flag} expects a positive number of bytes such as 2G or 500M, got `{value}`"))
+}
+
+/// Parses `N` comma-separated finite numbers given to `flag`, e.g.
+/// `-0.75,0.1`; `form` names them in the error.
+pub(crate) fn numbers<const N: usize>(flag: &str, form: &str, value: &str) -> Result<[f64; N], Error> {
+    let bad = || err!("{flag} expects {form}, got `{value}`");
+    let parts: Vec<f64> = value
+        .split(',')
+        .map(|p| p.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    parts.try_into().map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_comma_separated_and_finite() {
+        assert_eq!(numbers::<2>("--center", "RE,IM", "-0.75, 0.1").unwrap(), [-0.75, 0.1]);
+        for bad in ["1", "1,2,3", "a,b", "1,inf", "", "1,,2"] {
+            let e = numbers::<2>("--center", "RE,IM", bad).unwrap_err().to_string();
+            assert_eq!(e, format!("--center expects RE,IM, got `{bad}`"));
+        }
+    }
+}

@@ -87,13 +87,6 @@ pub(crate) fn catch_signals() {
     });
 }
 
-/// The limit of a run: `--max-nodes`, or none but the stops a signal or
-/// `--time-limit` ask for (an unbounded limit touches no shared counter per
-/// slice).
-pub(crate) fn limit_of(cfg: &RunConfig) -> Limit {
-    cfg.max_nodes.map_or_else(Limit::unbounded, Limit::new)
-}
-
 /// How often the progress indicator is updated.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
@@ -105,7 +98,6 @@ const SLOW_VAR: &str = "TREELB_MPI_SLOW";
 /// Runs `root`, whose pieces travel by `codec` (between ranks, into a
 /// checkpoint), as the command's options say. `None` on MPI ranks other
 /// than 0, which print nothing.
-#[allow(dead_code)]
 pub(crate) fn work<C>(
     codec: &C,
     root: C::Work,
@@ -273,7 +265,7 @@ fn mpi_line<O>(o: &Outcome<O>, figures: &treelb_run::MpiFigures) {
 
 /// Writes the trace to `path` after the report (the path was checked
 /// before the run, see [`crate::outputs`]), with notes on the run.
-pub(crate) fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
+fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
     let c = &cfg.spec;
     trace.notes = vec![
         "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
@@ -306,24 +298,10 @@ fn command_line() -> String {
     std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
 }
 
-/// Ends MPI on this rank once nothing is in flight any more: by
-/// `MPI_Finalize`, except at rank 0 when a signal is ending the job. Then
-/// mpirun may be ending it (a Ctrl-C to mpirun: it signals the ranks and
-/// kills them a second later), and `MPI_Finalize` would wait for it (its
-/// fence with the launcher never completes) until the kill, so rank 0's
-/// partial report would be lost: rank 0 ends without it. The other ranks,
-/// which print nothing, do finalize: if mpirun is ending the job they wait
-/// in the fence until it kills them, and if only the ranks were signalled
-/// (a batch system's SIGTERM) they wait there until rank 0 has printed its
-/// report and exited with code 3 — so the first rank that mpirun sees end
-/// without finalizing is rank 0, and mpirun exits with rank 0's code. (A
-/// rank that left without finalizing first would make mpirun report a
-/// failure of its own, exit code 1, or end the job before rank 0's report.)
+/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]): without
+/// `MPI_Finalize` at rank 0 when a signal is ending the job, so that its
+/// partial report (exit code 3) gets out.
 #[cfg(feature = "mpi")]
 pub(crate) fn finalize(mpi: treelb_mpi::Mpi) {
-    if signalled() && mpi.rank() == 0 {
-        std::mem::forget(mpi);
-    } else {
-        drop(mpi);
-    }
+    mpi.finalize(signalled());
 }

@@ -10,6 +10,13 @@
 //! * tell its *generation*: `gen(I₁) = gen(I₂) = gen(I) + 1`, the number of
 //!   splits between the root and this piece. The splitting depth `h` of the
 //!   analysis bounds it.
+//!
+//! A piece that holds a reference to its computation (an integrand, a
+//! view of the plane) cannot cross to another process as it is: its
+//! computation, a [`Rebuild`], turns it into plain state and back.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::Reduce;
 
@@ -88,4 +95,66 @@ pub trait Work: Send {
     fn should_stop(&self) -> bool {
         false
     }
+}
+
+/// A computation whose pieces travel as plain state: the state is what a
+/// piece holds of its own (its intervals, its tasks, its generation), and
+/// the computation supplies the rest when it rebuilds the piece, on
+/// another process holding the same computation.
+///
+/// `rebuild(detach(p))` must give a piece holding exactly the work of `p`,
+/// at the same generation. Implemented on a reference to the computation
+/// when its pieces borrow it.
+///
+/// ```
+/// use treelb::work::{Rebuild, Work};
+/// use treelb::Progress;
+///
+/// /// Counts the numbers of a range; a piece is a range of its own.
+/// struct Count { lo: u64, hi: u64, generation: u32 }
+///
+/// impl Work for Count {
+///     type Output = u64;
+///     fn work(&mut self, budget: u64, acc: &mut u64) -> Progress {
+///         let n = budget.min(self.hi - self.lo);
+///         (self.lo, *acc) = (self.lo + n, *acc + n);
+///         if self.lo == self.hi { Progress::Exhausted { used: n } } else { Progress::Pending }
+///     }
+///     fn split(&mut self) -> Option<Self> {
+///         let mid = self.lo + (self.hi - self.lo) / 2;
+///         (mid > self.lo).then(|| {
+///             self.generation += 1;
+///             let hi = std::mem::replace(&mut self.hi, mid);
+///             Count { lo: mid, hi, generation: self.generation }
+///         })
+///     }
+///     fn generation(&self) -> u32 { self.generation }
+/// }
+///
+/// /// The ranges need no context: their state is the whole piece.
+/// struct Ranges;
+///
+/// impl Rebuild for Ranges {
+///     type Work = Count;
+///     type State = (u64, u64, u32);
+///     fn detach(&self, p: Count) -> (u64, u64, u32) { (p.lo, p.hi, p.generation) }
+///     fn rebuild(&self, (lo, hi, generation): (u64, u64, u32)) -> Count { Count { lo, hi, generation } }
+/// }
+///
+/// let mut root = Count { lo: 0, hi: 100, generation: 0 };
+/// let half = Ranges.rebuild(Ranges.detach(root.split().unwrap()));
+/// assert_eq!((half.lo, half.hi, half.generation()), (50, 100, 1));
+/// ```
+pub trait Rebuild: Sync {
+    /// The pieces of the computation.
+    type Work: Work;
+
+    /// What a piece holds of its own.
+    type State: Serialize + DeserializeOwned;
+
+    /// The state of `piece`, without the computation.
+    fn detach(&self, piece: Self::Work) -> Self::State;
+
+    /// The piece of this computation that holds `state`.
+    fn rebuild(&self, state: Self::State) -> Self::Work;
 }

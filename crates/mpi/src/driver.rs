@@ -50,6 +50,7 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use treelb::bound::OpenBounds;
 use treelb::spec::unpack;
 use treelb::strategy::Decision;
 use treelb::{PeStats, Reduce, RunStats, Work};
@@ -209,6 +210,38 @@ impl Mpi {
         let mut max = 0i64;
         world.all_reduce_into(&value, &mut max, mpi::collective::SystemOperation::max());
         max
+    }
+
+    /// Combines the bounds that every rank's dropped open nodes recorded in
+    /// its `open` (a branch and bound stopped early): afterwards each
+    /// rank's `open` holds the best bound of all (every rank calls it; a
+    /// collective, after a run).
+    pub fn merge_open(&self, open: &OpenBounds) {
+        let (key, unbounded) = open.parts();
+        open.set_parts(self.max(key), self.any(unbounded));
+    }
+
+    /// Ends MPI on this rank once nothing is in flight any more: by
+    /// `MPI_Finalize`, except at rank 0 when `interrupted` (a signal is
+    /// ending the job). Then mpirun may be ending it (a Ctrl-C to mpirun:
+    /// it signals the ranks and kills them a second later), and
+    /// `MPI_Finalize` would wait for it (its fence with the launcher never
+    /// completes) until the kill, so rank 0's partial report would be
+    /// lost: rank 0 ends without it. The other ranks, which print nothing,
+    /// do finalize: if mpirun is ending the job they wait in the fence
+    /// until it kills them, and if only the ranks were signalled (a batch
+    /// system's SIGTERM) they wait there until rank 0 has printed its
+    /// report and exited — so the first rank that mpirun sees end without
+    /// finalizing is rank 0, and mpirun exits with rank 0's code. (A rank
+    /// that left without finalizing first would make mpirun report a
+    /// failure of its own, exit code 1, or end the job before rank 0's
+    /// report.)
+    pub fn finalize(self, interrupted: bool) {
+        if interrupted && self.rank() == 0 {
+            std::mem::forget(self);
+        } else {
+            drop(self);
+        }
     }
 
     /// Gathers every rank's `bytes` at rank 0, in rank order (every rank

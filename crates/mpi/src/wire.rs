@@ -7,7 +7,10 @@
 //! [`DfsCodec`] sends the open nodes and the generation and rebuilds the
 //! piece against the receiving rank's own copy of the search. Applications
 //! only derive `Serialize` and `Deserialize` for their node and output
-//! types.
+//! types. Work that is not a search (an integral, the Mandelbrot set)
+//! implements [`Rebuild`]: its pieces travel as their state, by
+//! [`StateCodec`], and the receiving rank's copy of the computation
+//! rebuilds them.
 //!
 //! A piece's stack is written by its search's hook
 //! ([`Search::serialize_stack`]): by default each open node on its own.
@@ -25,6 +28,7 @@ use treelb::bound::{NodeBound, OpenBounds, Watched};
 use treelb::game::{Game, GameMessage, Net, YbwWork};
 use treelb::limit::{Limit, Limited};
 use treelb::search::{DfsWork, Entry, Search, SplitPolicy};
+use treelb::work::Rebuild;
 use treelb::{PeStats, Work};
 
 use crate::shared::Shared;
@@ -417,11 +421,42 @@ where
     }
 }
 
-/// The codec of [`Watched`] pieces of a branch and bound, whose open nodes
-/// are recorded in an [`OpenBounds`] when a stopped run drops them (the
-/// proven bound of what was left open: [`treelb::bound`]). The inner
-/// piece travels, emptied on this side (its drop records nothing), and is
-/// watched again where it arrives, against that rank's `open` and limit.
+/// The codec of a [`Rebuild`] computation's pieces: a piece travels as its
+/// state ([`Rebuild::detach`]) and the receiving rank's copy of the
+/// computation rebuilds it ([`Rebuild::rebuild`]).
+///
+/// ```
+/// use treelb::Work;
+/// use treelb_apps::integrate::Integral;
+/// use treelb_mpi::wire::{Codec, StateCodec};
+///
+/// let integral = Integral::new(|x: f64| x.sqrt(), 0.0, 1.0, 1e-12).unwrap();
+/// let codec = StateCodec(&integral);
+/// let mut piece = integral.work();
+/// piece.work(5, &mut Default::default());
+/// let mut bytes = Vec::new();
+/// codec.encode(piece.split().unwrap(), &mut bytes);
+/// assert_eq!(codec.decode(&bytes).unwrap().generation(), 1);
+/// ```
+pub struct StateCodec<R>(pub R);
+
+impl<R: Rebuild> Codec for StateCodec<R> {
+    type Work = R::Work;
+
+    fn encode(&self, piece: R::Work, out: &mut Vec<u8>) {
+        *out = postcard::to_extend(&self.0.detach(piece), std::mem::take(out))
+            .expect("pieces of work serialize");
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<R::Work, DecodeError> {
+        Ok(self.0.rebuild(from_bytes(bytes)?))
+    }
+}
+
+/// The codec of [`Watched`] pieces of a branch and bound: the inner piece
+/// travels, emptied on the sending rank (its drop records nothing there)
+/// and watched again, for the receiving rank's `limit` into its `open`,
+/// where it arrives.
 pub struct WatchedCodec<'a, S: NodeBound> {
     inner: DfsCodec<'a, S>,
     open: &'a OpenBounds,
@@ -429,13 +464,12 @@ pub struct WatchedCodec<'a, S: NodeBound> {
 }
 
 impl<'a, S: NodeBound> WatchedCodec<'a, S> {
-    /// The pieces of `inner`, watched for `limit` (this rank's), recording
-    /// into `open` (this rank's).
+    /// The pieces of `inner`, watched for `limit`, recording into `open`.
     pub fn new(inner: DfsCodec<'a, S>, open: &'a OpenBounds, limit: &'a Limit) -> Self {
         WatchedCodec { inner, open, limit }
     }
 
-    /// The root piece of the search, watched.
+    /// The whole search as one watched piece.
     pub fn root(&self) -> Watched<'a, S> {
         Watched::new(self.inner.root(), self.open, self.limit)
     }
@@ -444,7 +478,7 @@ impl<'a, S: NodeBound> WatchedCodec<'a, S> {
 impl<'a, S> Codec for WatchedCodec<'a, S>
 where
     S: NodeBound,
-    S::Node: Clone + Serialize + DeserializeOwned,
+    S::Node: Serialize + DeserializeOwned,
 {
     type Work = Watched<'a, S>;
 
@@ -453,8 +487,7 @@ where
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<Watched<'a, S>, DecodeError> {
-        let piece: DfsWork<'a, S> = self.inner.decode(bytes)?;
-        Ok(Watched::new(piece, self.open, self.limit))
+        Ok(Watched::new(self.inner.decode(bytes)?, self.open, self.limit))
     }
 
     fn shared(&self) -> Option<&dyn Shared> {
@@ -465,6 +498,7 @@ where
         self.inner.needs_shared()
     }
 
+    #[inline]
     fn should_stop(&self) -> bool {
         self.inner.should_stop()
     }

@@ -16,13 +16,15 @@
 //! PEs without locks ([`Connect4::new`]) or one per PE
 //! ([`Connect4::per_pe`], as PEs in separate address spaces would have).
 
+mod book;
 mod position;
 mod table;
 
+pub use book::{BookError, TooFew, describe_score, random_positions, read_positions};
 pub use position::{CELLS, COLUMN_ORDER, HEIGHT, ParseError, Position, WIDTH, column_mask};
 pub use table::Table;
 
-use treelb::game::{Bound, Expansion, Game, GameOutput, SeqStats, alpha_beta, solve};
+use treelb::game::{Bound, Expansion, Game, GameOutput, alpha_beta_output, solve};
 
 /// A solved position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -157,7 +159,8 @@ impl Connect4 {
         Solved { score, best_move: best_move.map(|c| c + 1), nodes, aborted_nodes }
     }
 
-    /// [`Connect4::solve_with`] by the sequential [`alpha_beta`].
+    /// [`Connect4::solve_with`] by the sequential alpha-beta
+    /// ([`alpha_beta_output`]).
     ///
     /// ```
     /// use treelb_apps::connect4::{Connect4, Position};
@@ -167,11 +170,7 @@ impl Connect4 {
     /// assert_eq!(game.solve_sequential(&p, false).score, -1);
     /// ```
     pub fn solve_sequential(&self, pos: &Position, weak: bool) -> Solved {
-        self.solve_with(pos, weak, |p, a, b| {
-            let mut stats = SeqStats::default();
-            let value = alpha_beta(self, p, a, b, &mut stats);
-            GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
-        })
+        self.solve_with(pos, weak, |p, a, b| alpha_beta_output(self, p, a, b))
     }
 
     /// The moves of `pos` (as columns 0–6) worth trying for the best move,

@@ -257,4 +257,63 @@ impl Image {
         }
         counts
     }
+
+    /// The colour of pixel `i` by escape time: the set black, the rest
+    /// along a cyclic gradient (deep blue, white, orange, dark) by the
+    /// logarithm of the escape time, so that slow and fast escapes both
+    /// show their bands.
+    pub fn escape_colour(&self, i: usize) -> [u8; 3] {
+        const STOPS: [(f64, [f64; 3]); 6] = [
+            (0.0, [0.0, 7.0, 100.0]),
+            (0.16, [32.0, 107.0, 203.0]),
+            (0.42, [237.0, 255.0, 255.0]),
+            (0.6425, [255.0, 170.0, 0.0]),
+            (0.8575, [0.0, 2.0, 0.0]),
+            (1.0, [0.0, 7.0, 100.0]),
+        ];
+        let v = self.values[i];
+        if v >= self.max_iter {
+            return [0, 0, 0];
+        }
+        let t = (f64::from(v) + 1.0).ln() / (f64::from(self.max_iter) + 1.0).ln();
+        let t = (t * 1.5).fract();
+        let k = STOPS.iter().rposition(|&(at, _)| at <= t).unwrap_or(0).min(STOPS.len() - 2);
+        let ((t0, a), (t1, b)) = (STOPS[k], STOPS[k + 1]);
+        let s = (t - t0) / (t1 - t0);
+        std::array::from_fn(|c| (a[c] + s * (b[c] - a[c])).round() as u8)
+    }
+
+    /// The colour of pixel `i` by the PE that made it: a hue per PE
+    /// (golden ratio steps, so neighbouring PEs differ), darker in the set,
+    /// muted where a rectangle was filled without computing; grey for an
+    /// unknown PE.
+    pub fn pe_colour(&self, i: usize) -> [u8; 3] {
+        let Some(pe) = self.pes[i] else {
+            return [128, 128, 128];
+        };
+        let hue = (f64::from(pe) * 0.618_033_988_749_895).fract();
+        let in_set = self.values[i] >= self.max_iter;
+        let (saturation, value) = match (self.computed[i], in_set) {
+            (false, _) => (0.35, 0.5),
+            (true, true) => (0.75, 0.6),
+            (true, false) => (0.6, 0.95),
+        };
+        hsv(hue, saturation, value)
+    }
+}
+
+/// HSV (each in `[0, 1]`) to 8-bit RGB.
+pub(super) fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
+    let sector = (h * 6.0).floor();
+    let f = h * 6.0 - sector;
+    let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
+    let (r, g, b) = match sector as u32 % 6 {
+        0 => (v, t, p),
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        _ => (v, p, q),
+    };
+    [r, g, b].map(|c| (c * 255.0).round() as u8)
 }

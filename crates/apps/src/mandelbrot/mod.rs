@@ -78,6 +78,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use treelb::work::Rebuild;
 
 pub use image::{Counts, CoverageError, Image, Patches};
 pub use piece::{Piece, PieceState};
@@ -124,6 +125,41 @@ impl View {
         let half_w = extent / 2.0;
         let half_h = half_w * f64::from(height) / f64::from(width);
         View::corners(re - half_w, re + half_w, im - half_h, im + half_h)
+    }
+
+    /// The view of square pixels centred on `center` (by default the
+    /// standard view's centre), `extent` wide along the real axis (by
+    /// default the standard view's width around a given centre, else the
+    /// smallest width whose view holds the whole standard view).
+    ///
+    /// ```
+    /// use treelb_apps::mandelbrot::View;
+    ///
+    /// let wide = View::around(None, None, 400, 100).unwrap();
+    /// assert!(wide.contains(&View::STANDARD) && wide.height() == View::STANDARD.height());
+    /// let tall = View::around(None, None, 100, 400).unwrap();
+    /// assert!(tall.contains(&View::STANDARD) && tall.width() == View::STANDARD.width());
+    /// ```
+    pub fn around(
+        center: Option<[f64; 2]>,
+        extent: Option<f64>,
+        width: u32,
+        height: u32,
+    ) -> Result<View, MandelbrotError> {
+        let standard = View::STANDARD;
+        let [re, im] =
+            center.unwrap_or([(standard.x0 + standard.x1) / 2.0, (standard.y0 + standard.y1) / 2.0]);
+        let extent = match extent {
+            Some(e) => e,
+            None if center.is_some() => standard.width(),
+            None => standard.width().max(standard.height() * f64::from(width) / f64::from(height)),
+        };
+        View::centered(re, im, extent, width, height)
+    }
+
+    /// Whether `other` lies within this view.
+    pub fn contains(&self, other: &View) -> bool {
+        self.x0 <= other.x0 && self.x1 >= other.x1 && self.y0 <= other.y0 && self.y1 >= other.y1
     }
 
     /// The width along the real axis.
@@ -227,6 +263,19 @@ impl FromStr for Method {
 
 /// The most tiles per side of [`Mandelbrot::with_tiles`].
 pub const MAX_TILES: u32 = 256;
+
+/// The area of the whole set (pixel counting at high resolution).
+pub const SET_AREA: f64 = 1.5066;
+
+/// Bytes a pixel takes at the peak of a computation, when the patches of
+/// the run become the [`Image`]: 4 of the patches' value, then 4 of the
+/// value, 8 of the PE, 1 of "computed" and 1 of "made" in the image; and,
+/// where the patches of other processes are `gathered` to one, 6 more
+/// there for the patches as received (in postcard's variable-length
+/// integers).
+pub fn bytes_per_pixel(gathered: bool) -> u64 {
+    18 + if gathered { 6 } else { 0 }
+}
 
 /// The default size below which [`Method::Subdivide`] computes a rectangle
 /// pixel by pixel instead of cutting it: 16 pixels.
@@ -471,6 +520,22 @@ impl Orbit {
         } else {
             None
         }
+    }
+}
+
+/// The Mandelbrot set's pieces travel as their state (tasks, the job in
+/// progress and its orbit, the generation); the receiver's copy of the
+/// computation supplies the view.
+impl Rebuild for Mandelbrot {
+    type Work = Piece;
+    type State = PieceState;
+
+    fn detach(&self, piece: Piece) -> PieceState {
+        piece.into_state()
+    }
+
+    fn rebuild(&self, state: PieceState) -> Piece {
+        self.piece(state)
     }
 }
 

@@ -138,3 +138,28 @@ fn bad_setups_are_refused() {
     let v = View::centered(-0.5, 0.25, 2.0, 200, 100).unwrap();
     assert_eq!((v.x0, v.x1, v.y0, v.y1), (-1.5, 0.5, -0.25, 0.75));
 }
+
+#[test]
+fn the_set_is_black_and_the_rest_is_not() {
+    let image = Image {
+        width: 3,
+        height: 1,
+        max_iter: 100,
+        values: vec![0, 57, 100],
+        pes: vec![Some(0), Some(1), None],
+        computed: vec![true, true, false],
+    };
+    assert_ne!(image.escape_colour(0), [0, 0, 0]);
+    assert_ne!(image.escape_colour(1), [0, 0, 0]);
+    assert_eq!(image.escape_colour(2), [0, 0, 0]);
+    assert_ne!(image.pe_colour(0), image.pe_colour(1));
+    assert_eq!(image.pe_colour(2), [128, 128, 128]);
+}
+
+#[test]
+fn hsv_primaries() {
+    assert_eq!(image::hsv(0.0, 1.0, 1.0), [255, 0, 0]);
+    assert_eq!(image::hsv(1.0 / 3.0, 1.0, 1.0), [0, 255, 0]);
+    assert_eq!(image::hsv(2.0 / 3.0, 1.0, 1.0), [0, 0, 255]);
+    assert_eq!(image::hsv(0.5, 0.0, 0.5), [128, 128, 128]);
+}

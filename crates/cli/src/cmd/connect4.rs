@@ -7,10 +7,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use serde::Serialize;
-use treelb::game::{Game, GameOutput, SeqStats, YbwWork, alpha_beta, solve};
-use treelb::rng::SplitMix64;
-use treelb::{Init, Strategy};
-use treelb_apps::connect4::{Connect4, Position, Solved, WIDTH};
+use treelb::Init;
+use treelb::game::{Game, GameOutput, STRATEGIES, YbwWork, alpha_beta_output, solve_root};
+use treelb_apps::connect4::{Connect4, Position, Solved, describe_score, random_positions, read_positions};
 use treelb_apps::gametree::GameTree;
 
 use super::Status;
@@ -47,27 +46,21 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     }
     let b = tree.bound();
     let start = Instant::now();
-    let (mut nodes, mut aborted) = (0, 0);
-    let mut search = |a: i32, bb: i32| {
-        let o = if args.search.sequential {
-            let mut stats = SeqStats::default();
-            let value = alpha_beta(&tree, &tree.root(), a, bb, &mut stats);
-            GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
+    let o = solve_root(b, args.null_windows, |a, bb| {
+        if args.search.sequential {
+            alpha_beta_output(&tree, &tree.root(), a, bb)
         } else {
-            engine.search(&tree, tree.root(), a, bb, ybw, &cfg)
-        };
-        nodes += o.nodes;
-        aborted += o.aborted_nodes;
-        o.value.expect("a finished search has the root's value")
-    };
-    let value = if args.null_windows { solve(-b, b, &mut search) } else { search(-b - 1, b + 1) };
+            engine.search(&tree, tree.root(), a, bb, &cfg)
+        }
+    });
+    let (value, nodes, aborted) = (o.value.unwrap_or_default(), o.nodes, o.aborted_nodes);
     let seconds = start.elapsed().as_secs_f64();
     let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
             "{}, {}, {}",
-            engine.pes(&cfg),
+            engine.pes(),
             cfg.spec.strategy,
             if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
         )
@@ -83,13 +76,9 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     writeln!(out, "time: {seconds:.3} s")?;
     let mut ok = true;
     if args.check {
-        let mut stats = SeqStats::default();
-        let seq = if args.null_windows {
-            solve(-b, b, |a, bb| alpha_beta(&tree, &tree.root(), a, bb, &mut stats))
-        } else {
-            alpha_beta(&tree, &tree.root(), -b - 1, b + 1, &mut stats)
-        };
-        writeln!(out, "sequential: value {seq}, {} nodes", stats.nodes)?;
+        let o = solve_root(b, args.null_windows, |a, bb| alpha_beta_output(&tree, &tree.root(), a, bb));
+        let seq = o.value.unwrap_or_default();
+        writeln!(out, "sequential: value {seq}, {} nodes", o.nodes)?;
         ok = seq == value;
         if !ok {
             eprintln!("treelb: mismatch: value {value}, sequential value {seq}");
@@ -101,11 +90,6 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     Engine::finalize(library);
     Ok(ok.into())
 }
-
-/// The strategies a game search runs under: those where a PE gives work
-/// only when an idle PE asks for it.
-const STRATEGIES: [Strategy; 3] =
-    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
 
 #[derive(Serialize)]
 struct Row {
@@ -123,7 +107,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         if moves > 40 {
             return Err(err!("--moves must be at most 40, got {moves}"));
         }
-        return generate(positive("--generate", n)?, moves, cfg.spec.seed, out);
+        for p in random_positions(positive("--generate", n)?, moves, cfg.spec.seed) {
+            writeln!(out, "{}", p.map_err(|e| err!("--generate: {e}"))?)?;
+        }
+        return Ok(Status::Done);
     }
     check_supported(&cfg, "connect4")?;
     let log2: u32 = number("--tt-log2", &args.tt_log2)?;
@@ -132,7 +119,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     }
     let jobs: Vec<(String, Option<i32>)> = match (&args.position, &args.file) {
         (Some(p), _) => vec![(p.clone(), None)],
-        (None, Some(path)) => read_file(path)?,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| err!("--file {path}: {e}"))?;
+            read_positions(&text).map_err(|e| err!("{path}:{e}"))?
+        }
         (None, None) => unreachable!("clap requires a position, --file or --generate"),
     };
     let mut parsed = Vec::with_capacity(jobs.len());
@@ -145,7 +135,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     }
     let library = Engine::library(&cfg)?;
     let engine = Engine::start(&cfg, &library, !args.search.no_ybw)?;
-    let game = if args.tt_per_pe && !engine.on_mpi() {
+    let game = if args.tt_per_pe && !engine.on_mpi {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
         // Across ranks each rank has its own table anyway.
@@ -177,9 +167,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
             let t = Instant::now();
             let o = if args.search.sequential {
-                sequential(&game, p, a, b)
+                alpha_beta_output(&game, p, a, b)
             } else {
-                engine.search(&game, *p, a, b, !args.search.no_ybw, &cfg)
+                engine.search(&game, *p, a, b, &cfg)
             };
             log(p, a, b, &o, t);
             o
@@ -198,10 +188,10 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     } else {
         format!(
             "{}, {}, {}, {}",
-            engine.pes(&cfg),
+            engine.pes(),
             cfg.spec.strategy,
             if args.search.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
-            if engine.on_mpi() {
+            if engine.on_mpi {
                 "a table per rank"
             } else if args.tt_per_pe {
                 "a table per PE"
@@ -220,9 +210,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             out,
             "Connect Four, position \"{}\" ({} moves), {how}",
             r.position,
-            parsed_moves(&r.position)
+            r.position.chars().count()
         )?;
-        writeln!(out, "score: {}{}", s.score, describe(s.score, args.weak))?;
+        writeln!(out, "score: {}{}", s.score, describe_score(s.score, args.weak))?;
         match s.best_move {
             Some(c) => writeln!(out, "best move: {c}")?,
             None if args.score_only => {}
@@ -290,13 +280,6 @@ fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// One window search of `pos` by the sequential alpha-beta baseline.
-fn sequential(game: &Connect4, pos: &Position, alpha: i32, beta: i32) -> GameOutput {
-    let mut stats = SeqStats::default();
-    let value = alpha_beta(game, pos, alpha, beta, &mut stats);
-    GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
-}
-
 /// The MPI library of `--runtime mpi`, held outside the [`Engine`] that
 /// borrows it (`None` on threads).
 #[cfg(feature = "mpi")]
@@ -313,13 +296,15 @@ type Library = Option<std::convert::Infallible>;
 /// ([`Engine::serve`]) until rank 0 broadcasts the end. All window searches
 /// are runs of one [`treelb_mpi::Session`], so the ranks set up once and
 /// keep their transposition tables from window to window.
-enum Engine<'m> {
-    Threads,
+struct Engine<'m> {
+    /// Whether the searches run across MPI ranks.
+    on_mpi: bool,
+    threads: usize,
+    ybw: bool,
+    /// Across ranks, their session of window searches.
     #[cfg(feature = "mpi")]
-    Mpi(Box<treelb_mpi::game::Windows<'m>>, usize),
-    #[cfg(not(feature = "mpi"))]
-    #[allow(dead_code)]
-    Never(std::marker::PhantomData<&'m ()>),
+    ranks: Option<Box<treelb_mpi::game::Windows<'m>>>,
+    library: std::marker::PhantomData<&'m Library>,
 }
 
 impl<'m> Engine<'m> {
@@ -336,11 +321,10 @@ impl<'m> Engine<'m> {
 
     /// The engine of `cfg` on `library` (across ranks a collective: every
     /// rank starts its session).
-    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps, unused_variables))]
+    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps))]
     fn start(cfg: &RunConfig, library: &'m Library, ybw: bool) -> Result<Engine<'m>, Error> {
-        match library {
-            None => Ok(Engine::Threads),
-            #[cfg(feature = "mpi")]
+        #[cfg(feature = "mpi")]
+        let ranks = match library {
             Some(mpi) => {
                 let config = treelb_mpi::Config {
                     threads: cfg.threads,
@@ -348,67 +332,53 @@ impl<'m> Engine<'m> {
                     slow: None,
                     record_decisions: false,
                 };
-                let windows = treelb_mpi::game::Windows::start(mpi, &config, ybw)?;
-                Ok(Engine::Mpi(Box::new(windows), cfg.threads))
+                Some(Box::new(treelb_mpi::game::Windows::start(mpi, &config, ybw)?))
             }
-            #[cfg(not(feature = "mpi"))]
-            Some(never) => match *never {},
-        }
+            None => None,
+        };
+        Ok(Engine {
+            on_mpi: library.is_some(),
+            threads: cfg.threads,
+            ybw,
+            #[cfg(feature = "mpi")]
+            ranks,
+            library: std::marker::PhantomData,
+        })
     }
 
     /// This process's rank (0 on threads).
     fn rank(&self) -> usize {
-        match self {
-            Engine::Threads => 0,
-            #[cfg(feature = "mpi")]
-            Engine::Mpi(m, _) => m.rank(),
-            #[cfg(not(feature = "mpi"))]
-            Engine::Never(_) => unreachable!(),
+        #[cfg(feature = "mpi")]
+        if let Some(m) = &self.ranks {
+            return m.rank();
         }
-    }
-
-    fn on_mpi(&self) -> bool {
-        !matches!(self, Engine::Threads)
+        0
     }
 
     /// The PEs, in words.
-    fn pes(&self, cfg: &RunConfig) -> String {
-        match self {
-            Engine::Threads => format!("{} PEs", cfg.threads),
-            #[cfg(feature = "mpi")]
-            Engine::Mpi(m, _) => format!("{} ranks × {} threads", m.size(), cfg.threads),
-            #[cfg(not(feature = "mpi"))]
-            Engine::Never(_) => unreachable!(),
+    fn pes(&self) -> String {
+        #[cfg(feature = "mpi")]
+        if let Some(m) = &self.ranks {
+            return format!("{} ranks × {} threads", m.size(), self.threads);
         }
+        format!("{} PEs", self.threads)
     }
 
     /// One window search of `pos`, called on rank 0 only (across ranks the
     /// others serve it): the value and the nodes of all ranks.
-    fn search<G>(
-        &self,
-        game: &G,
-        pos: G::Position,
-        alpha: i32,
-        beta: i32,
-        ybw: bool,
-        cfg: &RunConfig,
-    ) -> GameOutput
+    fn search<G>(&self, game: &G, pos: G::Position, alpha: i32, beta: i32, cfg: &RunConfig) -> GameOutput
     where
         G: Game,
         G::Position: serde::Serialize + serde::de::DeserializeOwned,
     {
-        match self {
-            Engine::Threads => {
-                let root = YbwWork::new(game, pos, alpha, beta, ybw);
-                match treelb_threads::run(root, &cfg.threads_config()) {
-                    Ok(outcome) => outcome.output,
-                    Err(e) => panic!("a checked configuration failed: {e}"),
-                }
-            }
-            #[cfg(feature = "mpi")]
-            Engine::Mpi(m, _) => m.search(game, pos, alpha, beta),
-            #[cfg(not(feature = "mpi"))]
-            Engine::Never(_) => unreachable!(),
+        #[cfg(feature = "mpi")]
+        if let Some(m) = &self.ranks {
+            return m.search(game, pos, alpha, beta);
+        }
+        let root = YbwWork::new(game, pos, alpha, beta, self.ybw);
+        match treelb_threads::run(root, &cfg.threads_config()) {
+            Ok(outcome) => outcome.output,
+            Err(e) => panic!("a checked configuration failed: {e}"),
         }
     }
 
@@ -416,44 +386,36 @@ impl<'m> Engine<'m> {
     /// starts, until it ends the command; whether the command succeeded
     /// (rank 0's verdict). On threads (and rank 0) there is nothing to
     /// serve.
-    #[cfg_attr(not(feature = "mpi"), allow(unused_variables))]
     fn serve<G>(&self, game: &G) -> bool
     where
         G: Game,
         G::Position: serde::Serialize + serde::de::DeserializeOwned,
     {
-        match self {
-            Engine::Threads => true,
-            #[cfg(feature = "mpi")]
-            Engine::Mpi(m, _) => m.serve(game),
-            #[cfg(not(feature = "mpi"))]
-            Engine::Never(_) => unreachable!(),
+        #[cfg(feature = "mpi")]
+        if let Some(m) = &self.ranks {
+            return m.serve(game);
         }
+        let _ = game;
+        true
     }
 
     /// Ends the engine: across ranks, rank 0 tells the serving ranks the
     /// command is over (and whether it succeeded) and reports the messages
     /// of the game search on stderr.
     fn finish(self, ok: bool) {
-        match self {
-            Engine::Threads => {}
-            #[cfg(feature = "mpi")]
-            Engine::Mpi(m, threads) => {
-                let (size, support) = (m.size(), m.thread_support());
-                if let Some(sum) = m.finish(ok) {
-                    eprintln!(
-                        "treelb: mpi: {size} ranks × {threads} threads ({support}); {} window searches, \
-                         {} termination waves; {} results and {} aborts sent between ranks, {} results for \
-                         frames already finished",
-                        sum.searches, sum.waves, sum.net.results, sum.net.aborts, sum.net.discarded
-                    );
-                }
-            }
-            #[cfg(not(feature = "mpi"))]
-            Engine::Never(_) => {
-                let _ = ok;
+        #[cfg(feature = "mpi")]
+        if let Some(m) = self.ranks {
+            let (size, support) = (m.size(), m.thread_support());
+            if let Some(sum) = m.finish(ok) {
+                eprintln!(
+                    "treelb: mpi: {size} ranks × {} threads ({support}); {} window searches, \
+                     {} termination waves; {} results and {} aborts sent between ranks, {} results for \
+                     frames already finished",
+                    self.threads, sum.searches, sum.waves, sum.net.results, sum.net.aborts, sum.net.discarded
+                );
             }
         }
+        let _ = ok;
     }
 
     /// Finalizes MPI, after [`Engine::finish`].
@@ -461,83 +423,9 @@ impl<'m> Engine<'m> {
         match library {
             None => {}
             #[cfg(feature = "mpi")]
-            Some(mpi) => super::mpi::finalize(mpi),
+            Some(mpi) => crate::run::finalize(mpi),
             #[cfg(not(feature = "mpi"))]
             Some(never) => match never {},
         }
     }
-}
-
-/// Moves in a position's notation.
-fn parsed_moves(text: &str) -> usize {
-    text.chars().count()
-}
-
-/// What a score means, in words.
-fn describe(score: i32, weak: bool) -> String {
-    match (score.signum(), weak) {
-        (0, _) => " (draw)".into(),
-        (1, true) => " (the side to move wins)".into(),
-        (-1, true) => " (the side to move loses)".into(),
-        (1, false) => format!(" (the side to move wins, with its stone number {})", 22 - score),
-        _ => format!(" (the side to move loses, to the opponent's stone number {})", 22 + score),
-    }
-}
-
-/// The lines of a positions file: `POSITION [SCORE]`; blank lines and lines
-/// starting with `#` are skipped.
-fn read_file(path: &str) -> Result<Vec<(String, Option<i32>)>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| err!("--file {path}: {e}"))?;
-    let mut jobs = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut words = line.split_whitespace();
-        let pos = words.next().unwrap_or_default().to_owned();
-        let score = match words.next() {
-            Some(s) => {
-                Some(s.parse::<i32>().map_err(|_| err!("{path}:{}: score `{s}` is not an integer", i + 1))?)
-            }
-            None => None,
-        };
-        if let Some(extra) = words.next() {
-            return Err(err!("{path}:{}: unexpected `{extra}` after the score", i + 1));
-        }
-        jobs.push((pos, score));
-    }
-    Ok(jobs)
-}
-
-/// Prints `count` distinct random positions of `moves` moves: uniformly
-/// random columns that do not win (the game stays open), ending in a
-/// position where the side to move cannot win at once.
-fn generate(count: u64, moves: u32, seed: u64, out: &mut impl Write) -> Result<Status, Error> {
-    let mut rng = SplitMix64::new(seed);
-    let mut seen = std::collections::HashSet::new();
-    let mut attempts = 0u64;
-    while (seen.len() as u64) < count {
-        attempts += 1;
-        if attempts > count * 1000 + 100_000 {
-            return Err(err!("--generate: found only {} distinct positions of {moves} moves", seen.len()));
-        }
-        let mut p = Position::new();
-        let mut text = String::new();
-        let mut open = true;
-        for _ in 0..moves {
-            let cols: Vec<u32> = (0..WIDTH).filter(|&c| p.can_play(c) && !p.is_winning_move(c)).collect();
-            if cols.is_empty() {
-                open = false;
-                break;
-            }
-            let c = cols[rng.below(cols.len() as u64) as usize];
-            p.play_column(c);
-            text.push(char::from(b'1' + c as u8));
-        }
-        if open && !p.can_win_next() && seen.insert(p.key()) {
-            writeln!(out, "{text}")?;
-        }
-    }
-    Ok(Status::Done)
 }

@@ -131,7 +131,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     unit: &'static str,
     out: &mut impl Write,
 ) -> Result<Status, Error> {
-    super::catch_signals();
+    crate::run::catch_signals();
     if cfg.feedback.on() {
         eprintln!(
             "treelb: probing the tree for {} on one thread (Ctrl-C reports the estimate so far)",
@@ -145,34 +145,35 @@ pub(crate) fn run<S: Search, I: Serialize>(
     let mut bar: Option<ProgressBar> = None;
     let show = cfg.feedback == crate::config::Feedback::Terminal;
     let mut shown = Instant::now();
-    let found = probe_for(search, Some(incumbent), duration, seed, super::signalled, |estimate, elapsed| {
-        if show && elapsed >= SHOW_AFTER && shown.elapsed() >= Duration::from_millis(100) {
-            shown = Instant::now();
-            let bar = bar.get_or_insert_with(|| {
-                let bar = ProgressBar::with_draw_target(
-                    Some(duration.as_millis() as u64),
-                    ProgressDrawTarget::stderr(),
-                );
-                bar.set_style(
-                    ProgressStyle::with_template("{elapsed_precise} [{bar:30}] probing: {msg}")
-                        .expect("valid template"),
-                );
-                bar
-            });
-            bar.set_position(elapsed.as_millis() as u64);
-            bar.set_message(format!(
-                "{} probes, {} nodes ± {:.0} %",
-                estimate.probes(),
-                sci(estimate.nodes.mean()),
-                100.0 * estimate.nodes.relative_error()
-            ));
-        }
-    });
+    let found =
+        probe_for(search, Some(incumbent), duration, seed, crate::run::signalled, |estimate, elapsed| {
+            if show && elapsed >= SHOW_AFTER && shown.elapsed() >= Duration::from_millis(100) {
+                shown = Instant::now();
+                let bar = bar.get_or_insert_with(|| {
+                    let bar = ProgressBar::with_draw_target(
+                        Some(duration.as_millis() as u64),
+                        ProgressDrawTarget::stderr(),
+                    );
+                    bar.set_style(
+                        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] probing: {msg}")
+                            .expect("valid template"),
+                    );
+                    bar
+                });
+                bar.set_position(elapsed.as_millis() as u64);
+                bar.set_message(format!(
+                    "{} probes, {} nodes ± {:.0} %",
+                    estimate.probes(),
+                    sci(estimate.nodes.mean()),
+                    100.0 * estimate.nodes.relative_error()
+                ));
+            }
+        });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     let estimate = found.estimate;
-    let interrupted = found.stopped || super::signalled();
+    let interrupted = found.stopped || crate::run::signalled();
     let answer = Answer {
         probes: estimate.probes(),
         probes_set_aside: found.set_aside,
@@ -194,7 +195,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
-        write_text(&report, &estimate, sense, out)?;
+        write_text(&report, &estimate, found.rough(), sense, out)?;
     }
     if interrupted && !cfg.quiet {
         eprintln!(
@@ -209,6 +210,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
 fn write_text<I: Serialize>(
     report: &Report<I>,
     estimate: &TreeEstimate,
+    rough: bool,
     sense: Sense,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
@@ -258,7 +260,7 @@ fn write_text<I: Serialize>(
             Line::new("incumbent", "none").note("no solution known: the tree is pruned by the bounds alone")
         }
     });
-    if !a.exact && (a.probes < 100 || estimate.nodes.relative_error() > 0.5) {
+    if rough {
         lines.push(Line::new("caution", "rough").note(
             "few probes or a large standard error: the rare deep probes that carry the sum may not have come up yet; probe longer",
         ));

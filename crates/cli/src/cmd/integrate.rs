@@ -7,17 +7,14 @@ use std::time::Instant;
 
 use serde::Serialize;
 use treelb::SplitPolicy;
-use treelb_apps::integrate::{INTEGRANDS, TestIntegrand};
+use treelb_apps::integrate::{INTEGRANDS, SEQUENTIAL_AGREEMENT, TestIntegrand};
+use treelb_mpi::wire::StateCodec;
 
 use super::Status;
 use crate::args::IntegrateArgs;
-use crate::config::{Error, RunConfig, Runtime, err};
+use crate::config::{Error, RunConfig, err};
 
 use crate::report::{Line, Report};
-
-/// The relative difference from the sequential run that every P must stay
-/// within (the summation order differs; compensated sums absorb it).
-const SEQUENTIAL_AGREEMENT: f64 = 1e-12;
 
 /// Looks a test integrand up by name.
 fn integrand(name: &str) -> Result<&'static TestIntegrand, Error> {
@@ -106,21 +103,15 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         let (estimate, _) = treelb::seq::run_work(integral.work());
         (start.elapsed().as_secs_f64(), estimate.value())
     });
-    let outcome = match cfg.kind {
-        Runtime::Threads => Some(super::run_threads(integral.work(), &cfg, None, "intervals")?),
-        #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_codec(&super::mpi::IntervalsCodec(&integral), integral.work(), &cfg)?,
-        #[cfg(not(feature = "mpi"))]
-        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-    };
-    let Some(outcome) = outcome else {
+    let Some(outcome) = crate::run::work(&StateCodec(&integral), integral.work(), &cfg, None, "intervals")?
+    else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let e = outcome.output;
     let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
     let (value, exact) = (e.value(), (t.exact)());
     let difference = value - exact;
-    if !(value.is_finite() && e.error().is_finite()) {
+    if !e.is_finite() {
         // No report: a NaN or infinite value is no answer.
         eprintln!(
             "treelb: error: integrate {}: the value is {value} and the error estimate {}: the integrand was not \
@@ -138,7 +129,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         } else {
             "Σ of the accepted 15-point Kronrod estimates, compensated"
         }),
-        Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.error() <= tol {
+        Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.converged(tol) {
             format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e} ✓")
         } else {
             format!("Σ |K15 − G7| over the accepted intervals; NOT CONVERGED: above the tolerance {tol:e}")
@@ -161,7 +152,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         )),
     ];
     let sequential = seq.map(|(wall_secs, seq_value)| {
-        let relative = (value - seq_value).abs() / seq_value.abs().max(f64::MIN_POSITIVE);
+        let relative = e.relative_difference(seq_value);
         let agrees = relative <= SEQUENTIAL_AGREEMENT;
         ok &= agrees;
         lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if interrupted {
@@ -181,7 +172,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     let answer = Answer {
         value,
         error_estimate: e.error(),
-        converged: e.error() <= tol,
+        converged: e.converged(tol),
         exact,
         difference,
         evaluated: e.evaluated,
@@ -197,7 +188,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "intervals"));
     }
-    if e.error() > tol {
+    if !e.converged(tol) {
         ok = false;
         eprintln!(
             "treelb: error: integrate {}: did not converge: the error estimate {:.2e} is above the tolerance \

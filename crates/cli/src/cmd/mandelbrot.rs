@@ -6,50 +6,15 @@ use std::io::Write;
 use std::time::Instant;
 
 use serde::Serialize;
-use treelb_apps::mandelbrot::{Counts, Image, MAX_TILES, Mandelbrot, Method, View};
+use treelb_apps::mandelbrot::{
+    Counts, Image, MAX_TILES, Mandelbrot, Method, SET_AREA, View, bytes_per_pixel,
+};
+use treelb_mpi::wire::StateCodec;
 
 use super::Status;
 use crate::args::MandelbrotArgs;
-use crate::config::{Error, RunConfig, Runtime, err};
+use crate::config::{Error, RunConfig, Runtime, bytes, err, numbers};
 use crate::report::{Line, Report};
-
-/// The area of the whole set (pixel counting at high resolution).
-const AREA: f64 = 1.5066;
-
-/// Bytes a pixel takes at the peak, when the patches of the run become the
-/// image: 4 of the patches' value, then 4 of the value, 8 of the PE, 1 of
-/// "computed" and 1 of "made" in the image.
-const BYTES_PER_PIXEL: u64 = 18;
-
-/// Bytes a pixel takes at rank 0 besides, under MPI: the other ranks'
-/// patches as received, in postcard's variable-length integers.
-const MPI_BYTES_PER_PIXEL: u64 = 6;
-
-/// Parses `--max-memory`: bytes, with an optional K, M, G or T suffix
-/// (powers of 1024).
-fn bytes(flag: &str, value: &str) -> Result<u64, Error> {
-    let v = value.trim();
-    let (digits, shift) = match v.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(err!("{flag}: unknown unit in `{value}` (expected K, M, G or T)")),
-            };
-            (&v[..i], shift)
-        }
-        _ => (v, 0),
-    };
-    digits
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| err!("{flag} expects a positive number of bytes such as 2G or 500M, got `{value}`"))
-}
 
 /// A number of bytes for people: `4.5 GiB`.
 fn human_bytes(n: u64) -> String {
@@ -119,7 +84,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
             Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
         });
     let max_memory = bytes("--max-memory", &args.max_memory)?;
-    let per_pixel = BYTES_PER_PIXEL + if cfg.kind == Runtime::Mpi { MPI_BYTES_PER_PIXEL } else { 0 };
+    let per_pixel = bytes_per_pixel(cfg.kind == Runtime::Mpi);
     let memory = u64::from(width) * u64::from(height) * per_pixel;
     if memory > max_memory {
         return Err(err!(
@@ -149,14 +114,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         let (_, iterations) = treelb::seq::run_work(m.work(method));
         Sequential { wall_secs: start.elapsed().as_secs_f64(), iterations }
     });
-    let outcome = match cfg.kind {
-        Runtime::Threads => Some(super::run_threads(m.work(method), &cfg, None, "iterations")?),
-        #[cfg(feature = "mpi")]
-        Runtime::Mpi => super::mpi::run_codec(&super::mpi::PieceCodec(m), m.work(method), &cfg)?,
-        #[cfg(not(feature = "mpi"))]
-        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-    };
-    let Some(outcome) = outcome else {
+    let Some(outcome) = crate::run::work(&StateCodec(m), m.work(method), &cfg, None, "iterations")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
@@ -183,10 +141,9 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
                 .note("partial: pixels not made before the interruption (value 0, of no PE in the images)"),
         );
     }
-    let whole = View::STANDARD;
     let area_line = Line::new("area", format!("{area:.5}"));
-    lines.push(if view.x0 <= whole.x0 && view.x1 >= whole.x1 && view.y0 <= whole.y0 && view.y1 >= whole.y1 {
-        area_line.note(format!("in-set pixels × pixel area; the set's area is ≈ {AREA}"))
+    lines.push(if view.contains(&View::STANDARD) {
+        area_line.note(format!("in-set pixels × pixel area; the set's area is ≈ {SET_AREA}"))
     } else {
         area_line.note("of the set within the view: in-set pixels × pixel area")
     });
@@ -253,7 +210,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         .write(cfg.json, out)?;
     let image = std::sync::Arc::new(image);
     let colours: [(&str, &Option<String>, Colour); 2] =
-        [("--out", &args.out, escape_colour), ("--pe-out", &args.pe_out, pe_colour)];
+        [("--out", &args.out, Image::escape_colour), ("--pe-out", &args.pe_out, Image::pe_colour)];
     for (flag, path, colour) in colours {
         if let Some(path) = path {
             let image = std::sync::Arc::clone(&image);
@@ -266,17 +223,6 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     Ok(Status::Done)
 }
 
-/// `N` comma-separated numbers, e.g. `-0.75,0.1`.
-fn numbers<const N: usize>(flag: &str, form: &str, value: &str) -> Result<[f64; N], Error> {
-    let bad = || err!("{flag} expects {form}, got `{value}`");
-    let parts: Vec<f64> = value
-        .split(',')
-        .map(|p| p.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
-        .collect::<Option<_>>()
-        .ok_or_else(bad)?;
-    parts.try_into().map_err(|_| bad())
-}
-
 /// The view: `--view`, or `--center` and `--extent`; by default the
 /// smallest view with square pixels around the standard view.
 fn view(args: &MandelbrotArgs, width: u32, height: u32) -> Result<View, Error> {
@@ -284,17 +230,10 @@ fn view(args: &MandelbrotArgs, width: u32, height: u32) -> Result<View, Error> {
         let [x0, x1, y0, y1] = numbers("--view", "X0,X1,Y0,Y1", v)?;
         return View::corners(x0, x1, y0, y1).map_err(|e| err!("--view: {e}"));
     }
-    let standard = View::STANDARD;
-    let [re, im] = match &args.center {
-        Some(c) => numbers("--center", "RE,IM", c)?,
-        None => [(standard.x0 + standard.x1) / 2.0, (standard.y0 + standard.y1) / 2.0],
-    };
-    let extent = match &args.extent {
-        Some(e) => numbers::<1>("--extent", "a width along the real axis", e)?[0],
-        None if args.center.is_some() => standard.width(),
-        None => standard.width().max(standard.height() * f64::from(width) / f64::from(height)),
-    };
-    View::centered(re, im, extent, width, height).map_err(|e| err!("--extent: {e}"))
+    let center = args.center.as_deref().map(|c| numbers("--center", "RE,IM", c)).transpose()?;
+    let extent = args.extent.as_deref().map(|e| numbers("--extent", "a width along the real axis", e));
+    let extent = extent.transpose()?.map(|[x]| x);
+    View::around(center, extent, width, height).map_err(|e| err!("--extent: {e}"))
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
@@ -325,100 +264,4 @@ fn write_png(out: &mut dyn Write, image: &Image, colour: Colour) -> std::io::Res
     }
     stream.finish().map_err(fail)?;
     writer.finish().map_err(fail)
-}
-
-/// The colour of pixel `i` by escape time: the set black, the rest along a
-/// cyclic gradient (deep blue, white, orange, dark) by the logarithm of the
-/// escape time, so that slow and fast escapes both show their bands.
-fn escape_colour(image: &Image, i: usize) -> [u8; 3] {
-    const STOPS: [(f64, [f64; 3]); 6] = [
-        (0.0, [0.0, 7.0, 100.0]),
-        (0.16, [32.0, 107.0, 203.0]),
-        (0.42, [237.0, 255.0, 255.0]),
-        (0.6425, [255.0, 170.0, 0.0]),
-        (0.8575, [0.0, 2.0, 0.0]),
-        (1.0, [0.0, 7.0, 100.0]),
-    ];
-    let v = image.values[i];
-    if v >= image.max_iter {
-        return [0, 0, 0];
-    }
-    let t = (f64::from(v) + 1.0).ln() / (f64::from(image.max_iter) + 1.0).ln();
-    let t = (t * 1.5).fract();
-    let k = STOPS.iter().rposition(|&(at, _)| at <= t).unwrap_or(0).min(STOPS.len() - 2);
-    let ((t0, a), (t1, b)) = (STOPS[k], STOPS[k + 1]);
-    let s = (t - t0) / (t1 - t0);
-    std::array::from_fn(|c| (a[c] + s * (b[c] - a[c])).round() as u8)
-}
-
-/// The colour of pixel `i` by the PE that made it: a hue per PE (golden
-/// ratio steps, so neighbouring PEs differ), darker in the set, muted where
-/// a rectangle was filled without computing; grey for an unknown PE.
-fn pe_colour(image: &Image, i: usize) -> [u8; 3] {
-    let Some(pe) = image.pes[i] else {
-        return [128, 128, 128];
-    };
-    let hue = (f64::from(pe) * 0.618_033_988_749_895).fract();
-    let in_set = image.values[i] >= image.max_iter;
-    let (saturation, value) = match (image.computed[i], in_set) {
-        (false, _) => (0.35, 0.5),
-        (true, true) => (0.75, 0.6),
-        (true, false) => (0.6, 0.95),
-    };
-    hsv(hue, saturation, value)
-}
-
-/// HSV (each in `[0, 1]`) to 8-bit RGB.
-fn hsv(h: f64, s: f64, v: f64) -> [u8; 3] {
-    let sector = (h * 6.0).floor();
-    let f = h * 6.0 - sector;
-    let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
-    let (r, g, b) = match sector as u32 % 6 {
-        0 => (v, t, p),
-        1 => (q, v, p),
-        2 => (p, v, t),
-        3 => (p, q, v),
-        4 => (t, p, v),
-        _ => (v, p, q),
-    };
-    [r, g, b].map(|c| (c * 255.0).round() as u8)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_set_is_black_and_the_rest_is_not() {
-        let image = Image {
-            width: 3,
-            height: 1,
-            max_iter: 100,
-            values: vec![0, 57, 100],
-            pes: vec![Some(0), Some(1), None],
-            computed: vec![true, true, false],
-        };
-        assert_ne!(escape_colour(&image, 0), [0, 0, 0]);
-        assert_ne!(escape_colour(&image, 1), [0, 0, 0]);
-        assert_eq!(escape_colour(&image, 2), [0, 0, 0]);
-        assert_ne!(pe_colour(&image, 0), pe_colour(&image, 1));
-        assert_eq!(pe_colour(&image, 2), [128, 128, 128]);
-    }
-
-    #[test]
-    fn hsv_primaries() {
-        assert_eq!(hsv(0.0, 1.0, 1.0), [255, 0, 0]);
-        assert_eq!(hsv(1.0 / 3.0, 1.0, 1.0), [0, 255, 0]);
-        assert_eq!(hsv(2.0 / 3.0, 1.0, 1.0), [0, 0, 255]);
-        assert_eq!(hsv(0.5, 0.0, 0.5), [128, 128, 128]);
-    }
-
-    #[test]
-    fn numbers_are_comma_separated_and_finite() {
-        assert_eq!(numbers::<2>("--center", "RE,IM", "-0.75, 0.1").unwrap(), [-0.75, 0.1]);
-        for bad in ["1", "1,2,3", "a,b", "1,inf", "", "1,,2"] {
-            let e = numbers::<2>("--center", "RE,IM", bad).unwrap_err().to_string();
-            assert_eq!(e, format!("--center expects RE,IM, got `{bad}`"));
-        }
-    }
 }

@@ -10,8 +10,6 @@ pub(crate) mod estimate;
 pub(crate) mod integrate;
 pub(crate) mod knapsack;
 pub(crate) mod mandelbrot;
-#[cfg(feature = "mpi")]
-pub(crate) mod mpi;
 pub(crate) mod nqueens;
 pub(crate) mod plot_trace;
 pub(crate) mod resume;
@@ -20,13 +18,9 @@ pub(crate) mod sim_ybwc;
 pub(crate) mod tsp;
 pub(crate) mod uts;
 
-use std::time::Duration;
-
-use treelb::Work;
 use treelb::limit::StopReason;
 
-use crate::config::{Error, RunConfig};
-use crate::progress::Progress;
+use crate::config::RunConfig;
 
 /// How a run command ended: its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +41,6 @@ impl From<bool> for Status {
     }
 }
 
-pub(crate) use crate::run::{Ran, catch_signals, check_stop, deadline, limit_of, signalled};
-
 /// The status of a run that `--max-nodes`, `--time-limit` or a signal
 /// stopped after `units` units of work, after one line on stderr saying so
 /// (the report on stdout is marked too).
@@ -63,31 +55,4 @@ pub(crate) fn interrupted(cfg: &RunConfig, stopped: Option<StopReason>, units: u
         eprintln!("treelb: interrupted: {reason} reached after {units} {unit}; the report is partial");
     }
     Status::Interrupted
-}
-
-/// Runs `root` on the threads runtime (work whose pieces have no codec
-/// yet; the others go through [`crate::run`]).
-pub(crate) fn run_threads<W: Work + Clone>(
-    root: W,
-    cfg: &RunConfig,
-    expected_units: Option<u64>,
-    unit: &'static str,
-) -> Result<Ran<W::Output>, Error> {
-    catch_signals();
-    let mut progress = Progress::new(cfg.feedback, expected_units, unit);
-    progress.started(cfg);
-    let limit = limit_of(cfg);
-    let mut run = treelb_threads::Run::new(cfg.threads_config())
-        .stop_handle(&limit)
-        .stop_when(|| signalled().then_some(StopReason::Signal))
-        .observe(Duration::from_millis(100), |s| progress.update(s));
-    if let Some(at) = deadline(cfg) {
-        run = run.deadline_at(at);
-    }
-    let mut outcome = run.run(root)?;
-    progress.finish();
-    if let (Some(path), Some(trace)) = (&cfg.trace, outcome.trace.take()) {
-        crate::run::write_trace(cfg, path, trace, outcome.stats.wall);
-    }
-    Ok(Ran { output: outcome.output, stats: outcome.stats, stopped: outcome.stopped })
 }

@@ -73,7 +73,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     // The time limit counts from here, and a signal stops the root phase
     // as it stops the search: the root takes seconds from a few hundred
     // nodes on, minutes from 500.
-    super::catch_signals();
+    crate::run::catch_signals();
     let expected = args.expect;
     let (tsp, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
@@ -98,7 +98,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     // which a stop reaching each rank at its own moment would break (a
     // signal there stops the run as soon as the search starts).
     let root_limit = Limit::unbounded();
-    let poll = || cfg.kind == Runtime::Threads && super::check_stop(&cfg, &root_limit);
+    let poll = || cfg.kind == Runtime::Threads && crate::run::check_stop(&cfg, &root_limit);
     if cfg.feedback.on() {
         eprintln!(
             "treelb: tsp: bounding the root of {n} nodes (initial tour, Held–Karp ascent, cutting planes)"

@@ -30,6 +30,14 @@ pub mod ybw;
 pub use remote::{GameMessage, Net, NetStats, Outgoing, RemoteLink, StolenPiece};
 pub use ybw::{GameOutput, YbwWork};
 
+use crate::Strategy;
+
+/// The strategies a game search runs under: those where a PE gives work
+/// only when an idle PE asks for it (not by pushing, through a hub, or
+/// statically before any eldest brother has returned).
+pub const STRATEGIES: [Strategy; 3] =
+    [Strategy::RandomPolling, Strategy::GlobalRoundRobin, Strategy::AsyncRoundRobin];
+
 /// What [`Game::expand`] found out about a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expansion {
@@ -149,6 +157,14 @@ fn search<G: Game>(
     alpha
 }
 
+/// One window search of `pos` by the sequential [`alpha_beta`], as a
+/// parallel search reports it: the value and the nodes (none aborted).
+pub fn alpha_beta_output<G: Game>(game: &G, pos: &G::Position, alpha: i32, beta: i32) -> GameOutput {
+    let mut stats = SeqStats::default();
+    let value = alpha_beta(game, pos, alpha, beta, &mut stats);
+    GameOutput { value: Some(value), nodes: stats.nodes, aborted_nodes: 0 }
+}
+
 /// The exact value in `[lo, hi]` by null-window searches: `search(α, β)`
 /// must return a fail-soft result of a window search (any driver). The
 /// tested value is the middle of the range, moved towards 0 (halfway to
@@ -176,6 +192,38 @@ pub fn solve(mut lo: i32, mut hi: i32, mut search: impl FnMut(i32, i32) -> i32) 
         }
     }
     lo
+}
+
+/// The value of a root whose value lies in `[−bound, bound]`, by the
+/// window searches `search(α, β)` carries out (sequential or parallel):
+/// with `null_windows` by [`solve`], else by one search of the window
+/// `(−bound − 1, bound + 1)`. The output holds the value and the nodes of
+/// all the searches.
+///
+/// ```
+/// use treelb::game::{GameOutput, solve_root};
+///
+/// // The true value is 7; each search expands 10 nodes.
+/// let exact = |a: i32, b: i32| GameOutput { value: Some(7.clamp(a, b)), nodes: 10, aborted_nodes: 0 };
+/// let null = solve_root(20, true, exact);
+/// assert_eq!(null.value, Some(7));
+/// assert!(null.nodes > 10);
+/// assert_eq!(solve_root(20, false, exact).nodes, 10);
+/// ```
+pub fn solve_root(
+    bound: i32,
+    null_windows: bool,
+    mut search: impl FnMut(i32, i32) -> GameOutput,
+) -> GameOutput {
+    let (mut nodes, mut aborted_nodes) = (0, 0);
+    let mut run = |a: i32, b: i32| {
+        let o = search(a, b);
+        nodes += o.nodes;
+        aborted_nodes += o.aborted_nodes;
+        o.value.expect("a finished search has the root's value")
+    };
+    let value = if null_windows { solve(-bound, bound, &mut run) } else { run(-bound - 1, bound + 1) };
+    GameOutput { value: Some(value), nodes, aborted_nodes }
 }
 
 #[cfg(test)]

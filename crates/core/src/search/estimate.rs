@@ -192,6 +192,15 @@ pub struct Estimated {
     pub stopped: bool,
 }
 
+impl Estimated {
+    /// Whether the estimate is rough: not exact, and resting on fewer than
+    /// 100 probes or with a standard error above half the mean. The rare
+    /// deep probes that carry the sum may not have come up yet.
+    pub fn rough(&self) -> bool {
+        !self.exact && (self.estimate.probes() < 100 || self.estimate.nodes.relative_error() > 0.5)
+    }
+}
+
 /// Probes `search` from its root for `duration` (see the [module
 /// documentation](self)), choosing children with a [`SplitMix64`] seeded
 /// with `seed`, and returns the estimate of the tree that the final
