@@ -1510,6 +1510,7 @@ const BULK_CLEAR_WORDS: usize = 128;
 /// Moves `v` into one of the classes `1..=kmin` (see [`colour`]); whether
 /// it could.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the scratch buffers, borrowed apart
 fn recolour_into<W: Width>(
     width: W,
     graph: &BitMatrix,
