@@ -571,9 +571,9 @@ pub struct Options {
     /// propagation over the colour classes (MaxSAT reasoning, as in
     /// IncMaxCLQ and CliSAT) shows to be inconsistent with some classes,
     /// beyond the sets of two and three classes always looked for. Fewer
-    /// nodes, each dearer: on p_hat500-3 39 % fewer nodes and 4 % more CPU
-    /// time, on brock400_2 19 % fewer and 6 % more
-    /// (`docs/benchmarks/2026-11-27-clique-bounds`).
+    /// nodes, each dearer: on gen400_p0.9_55 59 % fewer nodes and 15 % less
+    /// CPU time, on p_hat500-3 39 % fewer and 4 % more, on brock400_2 19 %
+    /// fewer and 7 % more (`docs/benchmarks/2026-11-27-clique-bounds`).
     pub propagate: bool,
 }
 
