@@ -482,6 +482,10 @@ fn clique_brock200_1_prints_21_and_the_clique() {
     assert_eq!(json["answer"]["verified"], true);
     assert_eq!(json["instance"]["edges"], 14_834);
     assert_eq!(json["pes"].as_array().unwrap().len(), 3);
+
+    let o = treelb(&["clique", &file, "-p", "2", "--propagate", "--expect", "21"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ω             21  (expected: 21 ✓)"), "{}", stdout(&o));
 }
 
 #[test]

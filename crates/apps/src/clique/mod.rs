@@ -1,6 +1,7 @@
 //! Maximum clique and k-clique decision on DIMACS graphs, by branch and bound
 //! with bitset colouring bounds (Tomita's MCQ/MCS as San Segundo's BBMC
-//! implements them, with re-colouring and infra-chromatic sets), and a local
+//! implements them, with re-colouring, infra-chromatic sets and, as an
+//! option, MaxSAT-style unit propagation over the colour classes), and a local
 //! search (Pullan and Hoos's DLS-MC) in bursts beside it for a good
 //! incumbent early.
 //!

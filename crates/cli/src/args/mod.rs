@@ -471,6 +471,10 @@ pub(crate) struct CliqueArgs {
     /// Start with no incumbent (no greedy clique first)
     #[arg(long)]
     pub(crate) no_heuristic: bool,
+    /// Prune the branching set by unit propagation over the colour classes
+    /// too (MaxSAT reasoning): fewer nodes, each dearer
+    #[arg(long)]
+    pub(crate) propagate: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

@@ -123,6 +123,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         target: k,
         greedy: k.is_none() && !args.no_heuristic,
         max_bitset_bytes: Some(MAX_BITSET_BYTES),
+        propagate: args.propagate,
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
