@@ -11,7 +11,7 @@
 //!
 //! ## The model
 //!
-//! * [`machine`] — Sanders' conservative LogP ([Sanders 1999] §1.1): a message
+//! * [`platform`] — Sanders' conservative LogP ([Sanders 1999] §1.1): a message
 //!   travels `T_rout` per hop of the network (crossbar, fat tree, 3D/2D
 //!   torus, ring) and costs its sender and its receiver `T_rout` each
 //!   ([`platform::Overhead::SendReceive`]; [`platform::Overhead::Latency`] is
