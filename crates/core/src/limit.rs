@@ -31,6 +31,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -206,6 +207,19 @@ impl<'a> Stops<'a> {
     /// The cap on the units of work given by [`max_units`](Self::max_units).
     pub fn cap(&self) -> Option<u64> {
         self.max_units
+    }
+
+    /// The limit a run's pieces count against: the
+    /// [`stop_handle`](Self::stop_handle) if there is one, else a limit of
+    /// [`cap`](Self::cap) units (unbounded without one), made once in `own`.
+    pub fn limit<'s>(&self, own: &'s OnceLock<Limit>) -> &'s Limit
+    where
+        'a: 's,
+    {
+        match self.handle {
+            Some(handle) => handle,
+            None => own.get_or_init(|| self.max_units.map_or_else(Limit::unbounded, Limit::new)),
+        }
     }
 
     /// The stop handle, if one was given.

@@ -37,6 +37,7 @@
 //! written (the drain of a checkpoint in `treelb_checkpoint`, the proven
 //! bound in [`treelb::bound`], the stops in [`treelb::limit`]).
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -315,14 +316,8 @@ impl<'a> Run<'a> {
         } else {
             match pes {
                 Pes::Threads(threads) => {
-                    let own;
-                    let limit = match self.stops.handle() {
-                        Some(handle) => handle,
-                        None => {
-                            own = self.stops.cap().map_or_else(Limit::unbounded, Limit::new);
-                            &own
-                        }
-                    };
+                    let own = OnceLock::new();
+                    let limit = self.stops.limit(&own);
                     let root = Watched::new(DfsWork::new(search, policy), &open, limit);
                     let Run { spec, stops, observer, pin, trace, slow, .. } = self;
                     let run = Run {
@@ -457,14 +452,8 @@ impl<'a> Run<'a> {
         let checkpoint = checkpoint.expect("a checkpoint")()?;
         let started = Instant::now();
         let deadline = stops.deadline_from(started);
-        let own;
-        let limit = match stops.handle() {
-            Some(handle) => handle,
-            None => {
-                own = stops.cap().map_or_else(Limit::unbounded, Limit::new);
-                &own
-            }
-        };
+        let own = OnceLock::new();
+        let limit = stops.limit(&own);
         let done = checkpoint.run(codec, root, incumbent, |bag| {
             let mut segment = Stops::new().stop_handle(limit);
             if let Some(at) = deadline {

@@ -481,14 +481,8 @@ impl<'a> Run<'a> {
         let started = Instant::now();
         let stops = self.stops;
         let deadline = stops.deadline_from(started);
-        let own;
-        let limit = match stops.handle() {
-            Some(handle) => handle,
-            None => {
-                own = stops.cap().map_or_else(Limit::unbounded, Limit::new);
-                &own
-            }
-        };
+        let own = OnceLock::new();
+        let limit = stops.limit(&own);
         let (every, mut observer) = match self.observer {
             Some((every, observer)) => (Some(every.max(Duration::from_micros(100))), Some(observer)),
             None => (None, None),
