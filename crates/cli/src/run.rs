@@ -148,24 +148,12 @@ where
     S::Output: Serialize + DeserializeOwned,
 {
     let ran = with_run(cfg, None, unit, |run, pes| {
-        if reports(pes) {
+        if pes.gets_outcome() {
             watch();
         }
         run.run_bnb(pes, search, cfg.split_policy, incumbent)
     })?;
     Ok(ran.map(|(ran, bound)| (ran, bound.expect("a branch and bound's outcome has its proof"))))
-}
-
-/// Whether this process prints the report: every threads run, rank 0 of
-/// an MPI run.
-fn reports(pes: Pes<'_>) -> bool {
-    match pes {
-        Pes::Threads(_) => true,
-        #[cfg(feature = "mpi")]
-        Pes::Mpi(mpi) => mpi.rank() == 0,
-        #[allow(unreachable_patterns)]
-        _ => unreachable!("no other place for PEs"),
-    }
 }
 
 /// The library's run for the command's options, given to `go` with where

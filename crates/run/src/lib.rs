@@ -69,6 +69,20 @@ pub enum Pes<'m> {
     _Never(std::convert::Infallible, std::marker::PhantomData<&'m ()>),
 }
 
+impl Pes<'_> {
+    /// Whether this process gets the outcome of a run: always on threads,
+    /// at rank 0 across ranks.
+    pub fn gets_outcome(&self) -> bool {
+        match self {
+            Pes::Threads(_) => true,
+            #[cfg(feature = "mpi")]
+            Pes::Mpi(mpi) => mpi.rank() == 0,
+            #[cfg(not(feature = "mpi"))]
+            Pes::_Never(never, _) => match *never {},
+        }
+    }
+}
+
 /// Why a run could not start or could not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
