@@ -31,6 +31,12 @@ pub(crate) enum SimCommand {
     /// Predict real runs with the calibrated model and set them beside
     /// measured ones (Markdown).
     Predict(PredictArgs),
+    /// Blind forecasts: simulate runs with a calibration and write the
+    /// forecasts (JSON), to be committed before the runs (`sim measure`).
+    Freeze(FreezeArgs),
+    /// Run the cases of a forecast file on this machine and write the
+    /// error figures and verdicts (Markdown and JSON).
+    Measure(MeasureArgs),
     /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
     #[command(hide = true)]
     PingPong(PingPongArgs),
@@ -236,6 +242,41 @@ pub(crate) struct PredictArgs {
     /// Repetitions of each real run; the fastest counts
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub(crate) repeat: u32,
+}
+
+/// `treelb sim freeze`
+#[derive(Debug, Args)]
+pub(crate) struct FreezeArgs {
+    /// The calibration whose costs the simulator uses (`treelb sim calibrate`)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) calibration: PathBuf,
+    /// The runs to forecast for every calibrated application, as
+    /// `[mpi:]PES:STRATEGIES` (`16:all`, `2,4,8:random-polling,max-load`);
+    /// repeat the option for more sets
+    #[arg(long = "cases", value_name = "SET", required = true)]
+    pub(crate) cases: Vec<String>,
+    /// Where to write the forecasts (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+}
+
+/// `treelb sim measure`
+#[derive(Debug, Args)]
+pub(crate) struct MeasureArgs {
+    /// The forecast file `treelb sim freeze` wrote
+    #[arg(value_name = "FORECASTS")]
+    pub(crate) forecasts: PathBuf,
+    /// A calibration made on this machine just before: T₁ of each
+    /// application from it [default: one-PE runs measured first]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Runs of each case
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(crate) repeat: u32,
+    /// Where to write the results (Markdown; the JSON goes beside it, with
+    /// the extension `.json`)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: PathBuf,
 }
 
 /// `treelb sim ping-pong` (under `mpirun`, started by `treelb sim

@@ -5,9 +5,9 @@
 
 use treelb_apps::input::escape_path;
 use treelb_bench::host::{LOADED_SHARE, OthersMeter};
-use treelb_sim::calibrate::{self, CalibrateConfig, Calibration, MachineLoad, Mpirun, PredictConfig};
+use treelb_sim::calibrate::{self, CalibrateConfig, Calibration, MachineLoad, Mpirun, PredictConfig, blind};
 
-use crate::args::{CalibrateArgs, PingPongArgs, PredictArgs};
+use crate::args::{CalibrateArgs, FreezeArgs, MeasureArgs, PingPongArgs, PredictArgs};
 use crate::config::{Error, err};
 
 /// The library's error as the command reports it: an application's name
@@ -136,5 +136,90 @@ pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<b
     out.flush()?;
     crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
     writeln!(out, "wrote {}", escape_path(&a.out))?;
+    Ok(true)
+}
+
+/// Reads the calibration at `path`.
+fn read_calibration(flag: &str, path: &std::path::Path) -> Result<Calibration, Error> {
+    let text = std::fs::read(path).map_err(|e| err!("{flag} {}: {e}", escape_path(path)))?;
+    serde_json::from_slice(&text)
+        .map_err(|e| err!("{flag} {}: not a calibration of `treelb sim calibrate`: {e}", escape_path(path)))
+}
+
+/// Runs `treelb sim freeze`.
+pub(crate) fn freeze(a: &FreezeArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
+    crate::outputs::check_in_new_folder("--out", &a.out)?;
+    let cal = read_calibration("--calibration", &a.calibration)?;
+    let sets = a
+        .cases
+        .iter()
+        .map(|s| s.parse::<blind::CaseSet>().map_err(|e| err!("--cases: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cases = blind::cases(&cal, &sets);
+    let mut printed = Ok(());
+    let forecasts = blind::freeze(&cal, &cases, Some(&treelb_bench::workload::instances()), &mut |f| {
+        if printed.is_ok() {
+            let p = &f.predicted;
+            printed = writeln!(
+                out,
+                "{}: efficiency {:.3}, {} requests, {} transfers",
+                f.case.label(),
+                p.efficiency,
+                p.requests,
+                p.transfers
+            )
+            .and_then(|()| out.flush());
+        }
+    })
+    .map_err(error)?;
+    printed?;
+    let json = serde_json::to_vec_pretty(&forecasts)?;
+    crate::outputs::write_now("--out", &a.out, |w| w.write_all(&json))?;
+    writeln!(out, "wrote {} ({} forecasts)", escape_path(&a.out), forecasts.forecasts.len())?;
+    Ok(true)
+}
+
+/// Runs `treelb sim measure`.
+pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
+    crate::outputs::check_in_new_folder("--out", &a.out)?;
+    let json_out = a.out.with_extension("json");
+    crate::outputs::check("--out", &json_out)?;
+    let bytes = std::fs::read(&a.forecasts).map_err(|e| err!("{}: {e}", escape_path(&a.forecasts)))?;
+    let baseline = a.baseline.as_deref().map(|p| read_calibration("--baseline", p)).transpose()?;
+    let cfg = blind::MeasureConfig {
+        repeat: a.repeat,
+        mpirun: Mpirun::default(),
+        instances: Some(treelb_bench::workload::instances()),
+    };
+    let mut printed = Ok(());
+    let checking = blind::measure(&bytes, baseline.as_ref(), &cfg, &mut |r| {
+        if printed.is_ok() {
+            printed = writeln!(
+                out,
+                "{}: measured {:.3}, forecast {:.3} ({:+.1} %)",
+                r.forecast.case.label(),
+                r.efficiency(),
+                r.forecast.predicted.efficiency,
+                100.0 * r.error()
+            )
+            .and_then(|()| out.flush());
+        }
+    })
+    .map_err(|e| match e {
+        calibrate::Error::Forecasts(m) => err!("{}: {m}", escape_path(&a.forecasts)),
+        e => err!("{e}"),
+    })?;
+    printed?;
+    let f = &checking.figures;
+    writeln!(out, "forecasts sha256 {}", checking.sha256)?;
+    writeln!(out, "efficiency: {}", f.efficiency_verdict)?;
+    writeln!(out, "messages: {}", f.messages_verdict)?;
+    writeln!(out, "ranking: {}", f.ranking_verdict)?;
+    let md = checking.markdown(&a.forecasts.to_string_lossy());
+    let json = serde_json::to_vec_pretty(&checking)?;
+    out.flush()?;
+    crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
+    crate::outputs::write_now("--out", &json_out, |w| w.write_all(&json))?;
+    writeln!(out, "wrote {} and {}", escape_path(&a.out), escape_path(&json_out))?;
     Ok(true)
 }

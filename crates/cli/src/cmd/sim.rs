@@ -40,6 +40,8 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
         SimCommand::Ybwc(a) => super::sim_ybwc::run(a, out),
         SimCommand::Calibrate(a) => crate::cmd::calibrate::calibrate(a, out),
         SimCommand::Predict(a) => crate::cmd::calibrate::predict(a, out),
+        SimCommand::Freeze(a) => crate::cmd::calibrate::freeze(a, out),
+        SimCommand::Measure(a) => crate::cmd::calibrate::measure(a, out),
         SimCommand::PingPong(a) => crate::cmd::calibrate::ping_pong(a, out),
     }
 }

@@ -56,6 +56,7 @@
 //! ```
 
 mod apps;
+pub mod blind;
 mod mpirun;
 mod predict;
 mod report;
@@ -113,6 +114,8 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A forecast file of [`blind::freeze`] that cannot be read.
+    Forecasts(String),
 }
 
 impl fmt::Display for Error {
@@ -126,6 +129,7 @@ impl fmt::Display for Error {
             Error::Run(e) => e.fmt(f),
             Error::Spec(e) => e.fmt(f),
             Error::Mpirun { command, message } => write!(f, "{command}: {message}"),
+            Error::Forecasts(message) => f.write_str(message),
         }
     }
 }
