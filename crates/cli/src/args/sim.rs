@@ -264,8 +264,12 @@ pub(crate) struct FreezeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct MeasureArgs {
     /// The forecast file `treelb sim freeze` wrote
-    #[arg(value_name = "FORECASTS")]
-    pub(crate) forecasts: PathBuf,
+    #[arg(value_name = "FORECASTS", required_unless_present = "from_results")]
+    pub(crate) forecasts: Option<PathBuf>,
+    /// Run nothing: recompute the figures and write the Markdown from the
+    /// JSON results of an earlier `sim measure`
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["forecasts", "baseline"])]
+    pub(crate) from_results: Option<PathBuf>,
     /// A calibration made on this machine just before: T₁ of each
     /// application from it [default: one-PE runs measured first]
     #[arg(long, value_name = "FILE")]

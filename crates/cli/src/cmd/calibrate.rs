@@ -183,8 +183,20 @@ pub(crate) fn freeze(a: &FreezeArgs, out: &mut dyn std::io::Write) -> Result<boo
 pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
     crate::outputs::check_in_new_folder("--out", &a.out)?;
     let json_out = a.out.with_extension("json");
+    if let Some(from) = &a.from_results {
+        let text = std::fs::read(from).map_err(|e| err!("--from-results {}: {e}", escape_path(from)))?;
+        let mut checking: blind::Checking = serde_json::from_slice(&text).map_err(|e| {
+            err!("--from-results {}: not the JSON results of `treelb sim measure`: {e}", escape_path(from))
+        })?;
+        checking.refigure();
+        let md = checking.markdown(&forecasts_name(&checking, from));
+        crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
+        writeln!(out, "wrote {}", escape_path(&a.out))?;
+        return Ok(true);
+    }
     crate::outputs::check("--out", &json_out)?;
-    let bytes = std::fs::read(&a.forecasts).map_err(|e| err!("{}: {e}", escape_path(&a.forecasts)))?;
+    let forecasts = a.forecasts.as_deref().expect("clap requires FORECASTS without --from-results");
+    let bytes = std::fs::read(forecasts).map_err(|e| err!("{}: {e}", escape_path(forecasts)))?;
     let baseline = a.baseline.as_deref().map(|p| read_calibration("--baseline", p)).transpose()?;
     let cfg = blind::MeasureConfig {
         repeat: a.repeat,
@@ -205,8 +217,12 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
             .and_then(|()| out.flush());
         }
     })
+    .map(|mut c| {
+        c.forecasts_file = Some(forecasts.to_string_lossy().into_owned());
+        c
+    })
     .map_err(|e| match e {
-        calibrate::Error::Forecasts(m) => err!("{}: {m}", escape_path(&a.forecasts)),
+        calibrate::Error::Forecasts(m) => err!("{}: {m}", escape_path(forecasts)),
         e => err!("{e}"),
     })?;
     printed?;
@@ -215,11 +231,25 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
     writeln!(out, "efficiency: {}", f.efficiency_verdict)?;
     writeln!(out, "messages: {}", f.messages_verdict)?;
     writeln!(out, "ranking: {}", f.ranking_verdict)?;
-    let md = checking.markdown(&a.forecasts.to_string_lossy());
+    let md = checking.markdown(&forecasts.to_string_lossy());
     let json = serde_json::to_vec_pretty(&checking)?;
     out.flush()?;
     crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
     crate::outputs::write_now("--out", &json_out, |w| w.write_all(&json))?;
     writeln!(out, "wrote {} and {}", escape_path(&a.out), escape_path(&json_out))?;
     Ok(true)
+}
+
+/// The forecast file's name for the Markdown of `--from-results`: the one
+/// recorded in the results, else `forecasts.json` beside them if its
+/// SHA-256 is the one measured, else "the forecasts of FILE".
+fn forecasts_name(checking: &blind::Checking, from: &std::path::Path) -> String {
+    if let Some(name) = &checking.forecasts_file {
+        return name.clone();
+    }
+    let beside = from.with_file_name("forecasts.json");
+    match std::fs::read(&beside) {
+        Ok(bytes) if blind::sha256_hex(&bytes) == checking.sha256 => "forecasts.json".into(),
+        _ => format!("the forecasts of {}", from.display()),
+    }
 }

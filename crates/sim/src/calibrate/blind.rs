@@ -274,6 +274,9 @@ pub struct Checked {
     pub runs: Vec<Measured>,
     /// T₁ / (P · wall) of each run.
     pub efficiencies: Vec<f64>,
+    /// T₁ per unit of the application's baseline, in nanoseconds.
+    #[serde(default)]
+    pub t1_ns_per_node: f64,
 }
 
 impl Checked {
@@ -297,6 +300,16 @@ impl Checked {
         mean(&self.runs.iter().map(|m| m.transfers as f64).collect::<Vec<_>>())
     }
 
+    /// How much longer a unit took in the runs than in the one-PE
+    /// baseline: the PEs' busy time per unit over T₁ per unit (mean of the
+    /// runs). Above 1, the PEs were slower at the work itself — the cores'
+    /// shared caches, memory and clock — which the model does not know of.
+    pub fn slowdown(&self) -> f64 {
+        let per_run: Vec<f64> =
+            self.runs.iter().map(|m| m.busy * 1e9 / m.nodes.max(1) as f64 / self.t1_ns_per_node).collect();
+        mean(&per_run)
+    }
+
     /// (max − min) / mean of the measured efficiencies: the noise of the
     /// repeats.
     pub fn spread(&self) -> f64 {
@@ -306,7 +319,7 @@ impl Checked {
 }
 
 /// Error figures of one forecast of efficiency over the cases.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ErrorFigures {
     /// Cases counted.
     pub n: usize,
@@ -369,6 +382,11 @@ pub struct Figures {
     /// The naive constant: the mean measured efficiency of the same runs
     /// (an oracle: no forecast made before the runs could know it).
     pub naive_constant: ErrorFigures,
+    /// Not blind, a diagnosis: the model's efficiency over the slowdown of
+    /// each run's units ([`Checked::slowdown`]), same runs — what is left
+    /// of the error once the cost of a unit during the run is known.
+    #[serde(default)]
+    pub at_run_cost: ErrorFigures,
     /// Requests, every case.
     pub requests: RatioFigures,
     /// Pieces transferred, every case.
@@ -393,6 +411,10 @@ pub struct Figures {
 pub struct Checking {
     /// The SHA-256 of the forecast file's bytes, in hexadecimal.
     pub sha256: String,
+    /// The forecast file as named to the measurement, where the caller
+    /// recorded it.
+    #[serde(default)]
+    pub forecasts_file: Option<String>,
     /// The forecasts read.
     pub forecasts: Forecasts,
     /// The cores of the machine measured.
@@ -425,10 +447,7 @@ pub fn measure(
     if forecasts.format != FORMAT {
         return Err(Error::Forecasts(format!("format `{}`, expected `{FORMAT}`", forecasts.format)));
     }
-    let sha256 = Sha256::digest(bytes).iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    });
+    let sha256 = sha256_hex(bytes);
     let load_before = load_average();
     let instances = cfg.instances.as_deref();
     let repeat = cfg.repeat.max(1);
@@ -482,7 +501,8 @@ pub fn measure(
                     });
                 }
                 let efficiencies = runs.iter().map(|m| base.t1 / (c.p as f64 * m.wall)).collect();
-                let row = Checked { forecast: f.clone(), runs, efficiencies };
+                let t1_ns_per_node = base.t1 * 1e9 / base.nodes.max(1) as f64;
+                let row = Checked { forecast: f.clone(), runs, efficiencies, t1_ns_per_node };
                 on_case(&row);
                 checked.push(row);
             }
@@ -497,7 +517,15 @@ pub fn measure(
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
     };
-    Ok(Checking { sha256, forecasts, cores, baselines, checked, figures, load })
+    Ok(Checking { sha256, forecasts_file: None, forecasts, cores, baselines, checked, figures, load })
+}
+
+/// The SHA-256 of `bytes` in hexadecimal, as [`Checking::sha256`].
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 fn mean(xs: &[f64]) -> f64 {
@@ -612,6 +640,8 @@ pub fn figures(checked: &[Checked], cores: usize, tol: &Tolerances) -> Figures {
     let naive_cores =
         error_figures(&dedicated, tol.efficiency, |r| (cores as f64 / r.forecast.case.p as f64).min(1.0));
     let naive_constant = error_figures(&dedicated, tol.efficiency, |_| constant);
+    let at_run_cost =
+        error_figures(&dedicated, tol.efficiency, |r| r.forecast.predicted.efficiency / r.slowdown());
     let requests =
         ratio_figures(checked, tol.messages, |r| (r.forecast.predicted.requests as f64, r.requests()));
     let transfers =
@@ -673,6 +703,7 @@ pub fn figures(checked: &[Checked], cores: usize, tol: &Tolerances) -> Figures {
         efficiency,
         naive_cores,
         naive_constant,
+        at_run_cost,
         requests,
         transfers,
         rankings,
@@ -681,6 +712,19 @@ pub fn figures(checked: &[Checked], cores: usize, tol: &Tolerances) -> Figures {
 }
 
 impl Checking {
+    /// Recomputes the figures from the runs (a results file written by an
+    /// earlier version, or with the baseline's cost per unit missing).
+    pub fn refigure(&mut self) {
+        for r in &mut self.checked {
+            if !(r.t1_ns_per_node > 0.0) {
+                if let Some(b) = self.baselines.iter().find(|b| b.app == r.forecast.case.app) {
+                    r.t1_ns_per_node = b.t1 * 1e9 / b.nodes.max(1) as f64;
+                }
+            }
+        }
+        self.figures = figures(&self.checked, self.cores, &self.forecasts.tolerances);
+    }
+
     /// The results as Markdown: where the forecasts come from (the file,
     /// its SHA-256, the calibration), the verdicts, the error figures
     /// beside the naive forecasts, the rankings and every case.
@@ -744,6 +788,7 @@ impl Checking {
             ("the model", &f.efficiency),
             ("min(1, C/P)", &f.naive_cores),
             ("the mean measured (oracle constant)", &f.naive_constant),
+            ("diagnosis, not blind: the model at each run's cost of a unit", &f.at_run_cost),
         ] {
             let _ = writeln!(
                 s,
@@ -796,15 +841,15 @@ impl Checking {
         let _ = writeln!(s, "\n## Every case\n");
         let _ = writeln!(
             s,
-            "| application | runtime | P | strategy | forecast | measured (min–max) | error | requests f / m | transfers f / m |"
+            "| application | runtime | P | strategy | forecast | measured (min–max) | error | unit cost ÷ T₁'s | requests f / m | transfers f / m |"
         );
-        let _ = writeln!(s, "|---|---|--:|---|--:|---|--:|---|---|");
+        let _ = writeln!(s, "|---|---|--:|---|--:|---|--:|--:|---|---|");
         for r in &self.checked {
             let c = &r.forecast.case;
             let (lo, hi) = min_max(&r.efficiencies);
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {:.3} | {:.3} ({:.3}–{:.3}) | {:+.1} % | {} / {:.0} | {} / {:.0} |",
+                "| {} | {} | {} | {} | {:.3} | {:.3} ({:.3}–{:.3}) | {:+.1} % | {:.2} | {} / {:.0} | {} / {:.0} |",
                 c.app,
                 c.runtime.name(),
                 c.p,
@@ -814,6 +859,7 @@ impl Checking {
                 lo,
                 hi,
                 100.0 * r.error(),
+                r.slowdown(),
                 r.forecast.predicted.requests,
                 r.requests(),
                 r.forecast.predicted.transfers,
@@ -877,6 +923,7 @@ mod tests {
             },
             runs: vec![m; measured.len()],
             efficiencies: measured.to_vec(),
+            t1_ns_per_node: 1e9,
         }
     }
 
