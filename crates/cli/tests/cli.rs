@@ -1309,6 +1309,12 @@ fn output_paths_are_checked_before_the_work() {
         (vec!["sim", "reproduce", "--out", &under_file], "--out", under_file.clone()),
         (vec!["sim", "calibrate", "--out", &under_file], "--out", under_file.clone()),
         (vec!["sim", "predict", "--out", &under_file], "--out", under_file.clone()),
+        (
+            vec!["sim", "freeze", "--calibration", "/nonexistent", "--cases", "2:all", "--out", &under_file],
+            "--out",
+            under_file.clone(),
+        ),
+        (vec!["sim", "measure", "/nonexistent", "--out", &under_file], "--out", under_file.clone()),
     ];
     for (args, option, path) in &cases {
         let o = treelb(args);
@@ -1772,5 +1778,45 @@ fn names_and_paths_reach_the_terminal_escaped() {
             "{args:?}: {out} {err}"
         );
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Blind forecasts: a bad case set, a file that is no forecast file and
+/// results that are no results each get one line and exit code 2, before
+/// any run.
+#[test]
+fn blind_forecast_commands_refuse_bad_input_in_one_line() {
+    let dir = std::env::temp_dir().join(format!("treelb-blind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let junk = dir.join("junk.json");
+    std::fs::write(&junk, "{\"not\": \"forecasts\"}").unwrap();
+    let (junk, out) = (junk.to_str().unwrap().to_owned(), dir.join("r.md").to_str().unwrap().to_owned());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["sim", "freeze", "--calibration", &junk, "--cases", "16", "--out", &out],
+            "treelb: error: --cases: `16` is not [mpi:]PES:STRATEGIES",
+        ),
+        (
+            vec!["sim", "freeze", "--calibration", &junk, "--cases", "4:fastest", "--out", &out],
+            "treelb: error: --cases: unknown strategy `fastest`",
+        ),
+        (
+            vec!["sim", "freeze", "--calibration", &junk, "--cases", "4:all", "--out", &out],
+            "not a calibration of `treelb sim calibrate`",
+        ),
+        (vec!["sim", "measure", &junk, "--out", &out], "not a forecast file of `treelb sim freeze`"),
+        (
+            vec!["sim", "measure", "--from-results", &junk, "--out", &out],
+            "not the JSON results of `treelb sim measure`",
+        ),
+    ];
+    for (args, expected) in &cases {
+        let o = treelb(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+    }
+    assert!(!dir.join("r.md").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

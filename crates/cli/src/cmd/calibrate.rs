@@ -149,12 +149,12 @@ fn read_calibration(flag: &str, path: &std::path::Path) -> Result<Calibration, E
 /// Runs `treelb sim freeze`.
 pub(crate) fn freeze(a: &FreezeArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
     crate::outputs::check_in_new_folder("--out", &a.out)?;
-    let cal = read_calibration("--calibration", &a.calibration)?;
     let sets = a
         .cases
         .iter()
         .map(|s| s.parse::<blind::CaseSet>().map_err(|e| err!("--cases: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    let cal = read_calibration("--calibration", &a.calibration)?;
     let cases = blind::cases(&cal, &sets);
     let mut printed = Ok(());
     let forecasts = blind::freeze(&cal, &cases, Some(&treelb_bench::workload::instances()), &mut |f| {

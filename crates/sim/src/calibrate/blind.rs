@@ -716,10 +716,10 @@ impl Checking {
     /// earlier version, or with the baseline's cost per unit missing).
     pub fn refigure(&mut self) {
         for r in &mut self.checked {
-            if !(r.t1_ns_per_node > 0.0) {
-                if let Some(b) = self.baselines.iter().find(|b| b.app == r.forecast.case.app) {
-                    r.t1_ns_per_node = b.t1 * 1e9 / b.nodes.max(1) as f64;
-                }
+            let missing = r.t1_ns_per_node.is_nan() || r.t1_ns_per_node <= 0.0;
+            if let Some(b) = self.baselines.iter().find(|b| b.app == r.forecast.case.app).filter(|_| missing)
+            {
+                r.t1_ns_per_node = b.t1 * 1e9 / b.nodes.max(1) as f64;
             }
         }
         self.figures = figures(&self.checked, self.cores, &self.forecasts.tolerances);
