@@ -86,7 +86,8 @@ pub(crate) enum Command {
     ///
     /// Prints the share of PE-time in each state; --out draws the fraction
     /// of PEs in each state over time (stacked), --timeline one row per PE
-    /// coloured by state. PNG or SVG by the file's extension.
+    /// coloured by state. PNG or SVG by the file's extension. --chrome
+    /// writes Chrome trace-event JSON for Perfetto (ui.perfetto.dev).
     PlotTrace(PlotTraceArgs),
     /// Continue a run from its checkpoint (--checkpoint FILE).
     ///
@@ -651,6 +652,11 @@ pub(crate) struct PlotTraceArgs {
     /// inline as SVG
     #[arg(long, value_name = "FILE")]
     pub(crate) html: Option<String>,
+    /// Write the trace as Chrome trace-event JSON, which Perfetto
+    /// (ui.perfetto.dev) and chrome://tracing open: one track per PE, its
+    /// states as slices, requests as instants, an arrow per piece that moved
+    #[arg(long, value_name = "FILE")]
+    pub(crate) chrome: Option<String>,
     /// Time spans of the utilization plot
     #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
     pub(crate) buckets: u64,
