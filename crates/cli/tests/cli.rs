@@ -1775,89 +1775,6 @@ fn names_and_paths_reach_the_terminal_escaped() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Checks `json` against the Chrome trace-event format (the JSON object
-/// form, as Perfetto reads it): `traceEvents` an array of objects, each with
-/// a name, a known phase, integer pid and tid; `ts` present and not negative
-/// on every event but metadata, and not decreasing per track for complete
-/// events; `dur` ≥ 0 on complete events (`X`); instant events (`i`) of
-/// scope `g`, `p` or `t`; metadata events (`M`) naming a process or thread
-/// with `args.name` (or sorting it); every flow start (`s`) finished (`f`)
-/// once with the same id and category, not earlier, on a track. Returns the
-/// count of events of each phase.
-fn validate_chrome_trace(json: &serde_json::Value) -> std::collections::BTreeMap<String, usize> {
-    use std::collections::{BTreeMap, HashMap};
-    let unit = json["displayTimeUnit"].as_str().expect("displayTimeUnit");
-    assert!(unit == "ns" || unit == "ms", "displayTimeUnit {unit}");
-    let events = json["traceEvents"].as_array().expect("traceEvents is an array");
-    let mut phases: BTreeMap<String, usize> = BTreeMap::new();
-    let mut last_x: HashMap<(u64, u64), f64> = HashMap::new();
-    let mut starts: HashMap<(String, u64), f64> = HashMap::new();
-    let mut finishes: HashMap<(String, u64), f64> = HashMap::new();
-    let mut named_threads = std::collections::HashSet::new();
-    let mut tracks = std::collections::HashSet::new();
-    for e in events {
-        let e = e.as_object().expect("every event is an object");
-        let ph = e["ph"].as_str().expect("ph is a string");
-        assert!(e["name"].is_string(), "name: {e:?}");
-        let pid = e["pid"].as_u64().expect("pid is an integer");
-        let tid = e["tid"].as_u64().expect("tid is an integer");
-        *phases.entry(ph.to_owned()).or_default() += 1;
-        if ph == "M" {
-            let name = e["name"].as_str().unwrap();
-            match name {
-                "process_name" | "thread_name" => {
-                    assert!(e["args"]["name"].is_string(), "{e:?}");
-                    if name == "thread_name" {
-                        named_threads.insert((pid, tid));
-                    }
-                }
-                "thread_sort_index" | "process_sort_index" => {
-                    assert!(e["args"]["sort_index"].is_i64(), "{e:?}")
-                }
-                other => panic!("unknown metadata event {other}"),
-            }
-            continue;
-        }
-        tracks.insert((pid, tid));
-        let ts = e["ts"].as_f64().expect("ts is a number");
-        assert!(ts >= 0.0, "{e:?}");
-        match ph {
-            "X" => {
-                let dur = e["dur"].as_f64().expect("X has dur");
-                assert!(dur >= 0.0, "{e:?}");
-                let last = last_x.entry((pid, tid)).or_insert(0.0);
-                assert!(ts + 1e-6 >= *last, "X events of a track in time order, and not overlapping: {e:?}");
-                *last = ts + dur;
-            }
-            "i" | "I" => {
-                let s = e.get("s").and_then(|s| s.as_str()).unwrap_or("t");
-                assert!(["g", "p", "t"].contains(&s), "{e:?}");
-            }
-            "s" | "f" => {
-                let id = e["id"].as_u64().expect("a flow event has an id");
-                let cat = e["cat"].as_str().expect("a flow event has a category").to_owned();
-                if ph == "f" {
-                    let bp = e.get("bp").and_then(|b| b.as_str()).unwrap_or("n");
-                    assert!(bp == "e" || bp == "n", "{e:?}");
-                    assert!(finishes.insert((cat, id), ts).is_none(), "one finish per flow: {e:?}");
-                } else {
-                    assert!(starts.insert((cat, id), ts).is_none(), "one start per flow: {e:?}");
-                }
-            }
-            other => panic!("unexpected phase {other}: {e:?}"),
-        }
-    }
-    assert_eq!(starts.len(), finishes.len(), "every flow start has a finish");
-    for (key, start) in &starts {
-        let finish = finishes.get(key).unwrap_or_else(|| panic!("flow {key:?} has no finish"));
-        assert!(finish >= start, "flow {key:?} ends before it starts");
-    }
-    for track in &tracks {
-        assert!(named_threads.contains(track), "track {track:?} is named");
-    }
-    phases
-}
-
 #[test]
 fn a_threads_trace_opens_as_chrome_trace_events() {
     let dir = scratch("trace-chrome");
@@ -1871,7 +1788,7 @@ fn a_threads_trace_opens_as_chrome_trace_events() {
     assert!(stdout(&o).contains("wrote "), "{}", stdout(&o));
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&chrome).unwrap()).expect("valid JSON");
-    let phases = validate_chrome_trace(&json);
+    let phases = common::validate_chrome_trace(&json);
     assert!(phases["X"] > 0 && phases["M"] >= 5, "{phases:?}");
     // T1 under random polling on 2 PEs: PE 1 starts without work, so at
     // least one piece moves.
@@ -1882,5 +1799,5 @@ fn a_threads_trace_opens_as_chrome_trace_events() {
     let events = broken["traceEvents"].as_array_mut().unwrap();
     let finish = events.iter().position(|e| e["ph"] == "f").unwrap();
     events.remove(finish);
-    assert!(std::panic::catch_unwind(|| validate_chrome_trace(&broken)).is_err());
+    assert!(std::panic::catch_unwind(|| common::validate_chrome_trace(&broken)).is_err());
 }

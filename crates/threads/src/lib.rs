@@ -100,7 +100,7 @@ mod pool;
 mod sched;
 mod sync;
 mod termination;
-pub mod trace;
+pub use treelb::trace;
 
 use std::any::Any;
 use std::fmt;

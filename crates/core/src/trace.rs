@@ -1,8 +1,8 @@
 //! Traces of a run: when each PE was working, requesting, idle, splitting
 //! or sending.
 //!
-//! With [`Config::trace`](crate::Config::trace) set, every PE records its
-//! state changes into its own buffer: a timestamp (nanoseconds since the run
+//! In a traced run (`Config::trace` of the threads and the MPI runtimes),
+//! every PE records its state changes into its own buffer: a timestamp (nanoseconds since the run
 //! started, from one `Instant` shared by all PEs) and the new state, packed
 //! into one `u64`, pushed onto a `Vec` reserved before the run. No locks, no
 //! atomics, nothing shared: a PE only writes its own buffer, and the buffers
@@ -39,7 +39,7 @@
 //! from a trace without marks.
 //!
 //! ```
-//! use treelb_threads::trace::{Interval, State, Trace};
+//! use treelb::trace::{Interval, State, Trace};
 //!
 //! let trace = Trace {
 //!     notes: vec!["a hand-made trace".into()],
@@ -62,8 +62,10 @@ use std::io::{self, Write};
 use std::str::FromStr;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 /// What a PE is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum State {
     /// Working a piece (between polls of its request slot or pushes).
     Working = 0,
@@ -130,9 +132,10 @@ const STATE_BITS: u32 = 3;
 /// Events reserved per PE before the run (8 bytes each).
 const RESERVED_EVENTS: usize = 4096;
 
-/// One PE's recorder: its state changes, packed as `ns << 3 | state`.
+/// One PE's recorder: its state changes, packed as `ns << 3 | state`, and
+/// its marks; a driver keeps one per PE of a traced run.
 #[derive(Debug)]
-pub(crate) struct Tracer {
+pub struct Tracer {
     start: Instant,
     current: State,
     events: Vec<u64>,
@@ -141,7 +144,7 @@ pub(crate) struct Tracer {
 
 impl Tracer {
     /// A recorder whose PE is idle from `start` on.
-    pub(crate) fn new(start: Instant) -> Self {
+    pub fn new(start: Instant) -> Self {
         Tracer {
             start,
             current: State::Idle,
@@ -153,14 +156,14 @@ impl Tracer {
     /// Something happened now (a request, a piece given or received, a
     /// busy phase ended).
     #[inline]
-    pub(crate) fn mark(&mut self, what: What) {
+    pub fn mark(&mut self, what: What) {
         let at_ns = self.start.elapsed().as_nanos() as u64;
         self.marks.push(Mark { at_ns, what });
     }
 
     /// The PE enters `state` now (nothing is recorded if it is in it already).
     #[inline]
-    pub(crate) fn enter(&mut self, state: State) {
+    pub fn enter(&mut self, state: State) {
         if state != self.current {
             let ns = self.start.elapsed().as_nanos() as u64;
             self.record(ns, state);
@@ -168,14 +171,14 @@ impl Tracer {
     }
 
     /// The PE enters `state` at `ns` nanoseconds after the start.
-    pub(crate) fn record(&mut self, ns: u64, state: State) {
+    pub fn record(&mut self, ns: u64, state: State) {
         self.current = state;
         self.events.push(ns << STATE_BITS | state as u64);
     }
 
     /// The intervals from 0 to `wall_ns` (see [`finish_intervals`](Self::finish_intervals))
     /// and the marks, clamped into `[0, wall_ns]`.
-    pub(crate) fn finish(mut self, wall_ns: u64) -> (Vec<Interval>, Vec<Mark>) {
+    pub fn finish(mut self, wall_ns: u64) -> (Vec<Interval>, Vec<Mark>) {
         let mut marks = std::mem::take(&mut self.marks);
         let mut at = 0;
         for m in &mut marks {
@@ -187,7 +190,7 @@ impl Tracer {
 
     /// The intervals from 0 to `wall_ns`: the PE is idle until its first
     /// event; empty intervals are dropped and equal neighbours merged.
-    pub(crate) fn finish_intervals(self, wall_ns: u64) -> Vec<Interval> {
+    pub fn finish_intervals(self, wall_ns: u64) -> Vec<Interval> {
         let mut intervals: Vec<Interval> = Vec::with_capacity(self.events.len() + 1);
         let mut at = 0;
         let mut state = State::Idle;
@@ -214,7 +217,7 @@ impl Tracer {
 
 /// A PE was in `state` from `start_ns` (inclusive) to `end_ns` (exclusive),
 /// in nanoseconds since the run started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interval {
     /// When the PE entered the state.
     pub start_ns: u64,
@@ -233,7 +236,7 @@ impl Interval {
 
 /// Something a PE did at one moment, beside its states: a request sent, a
 /// piece given or received, a busy phase ended with the units it worked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum What {
     /// It asked PE `to` for work.
     Request {
@@ -293,7 +296,7 @@ impl What {
 }
 
 /// A [`What`] at `at_ns` nanoseconds since the run started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
     /// When.
     pub at_ns: u64,
@@ -304,7 +307,7 @@ pub struct Mark {
 /// What every PE did when: per PE, its intervals in time order, and the
 /// marks of its requests, of the pieces it gave and received and of the
 /// work of its busy phases.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
     /// Free text, written as the file's comment lines (e.g. the command
     /// that made the run).
@@ -364,7 +367,7 @@ impl Trace {
     /// [`State::ALL`] (time a PE has no interval for counts in none).
     ///
     /// ```
-    /// use treelb_threads::trace::{Interval, State, Trace};
+    /// use treelb::trace::{Interval, State, Trace};
     /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
     /// let i = |s, e| Interval { start_ns: s, end_ns: e, state: State::Idle };
     /// let t = Trace { pes: vec![vec![w(0, 100)], vec![i(0, 50), w(50, 100)]], wall_ns: 100, ..Trace::default() };
@@ -448,7 +451,7 @@ impl Trace {
     /// line number.
     ///
     /// ```
-    /// use treelb_threads::trace::{Trace, CSV_HEADER};
+    /// use treelb::trace::{Trace, CSV_HEADER};
     /// let file = format!("# caf\u{e9} note\n{CSV_HEADER}\n0,0,5,working\n").into_bytes();
     /// let mut latin1 = file.clone();
     /// latin1.splice(5..7, [0xE9]); // the é as one Latin-1 byte
@@ -544,6 +547,44 @@ impl Trace {
         Ok(trace)
     }
 
+    /// Adds the PEs of `other` after this trace's, their times shifted by
+    /// `offset_ns` (positive: later; times clamped at 0): how a trace of
+    /// PEs on several clocks becomes one, given each clock's offset from
+    /// the first. The wall becomes the latest end; the notes stay.
+    ///
+    /// ```
+    /// use treelb::trace::{Interval, State, Trace};
+    /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
+    /// let mut a = Trace { wall_ns: 10, pes: vec![vec![w(0, 10)]], ..Trace::default() };
+    /// let b = Trace { wall_ns: 10, pes: vec![vec![w(0, 10)]], ..Trace::default() };
+    /// a.append_shifted(b, -3);
+    /// assert_eq!(a.pes[1], [w(0, 7)]);
+    /// assert_eq!(a.wall_ns, 10);
+    /// ```
+    pub fn append_shifted(&mut self, other: Trace, offset_ns: i64) {
+        let shift = |ns: u64| (ns as i64).saturating_add(offset_ns).max(0) as u64;
+        let before = self.pes.len();
+        self.marks.resize_with(before, Vec::new);
+        for mut intervals in other.pes {
+            for i in &mut intervals {
+                i.start_ns = shift(i.start_ns);
+                i.end_ns = shift(i.end_ns);
+            }
+            intervals.retain(|i| i.end_ns > i.start_ns);
+            if let Some(last) = intervals.last() {
+                self.wall_ns = self.wall_ns.max(last.end_ns);
+            }
+            self.pes.push(intervals);
+        }
+        for (pe, mut marks) in other.marks.into_iter().enumerate() {
+            for m in &mut marks {
+                m.at_ns = shift(m.at_ns);
+            }
+            self.marks.resize_with(self.marks.len().max(before + pe + 1), Vec::new);
+            self.marks[before + pe] = marks;
+        }
+    }
+
     /// One row of the marks, into `self.marks`.
     fn parse_mark(&mut self, fields: &[&str], row: &str) -> Result<(), String> {
         if fields.len() != 4 {
@@ -588,7 +629,7 @@ impl Trace {
     /// end has none and is left out).
     ///
     /// ```
-    /// use treelb_threads::trace::{Mark, Trace, What};
+    /// use treelb::trace::{Mark, Trace, What};
     /// let m = |at_ns, what| Mark { at_ns, what };
     /// let t = Trace {
     ///     marks: vec![
@@ -633,7 +674,7 @@ impl Trace {
     /// file's `metadata`.
     ///
     /// ```
-    /// use treelb_threads::trace::{Interval, Mark, State, Trace, What};
+    /// use treelb::trace::{Interval, Mark, State, Trace, What};
     /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
     /// let t = Trace {
     ///     notes: vec!["a \"quoted\" note".into()],
@@ -758,7 +799,7 @@ fn bucket_sums<'a>(
 /// [`Trace::buckets`].
 ///
 /// ```
-/// use treelb_threads::trace::{State, slot};
+/// use treelb::trace::{State, slot};
 /// assert!(State::ALL.iter().enumerate().all(|(i, &s)| slot(s) == i));
 /// ```
 pub fn slot(state: State) -> usize {
