@@ -269,6 +269,11 @@ fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
             cfg.split_policy,
             wall.as_secs_f64()
         ),
+        // What `treelb sim replay` reads back: the run's specification and
+        // its arguments, as JSON.
+        format!("spec: {}", serde_json::to_string(c).unwrap_or_default()),
+        format!("split-policy: {}", cfg.split_policy),
+        format!("argv: {}", serde_json::to_string(&std::env::args().skip(1).collect::<Vec<_>>()).unwrap_or_default()),
     ];
     crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
 }

@@ -1776,7 +1776,7 @@ fn names_and_paths_reach_the_terminal_escaped() {
 }
 
 #[test]
-fn a_threads_trace_opens_as_chrome_trace_events() {
+fn a_threads_trace_opens_as_chrome_trace_events_and_replays_in_the_simulator() {
     let dir = scratch("trace-chrome");
     let (csv, chrome) = (dir.join("t.csv"), dir.join("t.json"));
     let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--no-progress", "--trace", csv.to_str().unwrap()]);
@@ -1800,4 +1800,17 @@ fn a_threads_trace_opens_as_chrome_trace_events() {
     let finish = events.iter().position(|e| e["ph"] == "f").unwrap();
     events.remove(finish);
     assert!(std::panic::catch_unwind(|| common::validate_chrome_trace(&broken)).is_err());
+
+    // The replay: the same tree, all of its nodes, on as many PEs.
+    let o = treelb(&["sim", "replay", csv.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    common::check_replay(&r, 2);
+    let o = treelb(&["sim", "replay", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 PEs, random-polling") && out.contains("same victim") && out.contains("│ all"),
+        "{out}"
+    );
 }

@@ -428,9 +428,9 @@ fn pin_is_refused_on_mpi() {
 
 /// A trace of a run on two ranks: merged at rank 0, with both PEs' states
 /// and the pieces that moved between them; it opens as Chrome trace-event
-/// JSON.
+/// JSON and replays in the simulator.
 #[test]
-fn a_trace_across_ranks_is_merged_at_rank_0_and_opens_as_chrome_trace_events() {
+fn a_trace_across_ranks_is_merged_at_rank_0_opens_as_chrome_trace_events_and_replays() {
     if !require_mpirun() {
         return;
     }
@@ -452,6 +452,12 @@ fn a_trace_across_ranks_is_merged_at_rank_0_and_opens_as_chrome_trace_events() {
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&chrome).unwrap()).expect("JSON");
     let phases = common::validate_chrome_trace(&json);
     assert!(phases["X"] > 0 && phases["s"] >= 1, "{phases:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["sim", "replay", csv.to_str().unwrap(), "--json"])
+        .output()
+        .expect("treelb runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::check_replay(&serde_json::from_slice(&o.stdout).expect("JSON"), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -16,7 +16,8 @@ mod sim;
 
 pub(crate) use game::{Connect4Args, GameTreeArgs};
 pub(crate) use sim::{
-    CalibrateArgs, PingPongArgs, PredictArgs, ReproduceArgs, SimArgs, SimCommand, SimRunArgs, YbwcArgs,
+    CalibrateArgs, PingPongArgs, PredictArgs, ReplayArgs, ReproduceArgs, SimArgs, SimCommand, SimRunArgs,
+    YbwcArgs,
 };
 
 /// Dynamic load balancing of tree-shaped computations.

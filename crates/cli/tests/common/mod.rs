@@ -294,3 +294,22 @@ pub(crate) fn validate_chrome_trace(json: &serde_json::Value) -> std::collection
     }
     phases
 }
+
+/// Checks the JSON of `treelb sim replay` of a `uts --tree T1` trace on
+/// `p` PEs: both sides did all of T1's nodes, the costs were measured,
+/// and the victims compared are at most the requests of either side.
+#[allow(dead_code)] // the tests of traces only
+pub(crate) fn check_replay(r: &serde_json::Value, p: u64) {
+    assert_eq!(r["p"], p, "{r}");
+    assert_eq!(r["run"]["units"], 4_130_071, "{r}");
+    assert_eq!(r["sim"]["units"], 4_130_071, "{r}");
+    assert!(r["measured"]["unit_ns"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["sim"]["t_par_ns"].as_u64().unwrap() > 0 && r["run"]["t_par_ns"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["per_pe"].as_array().unwrap().len() as u64, p, "{r}");
+    let compared = r["compared"].as_u64().unwrap();
+    assert!(r["same_victims"].as_u64().unwrap() <= compared, "{r}");
+    assert!(
+        compared <= r["run"]["requests"].as_u64().unwrap().min(r["sim"]["requests"].as_u64().unwrap()),
+        "{r}"
+    );
+}
