@@ -263,8 +263,9 @@ pub(crate) struct RunArgs {
     #[arg(long, help_heading = heading::OUTPUT)]
     pub(crate) json: bool,
     /// Record when each PE was working, requesting, idle, splitting or
-    /// sending, into FILE (CSV, one line per interval; draw it with `treelb
-    /// plot-trace FILE`)
+    /// sending, and its requests and pieces given and received, into FILE
+    /// (CSV, one line per interval, then the marks; draw it with `treelb
+    /// plot-trace FILE`, replay it with `treelb sim replay FILE`)
     #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub(crate) trace: Option<String>,
     #[command(flatten)]
