@@ -626,7 +626,8 @@ impl Trace {
     /// received_ns)`, in the order they were sent. A [`What::Give`] of PE
     /// `a` to `b` is paired with `b`'s next unpaired [`What::Receive`] from
     /// `a` (first sent, first received; a piece still on its way at the
-    /// end has none and is left out).
+    /// end has none and is left out). Pieces through master–worker's
+    /// central pool are given to the hub, not to a PE, and are not moves.
     ///
     /// ```
     /// use treelb::trace::{Mark, Trace, What};
