@@ -305,6 +305,7 @@ mod mpi {
                 spec: RunSpec { strategy, ..spec.clone() },
                 slow: None,
                 record_decisions: false,
+                trace: false,
             };
             let mut runs: Vec<RunStats> = Vec::with_capacity(repeat);
             for _ in 0..repeat {

@@ -18,6 +18,7 @@
 //!             Interval { start_ns: 40, end_ns: 100, state: State::Working },
 //!         ],
 //!     ],
+//!     marks: vec![],
 //! };
 //! let summary = Summary::of(&trace);
 //! let (state, share) = summary.shares[0];

@@ -128,9 +128,6 @@ impl RunConfig {
             fanout: args.fanout.clone(),
             rho: args.rho,
         };
-        if kind == Runtime::Mpi && args.trace.is_some() {
-            return Err(err!("--trace records runs of the threads runtime (not with --runtime mpi)"));
-        }
         if kind == Runtime::Mpi && args.pin {
             return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));
         }

@@ -258,6 +258,7 @@ fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
     trace.notes = vec![
         "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
         "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
+        "marks (after `pe,at_ns,mark,value`): request (value: the PE asked), give (to), receive (from), worked (the units of a busy phase)".into(),
         format!("command: {}", command_line()),
         format!(
             "strategy: {}, threads: {}, budget: {}, init: {}, split policy: {}, wall: {:.6} s",
@@ -268,6 +269,11 @@ fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
             cfg.split_policy,
             wall.as_secs_f64()
         ),
+        // What `treelb sim replay` reads back: the run's specification and
+        // its arguments, as JSON.
+        format!("spec: {}", serde_json::to_string(c).unwrap_or_default()),
+        format!("split-policy: {}", cfg.split_policy),
+        format!("argv: {}", serde_json::to_string(&std::env::args().skip(1).collect::<Vec<_>>()).unwrap_or_default()),
     ];
     crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
 }

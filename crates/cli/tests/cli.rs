@@ -1820,3 +1820,43 @@ fn blind_forecast_commands_refuse_bad_input_in_one_line() {
     assert!(!dir.join("r.md").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_threads_trace_opens_as_chrome_trace_events_and_replays_in_the_simulator() {
+    let dir = scratch("trace-chrome");
+    let (csv, chrome) = (dir.join("t.csv"), dir.join("t.json"));
+    let o = treelb(&["uts", "--tree", "T1", "-p", "2", "--no-progress", "--trace", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.contains("\npe,at_ns,mark,value\n"), "the trace has marks: {text:.400}");
+    let o = treelb(&["plot-trace", csv.to_str().unwrap(), "--chrome", chrome.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("wrote "), "{}", stdout(&o));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&chrome).unwrap()).expect("valid JSON");
+    let phases = common::validate_chrome_trace(&json);
+    assert!(phases["X"] > 0 && phases["M"] >= 5, "{phases:?}");
+    // T1 under random polling on 2 PEs: PE 1 starts without work, so at
+    // least one piece moves.
+    assert!(phases.get("s").copied().unwrap_or(0) >= 1, "{phases:?}");
+    assert!(phases.get("i").copied().unwrap_or(0) >= 1, "{phases:?}");
+    // The validator catches a flow without its finish.
+    let mut broken = json.clone();
+    let events = broken["traceEvents"].as_array_mut().unwrap();
+    let finish = events.iter().position(|e| e["ph"] == "f").unwrap();
+    events.remove(finish);
+    assert!(std::panic::catch_unwind(|| common::validate_chrome_trace(&broken)).is_err());
+
+    // The replay: the same tree, all of its nodes, on as many PEs.
+    let o = treelb(&["sim", "replay", csv.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    common::check_replay(&r, 2);
+    let o = treelb(&["sim", "replay", csv.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 PEs, random-polling") && out.contains("same victim") && out.contains("│ all"),
+        "{out}"
+    );
+}

@@ -414,19 +414,51 @@ fn branch_and_bound_in_hybrid_mode() {
     assert!(out.contains("✓"), "{out}");
 }
 
-/// Flags of the threads runtime alone are refused with `--runtime mpi`, with
-/// one line naming the flag, before MPI starts (so no mpirun is needed).
+/// `--pin`, a flag of the threads runtime alone, is refused with `--runtime mpi`, with
+/// one line naming it, before MPI starts (so no mpirun is needed).
 #[test]
-fn threads_only_flags_are_refused_on_mpi() {
-    for (flag, extra) in [("--pin", None), ("--trace", Some("/tmp/treelb-never-written.csv"))] {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
-        cmd.args(["uts", "--tree", "T1", "--runtime", "mpi", flag]);
-        cmd.args(extra);
-        let out = cmd.output().expect("treelb runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag}: {stderr}");
-        assert!(stderr.contains(flag) && stderr.contains("not with --runtime mpi"), "{flag}: {stderr}");
+fn pin_is_refused_on_mpi() {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.args(["uts", "--tree", "T1", "--runtime", "mpi", "--pin"]);
+    let out = cmd.output().expect("treelb runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--pin") && stderr.contains("not with --runtime mpi"), "{stderr}");
+}
+
+/// A trace of a run on two ranks: merged at rank 0, with both PEs' states
+/// and the pieces that moved between them; it opens as Chrome trace-event
+/// JSON and replays in the simulator.
+#[test]
+fn a_trace_across_ranks_is_merged_at_rank_0_opens_as_chrome_trace_events_and_replays() {
+    if !require_mpirun() {
+        return;
     }
+    let dir = std::env::temp_dir().join(format!("treelb-mpi-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, chrome) = (dir.join("t.csv"), dir.join("t.json"));
+    let out = mpirun(2, &["uts", "--tree", "T1", "--trace", csv.to_str().unwrap()], &[]);
+    assert!(out.contains("published: 4130071 ✓"), "{out}");
+    let text = std::fs::read_to_string(&csv).expect("rank 0 wrote the trace");
+    let trace = treelb::trace::Trace::parse(&text).expect("a trace");
+    assert_eq!(trace.pes.len(), 2, "both ranks' PEs: {text:.600}");
+    assert!(trace.pes.iter().all(|p| p.iter().any(|i| i.state == treelb::trace::State::Working)));
+    assert!(!trace.moves().is_empty(), "a piece moved from rank 0 to rank 1");
+    let o = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["plot-trace", csv.to_str().unwrap(), "--chrome", chrome.to_str().unwrap()])
+        .output()
+        .expect("treelb runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&chrome).unwrap()).expect("JSON");
+    let phases = common::validate_chrome_trace(&json);
+    assert!(phases["X"] > 0 && phases["s"] >= 1, "{phases:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_treelb"))
+        .args(["sim", "replay", csv.to_str().unwrap(), "--json"])
+        .output()
+        .expect("treelb runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::check_replay(&serde_json::from_slice(&o.stdout).expect("JSON"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A small checked set of Connect Four positions: the first `n` of the

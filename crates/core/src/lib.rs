@@ -89,6 +89,7 @@ pub mod spec;
 pub mod stats;
 pub mod strategy;
 pub mod termination;
+pub mod trace;
 pub mod work;
 
 pub use incumbent::{Incumbent, Sense};

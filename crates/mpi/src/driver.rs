@@ -118,6 +118,13 @@ const GATHER: i32 = 101;
 /// Tag of [`Mpi::ping_pong`]'s messages (on the world communicator).
 const PING: i32 = 102;
 
+/// Tag of the clock-offset round trips of a traced run (on the world
+/// communicator).
+const CLOCK: i32 = 103;
+
+/// Round trips per rank to measure its clock's offset from rank 0's.
+const CLOCK_TRIPS: usize = 3;
+
 /// Probes timed at start-up to measure the cost of one probe.
 const PROBE_SAMPLES: u32 = 4000;
 
@@ -416,6 +423,8 @@ pub(crate) struct Ctx<'a, C> {
     /// Global round robin: the ticket counter at rank 0.
     pub(crate) counter: Option<&'a SharedCounter>,
     pub(crate) shared: RankShared,
+    /// When the run started on this rank (the clock of its trace).
+    pub(crate) start: Instant,
 }
 
 impl<C> Ctx<'_, C> {
@@ -447,6 +456,8 @@ pub(crate) struct PeResult<O> {
     pub(crate) improvements: u64,
     /// Its machine's decisions, if they were recorded.
     pub(crate) decisions: Option<Vec<Decision>>,
+    /// Its recorder, if the run is traced.
+    pub(crate) tracer: Option<treelb::trace::Tracer>,
 }
 
 /// The output type of a codec's work.
@@ -553,7 +564,7 @@ impl<'m> Session<'m> {
         // the cut in the same way on every rank.
         let initial_key = codec.shared().and_then(Shared::key).unwrap_or(i64::MIN);
 
-        let ctx = Ctx {
+        let mut ctx = Ctx {
             codec,
             state: shared,
             config,
@@ -569,12 +580,15 @@ impl<'m> Session<'m> {
                 known: AtomicI64::new(initial_key),
                 one_way_sent: (0..ranks).map(|_| AtomicU64::new(0)).collect(),
             },
+            start: Instant::now(),
         };
         // The start: rank 0 is past its previous run (see the type's
         // documentation).
         let mut go = 0u8;
         world.process_at_rank(0).broadcast_into(&mut go);
         let start = Instant::now();
+        ctx.start = start;
+        let clock_offset = if config.trace && ranks > 1 { clock_offset(&world, start) } else { 0 };
         // Each thread's start: its pieces, and the output and units of the work
         // done to cut them.
         let mut starts: Vec<Start<C::Work>> = match broadcast {
@@ -610,7 +624,14 @@ impl<'m> Session<'m> {
         let mut waves = 0;
         let mut improvements = 0;
         let mut decisions = Vec::new();
+        let wall_ns = wall.as_nanos() as u64;
+        let mut trace = config.trace.then(|| treelb::trace::Trace { wall_ns, ..Default::default() });
         for r in results {
+            if let (Some(trace), Some(tracer)) = (&mut trace, r.tracer) {
+                let (intervals, marks) = tracer.finish(wall_ns);
+                trace.pes.push(intervals);
+                trace.marks.push(marks);
+            }
             output.merge(r.output);
             pes.push(r.stats);
             probes += r.probes;
@@ -627,9 +648,13 @@ impl<'m> Session<'m> {
             let mut bytes = Vec::new();
             s.encode(&mut bytes).map(|_| bytes)
         });
-        let report = RankReport { output, pes, waves, probes, improvements, best, decisions };
+        let trace = trace.map(|t| (t, clock_offset));
+        let report = RankReport { output, pes, waves, probes, improvements, best, decisions, trace };
         let outcome = if rank == 0 {
-            let RankReport { mut output, pes, waves, mut probes, mut improvements, decisions, .. } = report;
+            let RankReport { mut output, pes, waves, mut probes, mut improvements, decisions, trace, .. } =
+                report;
+            let mut traces: Vec<Option<(treelb::trace::Trace, i64)>> = vec![None; ranks];
+            traces[0] = trace;
             let mut by_rank: Vec<Option<Vec<PeStats>>> = vec![None; ranks];
             by_rank[0] = Some(pes);
             let mut logs: Vec<Vec<Vec<Decision>>> = vec![Vec::new(); ranks];
@@ -647,7 +672,17 @@ impl<'m> Session<'m> {
                 }
                 by_rank[status.source_rank() as usize] = Some(r.pes);
                 logs[status.source_rank() as usize] = r.decisions;
+                traces[status.source_rank() as usize] = r.trace;
             }
+            // One trace on rank 0's clock, PEs in rank order.
+            let trace = config.trace.then(|| {
+                let mut ranked = traces.into_iter().flatten();
+                let (mut trace, _) = ranked.next().unwrap_or_default();
+                for (other, offset) in ranked {
+                    trace.append_shifted(other, offset);
+                }
+                trace
+            });
             let pes = by_rank.into_iter().flatten().flatten().collect();
             let decisions = config.record_decisions.then(|| logs.into_iter().flatten().collect());
             Some(Outcome {
@@ -660,6 +695,7 @@ impl<'m> Session<'m> {
                 improvements,
                 stopped: None,
                 decisions,
+                trace,
             })
         } else {
             world.process_at_rank(0).send_with_tag(&wire::to_bytes(&report)[..], REPORT);
@@ -675,6 +711,42 @@ impl Drop for Session<'_> {
             counter.free();
         }
     }
+}
+
+/// This rank's clock's offset from rank 0's in nanoseconds (add it to a
+/// time since `start` here to get rank 0's time since its `start`): each
+/// other rank in turn makes [`CLOCK_TRIPS`] round trips to rank 0, which
+/// answers each with its own time; the shortest trip's answer is taken as
+/// rank 0's time at the trip's middle (Cristian's method), so the offset is
+/// off by at most half that trip. 0 at rank 0, which serves the others in
+/// rank order before its PEs start.
+fn clock_offset(world: &SimpleCommunicator, start: Instant) -> i64 {
+    let rank = world.rank();
+    let ns = || start.elapsed().as_nanos() as i64;
+    if rank == 0 {
+        for other in 1..world.size() {
+            let process = world.process_at_rank(other);
+            for _ in 0..CLOCK_TRIPS {
+                let _ = process.matched_probe_with_tag(CLOCK).matched_receive_vec::<i64>();
+                process.send_with_tag(&[ns()][..], CLOCK);
+            }
+        }
+        return 0;
+    }
+    let root = world.process_at_rank(0);
+    let mut best: Option<(i64, i64)> = None;
+    for _ in 0..CLOCK_TRIPS {
+        let sent = ns();
+        root.send_with_tag(&[sent][..], CLOCK);
+        let (theirs, _) = root.matched_probe_with_tag(CLOCK).matched_receive_vec::<i64>();
+        let back = ns();
+        let trip = back - sent;
+        let offset = theirs.first().copied().unwrap_or(0) - (sent + back) / 2;
+        if best.is_none_or(|(t, _)| trip < t) {
+            best = Some((trip, offset));
+        }
+    }
+    best.map_or(0, |(_, offset)| offset)
 }
 
 /// Mean time of a probe that finds nothing.

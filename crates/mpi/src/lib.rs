@@ -112,6 +112,15 @@ pub struct Config {
     /// [`Outcome::decisions`] at rank 0 (for conformance tests; the logs
     /// grow by every event, and travel to rank 0 at the end).
     pub record_decisions: bool,
+    /// Record every PE's states and marks, returned merged in
+    /// [`Outcome::trace`] at rank 0 (see [`treelb::trace`]). Each rank
+    /// records on its own clock, started as the run starts (a broadcast
+    /// from rank 0); before its PEs start, every other rank measures its
+    /// clock's offset from rank 0's by three round trips to rank 0
+    /// (Cristian's method: the reply's time taken as the middle of the
+    /// shortest trip, off by at most half that trip), and rank 0 shifts
+    /// each rank's times by it when it merges them.
+    pub trace: bool,
 }
 
 /// An artificially slow rank (tests of balancing under imbalance).
@@ -143,7 +152,7 @@ impl Slow {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { threads: 1, spec: RunSpec::default(), slow: None, record_decisions: false }
+        Config { threads: 1, spec: RunSpec::default(), slow: None, record_decisions: false, trace: false }
     }
 }
 
@@ -263,4 +272,7 @@ pub struct Outcome<O> {
     /// Every PE's decisions (ranks × threads, in rank order), if
     /// [`Config::record_decisions`] asked for them.
     pub decisions: Option<Vec<Vec<treelb::strategy::Decision>>>,
+    /// What every PE did when (ranks × threads, in rank order; times on
+    /// rank 0's clock), if [`Config::trace`] asked for it.
+    pub trace: Option<treelb::trace::Trace>,
 }

@@ -58,6 +58,7 @@ use treelb::strategy::{
     Actions, Balance, Decision, Event, Hub, HubAction, HubEvent, Machine, Waiting, decide, pieces_held,
 };
 use treelb::termination::{FourCounter, Signal};
+use treelb::trace::{State, Tracer, What};
 use treelb::{PeStats, Work};
 
 use crate::driver::kind::*;
@@ -134,6 +135,7 @@ where
         improvements: 0,
         terminated: false,
         decisions: ctx.config.record_decisions.then(Vec::new),
+        tracer: ctx.config.trace.then(|| Tracer::new(ctx.start)),
     };
     pe.run(world);
     set_current_pe(None);
@@ -149,6 +151,7 @@ where
         waves: pe.fc.wave(),
         improvements: pe.improvements,
         decisions: pe.decisions,
+        tracer: pe.tracer,
     }
 }
 
@@ -187,6 +190,8 @@ struct Pe<'a, C: Codec> {
     terminated: bool,
     /// The machine's decisions, if they are recorded.
     decisions: Option<Vec<Decision>>,
+    /// The recorder of states and marks, if the run is traced.
+    tracer: Option<Tracer>,
 }
 
 impl<C> Pe<'_, C>
@@ -203,6 +208,7 @@ where
             if let Some((piece, from)) = self.pool.take() {
                 if from != self.g {
                     self.stats.pieces_received += 1;
+                    self.note(What::Receive { from });
                 }
                 // The thread's CPU clock over the busy phase: time the
                 // machine gave to other processes is not work.
@@ -225,6 +231,23 @@ where
         self.stats.idle += lap;
     }
 
+    /// A state change, for the trace (nothing if the run is not traced).
+    #[inline]
+    fn mark(&mut self, state: State) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.enter(state);
+        }
+    }
+
+    /// A request, a piece given or received, a busy phase's units, for the
+    /// trace.
+    #[inline]
+    fn note(&mut self, what: What) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.mark(what);
+        }
+    }
+
     fn lap(&mut self) -> Duration {
         let now = Instant::now();
         let d = now - self.since;
@@ -243,6 +266,8 @@ where
         let budget = self.ctx.config.spec.budget.get();
         let slow = self.ctx.config.slow.filter(|s| s.rank == self.ctx.rank).map(|s| s.pause);
         self.ctx.shared.busy.fetch_add(1, Ordering::Relaxed);
+        self.mark(State::Working);
+        let units = self.stats.work_units;
         loop {
             if work.should_stop() {
                 // Decided before this piece started (a piece from the pool
@@ -272,6 +297,9 @@ where
             self.outbox.progress();
         }
         self.ctx.shared.busy.fetch_sub(1, Ordering::Relaxed);
+        let worked = self.stats.work_units - units;
+        self.note(What::Worked { units: worked });
+        self.mark(State::Idle);
         self.feed(Event::Exhausted, None);
     }
 
@@ -432,6 +460,9 @@ where
                 }
                 NO_WORK => {
                     self.owed -= 1;
+                    if work.is_none() {
+                        self.mark(State::Idle);
+                    }
                     live.then_some(Message::Answer { from, piece: None })
                 }
                 LOAD_QUERY => Some(Message::LoadQuery { from }),
@@ -706,12 +737,18 @@ impl<C: Codec> Body for At<'_, '_, '_, C> {
             return (None, 0);
         }
         let Some(work) = self.work.as_deref_mut() else { return (None, 0) };
+        if let Some(tracer) = &mut self.pe.tracer {
+            tracer.enter(State::Splitting);
+        }
         let part = work.split();
+        let load = work.load();
         if part.is_some() {
             self.pe.stats.splits += 1;
             self.pe.stats.pieces_sent += 1;
+        } else {
+            self.pe.mark(State::Working);
         }
-        (part, work.load())
+        (part, load)
     }
 
     fn part_load(&self, part: &C::Work) -> u64 {
@@ -721,22 +758,31 @@ impl<C: Codec> Body for At<'_, '_, '_, C> {
     /// A part is counted as sent work before it can arrive (see
     /// `treelb::termination`); a request or load query is owed its answer.
     fn send(&mut self, to: usize, message: Message<C::Work>) {
+        let back = if self.work.is_some() { State::Working } else { State::Idle };
         let pe = &mut *self.pe;
         match message {
             Message::Request { .. } => {
                 pe.owed += 1;
+                pe.note(What::Request { to });
+                pe.mark(State::Requesting);
                 pe.send(to, REQUEST, Vec::new());
             }
             Message::Answer { piece: Some(part), .. } => {
                 pe.fc.work_sent();
+                pe.mark(State::Sending);
+                pe.note(What::Give { to });
                 let bytes = pe.encode(part, Some(to));
                 pe.send(to, WORK, bytes);
+                pe.mark(back);
             }
             Message::Answer { piece: None, .. } => pe.send(to, NO_WORK, Vec::new()),
             Message::Push { piece, .. } => {
                 pe.fc.work_sent();
+                pe.mark(State::Sending);
+                pe.note(What::Give { to });
                 let bytes = pe.encode(piece, Some(to));
                 pe.send(to, PUSH, bytes);
+                pe.mark(back);
             }
             Message::LoadQuery { .. } => {
                 pe.owed += 1;
@@ -796,6 +842,7 @@ impl<C: Codec> Body for At<'_, '_, '_, C> {
         let pe = &mut *self.pe;
         if answer {
             pe.stats.pieces_received += 1;
+            pe.note(What::Receive { from });
             pe.pool.push(piece, pe.g);
         } else {
             pe.pool.push(piece, from);

@@ -533,6 +533,9 @@ pub struct RankReport<O> {
     pub best: Option<Vec<u8>>,
     /// Its PEs' decisions, if they were recorded (else empty).
     pub decisions: Vec<Vec<treelb::strategy::Decision>>,
+    /// Its PEs' trace on its own clock, and the clock's offset from rank
+    /// 0's in nanoseconds (add it to be on rank 0's), if the run is traced.
+    pub trace: Option<(treelb::trace::Trace, i64)>,
 }
 
 #[cfg(test)]

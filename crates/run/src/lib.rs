@@ -119,8 +119,8 @@ pub struct Outcome<O> {
     /// if the run stopped, the proven bound on the optimum and the gap.
     /// `None` for other runs.
     pub bound: Option<ProvenBound>,
-    /// The state trace of every PE ([`Run::trace`]): on threads, for a run
-    /// without a checkpoint.
+    /// The state trace of every PE ([`Run::trace`]): on threads and on MPI
+    /// (merged at rank 0), for a run without a checkpoint.
     pub trace: Option<Trace>,
     /// The MPI runtime's own figures, across ranks.
     pub mpi: Option<MpiFigures>,
@@ -235,7 +235,7 @@ impl<'a> Run<'a> {
         self
     }
 
-    /// Records every PE's states over time (threads, without a
+    /// Records every PE's states over time (threads and MPI, without a
     /// checkpoint): [`Outcome::trace`].
     pub fn trace(mut self, trace: bool) -> Self {
         self.trace = trace;
@@ -347,7 +347,8 @@ impl<'a> Run<'a> {
                 }
                 #[cfg(feature = "mpi")]
                 Pes::Mpi(mpi) => {
-                    let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
+                    let config = mpi_config(&self.spec, self.slow, self.trace, mpi);
+                    let run = treelb_mpi::Run::new(config).stops(self.stops);
                     let limit = run.limit(mpi);
                     let inner = DfsCodec::new(search, policy).with_shared(incumbent);
                     let codec = treelb_mpi::wire::WatchedCodec::new(inner, &open, limit);
@@ -390,12 +391,14 @@ impl<'a> Run<'a> {
             }
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), false) => {
-                let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
+                let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, self.trace, mpi))
+                    .stops(self.stops);
                 Ok(run.run(mpi, codec, root)?.map(|o| Outcome::from_mpi(o, mpi)))
             }
             #[cfg(feature = "mpi")]
             (Pes::Mpi(mpi), true) => {
-                let run = treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, mpi)).stops(self.stops);
+                let run =
+                    treelb_mpi::Run::new(mpi_config(&self.spec, self.slow, false, mpi)).stops(self.stops);
                 let open = self.checkpoint.expect("a checkpoint");
                 let open = || open().map_err(Error::from);
                 let done = treelb_checkpoint::run_mpi(mpi, &run, open, codec, root, incumbent)?;
@@ -514,7 +517,7 @@ impl<O> Outcome<O> {
             threads: o.threads,
             checkpoints: 0,
             bound: None,
-            trace: None,
+            trace: o.trace,
             mpi: Some(MpiFigures {
                 thread_support: mpi.thread_support(),
                 probe: o.probe,
@@ -525,11 +528,16 @@ impl<O> Outcome<O> {
     }
 }
 
-/// The MPI runtime's configuration of `spec` (and `slow`), for the PEs
-/// `mpi` was initialized for.
+/// The MPI runtime's configuration of `spec` (and `slow`, and whether it
+/// records a trace), for the PEs `mpi` was initialized for.
 #[cfg(feature = "mpi")]
-fn mpi_config(spec: &RunSpec, slow: Option<treelb_mpi::Slow>, mpi: &treelb_mpi::Mpi) -> treelb_mpi::Config {
-    treelb_mpi::Config { threads: mpi.threads(), spec: spec.clone(), slow, record_decisions: false }
+fn mpi_config(
+    spec: &RunSpec,
+    slow: Option<treelb_mpi::Slow>,
+    trace: bool,
+    mpi: &treelb_mpi::Mpi,
+) -> treelb_mpi::Config {
+    treelb_mpi::Config { threads: mpi.threads(), spec: spec.clone(), slow, record_decisions: false, trace }
 }
 
 /// The output of a codec's pieces.

@@ -46,7 +46,9 @@
 //! lecture's rules ([Lecture, load balancing]), and [`ybwc`] runs parallel alpha-beta under
 //! young brothers wait on synthetic game trees. [`sweep`] searches for isoefficiency, [`plot`] draws
 //! PNG/SVG charts with an embedded font, and [`reproduce`] puts it together
-//! into the reports of `docs/reproductions/`.
+//! into the reports of `docs/reproductions/`. [`replay`] runs a recorded
+//! run's trace again in the engine, with the costs measured in the trace,
+//! and sets the simulator's decisions beside the run's.
 //!
 //! ## Why this model
 //!
@@ -92,6 +94,7 @@ pub mod platform;
 pub mod plot;
 pub mod producer;
 pub mod queue;
+pub mod replay;
 #[cfg(feature = "report")]
 pub mod reproduce;
 pub mod run;

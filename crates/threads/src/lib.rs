@@ -100,7 +100,7 @@ mod pool;
 mod sched;
 mod sync;
 mod termination;
-pub mod trace;
+pub use treelb::trace;
 
 use std::any::Any;
 use std::fmt;
@@ -689,13 +689,17 @@ where
     let mut pes = Vec::with_capacity(p);
     let wall_ns = wall.as_nanos() as u64;
     let mut traced = Vec::new();
+    let mut marks = Vec::new();
     let mut decisions = Vec::new();
     for cell in cells {
         let cell = cell.into_inner().unwrap_or_else(|e| e.into_inner());
         let (out, stats, tracer, log) = cell.end.expect("every PE finished");
         output.merge(out);
         pes.push(stats);
-        traced.extend(tracer.map(|t| t.finish(wall_ns)));
+        if let Some((intervals, pe_marks)) = tracer.map(|t| t.finish(wall_ns)) {
+            traced.push(intervals);
+            marks.push(pe_marks);
+        }
         decisions.extend(log);
     }
     // The hub's own messages count at PE 0, where MPI and the simulator
@@ -703,7 +707,7 @@ where
     if let Some(hub) = shared.hub {
         pes[0].add_tally(&hub.into_inner().unwrap_or_else(|e| e.into_inner()).tally());
     }
-    let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced });
+    let trace = config.trace.then(|| Trace { notes: Vec::new(), wall_ns, pes: traced, marks });
     let decisions = config.record_decisions.then_some(decisions);
     Outcome { output, stats: RunStats { wall, pes }, trace, decisions, stopped: None }
 }

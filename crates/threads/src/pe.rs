@@ -44,7 +44,7 @@ use treelb::{PeStats, Reduce, Work};
 
 use crate::Shared;
 use crate::mailbox::{Reply, Request};
-use crate::trace::{State, Tracer};
+use crate::trace::{State, Tracer, What};
 use treelb::backoff::{Patience, Waiter};
 
 /// What a turn of [`Pe::step`] ended with.
@@ -135,6 +135,15 @@ impl<'a, W: Work> Pe<'a, W> {
     pub(crate) fn mark(&mut self, state: State) {
         if let Some(tracer) = &mut self.tracer {
             tracer.enter(state);
+        }
+    }
+
+    /// A request, a piece given or received, a busy phase's units, for the
+    /// trace (nothing if the run is not traced).
+    #[inline]
+    fn note(&mut self, what: What) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.mark(what);
         }
     }
 
@@ -233,6 +242,7 @@ impl<'a, W: Work> Pe<'a, W> {
         let (piece, from) = self.shared.pools[self.me].take()?;
         if from != self.me {
             self.stats.pieces_received += 1;
+            self.note(What::Receive { from });
         }
         Some(piece)
     }
@@ -240,7 +250,16 @@ impl<'a, W: Work> Pe<'a, W> {
     /// Busy phase: works the piece in slices of Δt, telling the machine
     /// about slices and requests, until it is exhausted (`None`) or the run
     /// aborts.
-    fn work_on(&mut self, mut work: W) -> Option<Exit> {
+    fn work_on(&mut self, work: W) -> Option<Exit> {
+        let units = self.stats.work_units;
+        let exit = self.work_piece(work);
+        let worked = self.stats.work_units - units;
+        self.note(What::Worked { units: worked });
+        exit
+    }
+
+    /// [`work_on`](Self::work_on) without its mark.
+    fn work_piece(&mut self, mut work: W) -> Option<Exit> {
         self.mark(State::Working);
         let shared = self.shared;
         if let Some(gate) = &shared.gate {
@@ -564,6 +583,7 @@ impl<W: Work> Body for Held<'_, '_, W> {
         match message {
             Message::Request { .. } => {
                 shared.mailboxes[me].expect_reply();
+                self.pe.note(What::Request { to });
                 self.pe.mark(State::Requesting);
                 if shared.mailboxes[to].post_request(me) {
                     self.pe.awaiting = Some(Awaiting::Pe(to));
@@ -578,6 +598,7 @@ impl<W: Work> Body for Held<'_, '_, W> {
                 let part = piece.is_some();
                 if part {
                     self.pe.mark(State::Sending);
+                    self.pe.note(What::Give { to });
                 }
                 shared.mailboxes[to].answer(piece);
                 shared.wake(to);
@@ -588,6 +609,7 @@ impl<W: Work> Body for Held<'_, '_, W> {
             }
             Message::Push { piece, .. } => {
                 self.pe.mark(State::Sending);
+                self.pe.note(What::Give { to });
                 shared.pools[to].push(piece, me);
                 shared.wake(to);
                 let back = self.back();
@@ -636,6 +658,7 @@ impl<W: Work> Body for Held<'_, '_, W> {
     fn accept(&mut self, piece: W, from: usize, answer: bool) {
         if answer {
             self.pe.stats.pieces_received += 1;
+            self.pe.note(What::Receive { from });
             self.got = Some(piece);
         } else {
             // Counted received when taken from the pool.

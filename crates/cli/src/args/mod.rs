@@ -16,8 +16,8 @@ mod sim;
 
 pub(crate) use game::{Connect4Args, GameTreeArgs};
 pub(crate) use sim::{
-    CalibrateArgs, FreezeArgs, MeasureArgs, PingPongArgs, PredictArgs, ReproduceArgs, SimArgs, SimCommand,
-    SimRunArgs, YbwcArgs,
+    CalibrateArgs, FreezeArgs, MeasureArgs, PingPongArgs, PredictArgs, ReplayArgs, ReproduceArgs, SimArgs,
+    SimCommand, SimRunArgs, YbwcArgs,
 };
 
 /// Dynamic load balancing of tree-shaped computations.
@@ -87,7 +87,8 @@ pub(crate) enum Command {
     ///
     /// Prints the share of PE-time in each state; --out draws the fraction
     /// of PEs in each state over time (stacked), --timeline one row per PE
-    /// coloured by state. PNG or SVG by the file's extension.
+    /// coloured by state. PNG or SVG by the file's extension. --chrome
+    /// writes Chrome trace-event JSON for Perfetto (ui.perfetto.dev).
     PlotTrace(PlotTraceArgs),
     /// Continue a run from its checkpoint (--checkpoint FILE).
     ///
@@ -262,8 +263,9 @@ pub(crate) struct RunArgs {
     #[arg(long, help_heading = heading::OUTPUT)]
     pub(crate) json: bool,
     /// Record when each PE was working, requesting, idle, splitting or
-    /// sending, into FILE (CSV, one line per interval; draw it with `treelb
-    /// plot-trace FILE`)
+    /// sending, and its requests and pieces given and received, into FILE
+    /// (CSV, one line per interval, then the marks; draw it with `treelb
+    /// plot-trace FILE`, replay it with `treelb sim replay FILE`)
     #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
     pub(crate) trace: Option<String>,
     #[command(flatten)]
@@ -652,6 +654,11 @@ pub(crate) struct PlotTraceArgs {
     /// inline as SVG
     #[arg(long, value_name = "FILE")]
     pub(crate) html: Option<String>,
+    /// Write the trace as Chrome trace-event JSON, which Perfetto
+    /// (ui.perfetto.dev) and chrome://tracing open: one track per PE, its
+    /// states as slices, requests as instants, an arrow per piece that moved
+    #[arg(long, value_name = "FILE")]
+    pub(crate) chrome: Option<String>,
     /// Time spans of the utilization plot
     #[arg(allow_negative_numbers = true, long, value_name = "N", default_value_t = 200, value_parser = parse::positive)]
     pub(crate) buckets: u64,

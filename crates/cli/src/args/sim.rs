@@ -40,6 +40,10 @@ pub(crate) enum SimCommand {
     /// T_rout between MPI ranks 0 and 1 (run under `mpirun` by `treelb sim calibrate --mpi`).
     #[command(hide = true)]
     PingPong(PingPongArgs),
+    /// Replay a `uts` run's --trace in the simulator, with the costs
+    /// measured in the trace, and compare: T_par, per-PE busy time,
+    /// requests, transfers, and the victims of the requests.
+    Replay(ReplayArgs),
 }
 
 /// `treelb sim run`
@@ -294,4 +298,15 @@ pub(crate) struct PingPongArgs {
     /// some fall between the other processes' turns)
     #[arg(long, value_name = "N", default_value_t = 25)]
     pub(crate) batches: u32,
+}
+
+/// `treelb sim replay`
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// A trace file written by `--trace` on a `treelb uts` run (threads or MPI)
+    #[arg(value_name = "TRACE")]
+    pub(crate) file: String,
+    /// Print the comparison as JSON
+    #[arg(long)]
+    pub(crate) json: bool,
 }

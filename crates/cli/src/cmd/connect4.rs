@@ -331,6 +331,7 @@ impl<'m> Engine<'m> {
                     spec: cfg.spec.clone(),
                     slow: None,
                     record_decisions: false,
+                    trace: false,
                 };
                 Some(Box::new(treelb_mpi::game::Windows::start(mpi, &config, ybw)?))
             }

@@ -14,6 +14,7 @@ pub(crate) mod nqueens;
 pub(crate) mod plot_trace;
 pub(crate) mod resume;
 pub(crate) mod sim;
+pub(crate) mod sim_replay;
 pub(crate) mod sim_ybwc;
 pub(crate) mod tsp;
 pub(crate) mod uts;

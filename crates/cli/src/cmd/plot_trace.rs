@@ -1,6 +1,7 @@
 //! `treelb plot-trace FILE`: what a `--trace` file shows — the share of
 //! PE-time in each state, PE utilization over time (stacked by state) and a
-//! timeline with one row per PE ([`treelb_bench::trace_plot`]).
+//! timeline with one row per PE ([`treelb_bench::trace_plot`]); the trace
+//! as Chrome trace-event JSON ([`Trace::write_chrome`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -36,7 +37,12 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
             image_format(flag, p)?;
         }
     }
-    let files = [("--out", &args.out), ("--timeline", &args.timeline), ("--html", &args.html)];
+    let files = [
+        ("--out", &args.out),
+        ("--timeline", &args.timeline),
+        ("--html", &args.html),
+        ("--chrome", &args.chrome),
+    ];
     for (i, (flag_a, a)) in files.iter().enumerate() {
         for (flag_b, b) in &files[i + 1..] {
             if let (Some(a), Some(b)) = (a, b)
@@ -74,6 +80,11 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
     if let Some(path) = &args.html {
         let page = html_page(&report(Vec::new()), &trace, utilization, &title)?;
         files.push(("--html", path, page.into_bytes()));
+    }
+    if let Some(path) = &args.chrome {
+        let mut json = Vec::new();
+        trace.write_chrome(&mut json).map_err(|e| err!("--chrome: {e}"))?;
+        files.push(("--chrome", path, json));
     }
     let report = report(files.iter().map(|&(_, path, _)| path).collect());
     if args.json {

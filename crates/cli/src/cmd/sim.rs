@@ -8,7 +8,9 @@
 //!   costs on this machine and set its predictions beside real runs
 //!   ([`crate::cmd::calibrate`]);
 //! * `treelb sim ybwc` sets the model of young brothers wait beside the
-//!   threads runtime ([`crate::cmd::sim_ybwc`]).
+//!   threads runtime ([`crate::cmd::sim_ybwc`]);
+//! * `treelb sim replay` replays a run's trace in the simulator
+//!   ([`crate::cmd::sim_replay`]).
 //!
 //! The runs are the library's ([`treelb_sim::run`], [`treelb_sim::reproduce`],
 //! [`treelb_sim::ybwc::compare`]): here the arguments become their
@@ -43,6 +45,7 @@ pub(crate) fn run(args: &SimArgs, out: &mut dyn Write) -> Result<bool, Error> {
         SimCommand::Freeze(a) => crate::cmd::calibrate::freeze(a, out),
         SimCommand::Measure(a) => crate::cmd::calibrate::measure(a, out),
         SimCommand::PingPong(a) => crate::cmd::calibrate::ping_pong(a, out),
+        SimCommand::Replay(a) => super::sim_replay::run(a, out),
     }
 }
 

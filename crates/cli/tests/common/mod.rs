@@ -210,3 +210,106 @@ pub(crate) fn wait_within(
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Checks `json` against the Chrome trace-event format (the JSON object
+/// form, as Perfetto reads it): `traceEvents` an array of objects, each with
+/// a name, a known phase, integer pid and tid; `ts` present and not negative
+/// on every event but metadata, and not decreasing per track for complete
+/// events; `dur` ≥ 0 on complete events (`X`); instant events (`i`) of
+/// scope `g`, `p` or `t`; metadata events (`M`) naming a process or thread
+/// with `args.name` (or sorting it); every flow start (`s`) finished (`f`)
+/// once with the same id and category, not earlier, on a track. Returns the
+/// count of events of each phase.
+#[allow(dead_code)] // the tests of traces only
+pub(crate) fn validate_chrome_trace(json: &serde_json::Value) -> std::collections::BTreeMap<String, usize> {
+    use std::collections::{BTreeMap, HashMap};
+    let unit = json["displayTimeUnit"].as_str().expect("displayTimeUnit");
+    assert!(unit == "ns" || unit == "ms", "displayTimeUnit {unit}");
+    let events = json["traceEvents"].as_array().expect("traceEvents is an array");
+    let mut phases: BTreeMap<String, usize> = BTreeMap::new();
+    let mut last_x: HashMap<(u64, u64), f64> = HashMap::new();
+    let mut starts: HashMap<(String, u64), f64> = HashMap::new();
+    let mut finishes: HashMap<(String, u64), f64> = HashMap::new();
+    let mut named_threads = std::collections::HashSet::new();
+    let mut tracks = std::collections::HashSet::new();
+    for e in events {
+        let e = e.as_object().expect("every event is an object");
+        let ph = e["ph"].as_str().expect("ph is a string");
+        assert!(e["name"].is_string(), "name: {e:?}");
+        let pid = e["pid"].as_u64().expect("pid is an integer");
+        let tid = e["tid"].as_u64().expect("tid is an integer");
+        *phases.entry(ph.to_owned()).or_default() += 1;
+        if ph == "M" {
+            let name = e["name"].as_str().unwrap();
+            match name {
+                "process_name" | "thread_name" => {
+                    assert!(e["args"]["name"].is_string(), "{e:?}");
+                    if name == "thread_name" {
+                        named_threads.insert((pid, tid));
+                    }
+                }
+                "thread_sort_index" | "process_sort_index" => {
+                    assert!(e["args"]["sort_index"].is_i64(), "{e:?}")
+                }
+                other => panic!("unknown metadata event {other}"),
+            }
+            continue;
+        }
+        tracks.insert((pid, tid));
+        let ts = e["ts"].as_f64().expect("ts is a number");
+        assert!(ts >= 0.0, "{e:?}");
+        match ph {
+            "X" => {
+                let dur = e["dur"].as_f64().expect("X has dur");
+                assert!(dur >= 0.0, "{e:?}");
+                let last = last_x.entry((pid, tid)).or_insert(0.0);
+                assert!(ts + 1e-6 >= *last, "X events of a track in time order, and not overlapping: {e:?}");
+                *last = ts + dur;
+            }
+            "i" | "I" => {
+                let s = e.get("s").and_then(|s| s.as_str()).unwrap_or("t");
+                assert!(["g", "p", "t"].contains(&s), "{e:?}");
+            }
+            "s" | "f" => {
+                let id = e["id"].as_u64().expect("a flow event has an id");
+                let cat = e["cat"].as_str().expect("a flow event has a category").to_owned();
+                if ph == "f" {
+                    let bp = e.get("bp").and_then(|b| b.as_str()).unwrap_or("n");
+                    assert!(bp == "e" || bp == "n", "{e:?}");
+                    assert!(finishes.insert((cat, id), ts).is_none(), "one finish per flow: {e:?}");
+                } else {
+                    assert!(starts.insert((cat, id), ts).is_none(), "one start per flow: {e:?}");
+                }
+            }
+            other => panic!("unexpected phase {other}: {e:?}"),
+        }
+    }
+    assert_eq!(starts.len(), finishes.len(), "every flow start has a finish");
+    for (key, start) in &starts {
+        let finish = finishes.get(key).unwrap_or_else(|| panic!("flow {key:?} has no finish"));
+        assert!(finish >= start, "flow {key:?} ends before it starts");
+    }
+    for track in &tracks {
+        assert!(named_threads.contains(track), "track {track:?} is named");
+    }
+    phases
+}
+
+/// Checks the JSON of `treelb sim replay` of a `uts --tree T1` trace on
+/// `p` PEs: both sides did all of T1's nodes, the costs were measured,
+/// and the victims compared are at most the requests of either side.
+#[allow(dead_code)] // the tests of traces only
+pub(crate) fn check_replay(r: &serde_json::Value, p: u64) {
+    assert_eq!(r["p"], p, "{r}");
+    assert_eq!(r["run"]["units"], 4_130_071, "{r}");
+    assert_eq!(r["sim"]["units"], 4_130_071, "{r}");
+    assert!(r["measured"]["unit_ns"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["sim"]["t_par_ns"].as_u64().unwrap() > 0 && r["run"]["t_par_ns"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["per_pe"].as_array().unwrap().len() as u64, p, "{r}");
+    let compared = r["compared"].as_u64().unwrap();
+    assert!(r["same_victims"].as_u64().unwrap() <= compared, "{r}");
+    assert!(
+        compared <= r["run"]["requests"].as_u64().unwrap().min(r["sim"]["requests"].as_u64().unwrap()),
+        "{r}"
+    );
+}

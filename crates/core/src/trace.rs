@@ -1,8 +1,8 @@
 //! Traces of a run: when each PE was working, requesting, idle, splitting
 //! or sending.
 //!
-//! With [`Config::trace`](crate::Config::trace) set, every PE records its
-//! state changes into its own buffer: a timestamp (nanoseconds since the run
+//! In a traced run (`Config::trace` of the threads and the MPI runtimes),
+//! every PE records its state changes into its own buffer: a timestamp (nanoseconds since the run
 //! started, from one `Instant` shared by all PEs) and the new state, packed
 //! into one `u64`, pushed onto a `Vec` reserved before the run. No locks, no
 //! atomics, nothing shared: a PE only writes its own buffer, and the buffers
@@ -11,6 +11,13 @@
 //! phase, a split, a request, a failed request), never per unit of work;
 //! the finest grain is one slice of Δt units. Without tracing the PEs hold
 //! no buffer and each of those places costs one predictable branch.
+//!
+//! Beside its states, a PE records [`Mark`]s in a second buffer: each
+//! request it sends (and to whom), each piece it gives or receives (and
+//! to or from whom), and the units of work each busy phase did. They are
+//! what a replay in the simulator compares and measures, and what the
+//! arrows between PEs of the Chrome trace-event export ([`Trace::write_chrome`],
+//! for Perfetto) are drawn from.
 //!
 //! After the run, the events become [`Interval`]s that tile `[0, wall]` for
 //! every PE: [`Trace`]. It writes and reads a CSV file that a person can
@@ -22,10 +29,17 @@
 //! 0,0,18211,splitting
 //! 0,18211,40027,idle
 //! 0,40027,1296002,working
+//! pe,at_ns,mark,value
+//! 0,18000,give,1
+//! 1,40020,receive,0
+//! 0,1296002,worked,331872
 //! ```
 //!
+//! The second header, [`MARKS_HEADER`], and the marks after it are absent
+//! from a trace without marks.
+//!
 //! ```
-//! use treelb_threads::trace::{Interval, State, Trace};
+//! use treelb::trace::{Interval, State, Trace};
 //!
 //! let trace = Trace {
 //!     notes: vec!["a hand-made trace".into()],
@@ -34,6 +48,7 @@
 //!         Interval { start_ns: 0, end_ns: 60, state: State::Working },
 //!         Interval { start_ns: 60, end_ns: 100, state: State::Idle },
 //!     ]],
+//!     marks: vec![],
 //! };
 //! let mut csv = Vec::new();
 //! trace.write_csv(&mut csv).unwrap();
@@ -47,8 +62,10 @@ use std::io::{self, Write};
 use std::str::FromStr;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 /// What a PE is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum State {
     /// Working a piece (between polls of its request slot or pushes).
     Working = 0,
@@ -115,23 +132,38 @@ const STATE_BITS: u32 = 3;
 /// Events reserved per PE before the run (8 bytes each).
 const RESERVED_EVENTS: usize = 4096;
 
-/// One PE's recorder: its state changes, packed as `ns << 3 | state`.
+/// One PE's recorder: its state changes, packed as `ns << 3 | state`, and
+/// its marks; a driver keeps one per PE of a traced run.
 #[derive(Debug)]
-pub(crate) struct Tracer {
+pub struct Tracer {
     start: Instant,
     current: State,
     events: Vec<u64>,
+    marks: Vec<Mark>,
 }
 
 impl Tracer {
     /// A recorder whose PE is idle from `start` on.
-    pub(crate) fn new(start: Instant) -> Self {
-        Tracer { start, current: State::Idle, events: Vec::with_capacity(RESERVED_EVENTS) }
+    pub fn new(start: Instant) -> Self {
+        Tracer {
+            start,
+            current: State::Idle,
+            events: Vec::with_capacity(RESERVED_EVENTS),
+            marks: Vec::with_capacity(RESERVED_EVENTS),
+        }
+    }
+
+    /// Something happened now (a request, a piece given or received, a
+    /// busy phase ended).
+    #[inline]
+    pub fn mark(&mut self, what: What) {
+        let at_ns = self.start.elapsed().as_nanos() as u64;
+        self.marks.push(Mark { at_ns, what });
     }
 
     /// The PE enters `state` now (nothing is recorded if it is in it already).
     #[inline]
-    pub(crate) fn enter(&mut self, state: State) {
+    pub fn enter(&mut self, state: State) {
         if state != self.current {
             let ns = self.start.elapsed().as_nanos() as u64;
             self.record(ns, state);
@@ -139,14 +171,26 @@ impl Tracer {
     }
 
     /// The PE enters `state` at `ns` nanoseconds after the start.
-    pub(crate) fn record(&mut self, ns: u64, state: State) {
+    pub fn record(&mut self, ns: u64, state: State) {
         self.current = state;
         self.events.push(ns << STATE_BITS | state as u64);
     }
 
+    /// The intervals from 0 to `wall_ns` (see [`finish_intervals`](Self::finish_intervals))
+    /// and the marks, clamped into `[0, wall_ns]`.
+    pub fn finish(mut self, wall_ns: u64) -> (Vec<Interval>, Vec<Mark>) {
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut at = 0;
+        for m in &mut marks {
+            m.at_ns = m.at_ns.clamp(at, wall_ns);
+            at = m.at_ns;
+        }
+        (self.finish_intervals(wall_ns), marks)
+    }
+
     /// The intervals from 0 to `wall_ns`: the PE is idle until its first
     /// event; empty intervals are dropped and equal neighbours merged.
-    pub(crate) fn finish(self, wall_ns: u64) -> Vec<Interval> {
+    pub fn finish_intervals(self, wall_ns: u64) -> Vec<Interval> {
         let mut intervals: Vec<Interval> = Vec::with_capacity(self.events.len() + 1);
         let mut at = 0;
         let mut state = State::Idle;
@@ -173,7 +217,7 @@ impl Tracer {
 
 /// A PE was in `state` from `start_ns` (inclusive) to `end_ns` (exclusive),
 /// in nanoseconds since the run started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interval {
     /// When the PE entered the state.
     pub start_ns: u64,
@@ -190,8 +234,80 @@ impl Interval {
     }
 }
 
-/// What every PE did when: per PE, its intervals in time order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Something a PE did at one moment, beside its states: a request sent, a
+/// piece given or received, a busy phase ended with the units it worked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum What {
+    /// It asked PE `to` for work.
+    Request {
+        /// The PE asked.
+        to: usize,
+    },
+    /// It sent a piece to PE `to` (an answer with work, or a push).
+    Give {
+        /// The receiving PE.
+        to: usize,
+    },
+    /// It got a piece from PE `from` (an answer with work, or a pushed
+    /// piece taken from its pool).
+    Receive {
+        /// The PE that sent it.
+        from: usize,
+    },
+    /// A busy phase ended: the PE worked `units` units of work in it (the
+    /// piece it held, less what it gave away meanwhile).
+    Worked {
+        /// Units of work done in the phase.
+        units: u64,
+    },
+}
+
+impl What {
+    /// The name in trace files: `request`, `give`, `receive`, `worked`.
+    pub fn name(self) -> &'static str {
+        match self {
+            What::Request { .. } => "request",
+            What::Give { .. } => "give",
+            What::Receive { .. } => "receive",
+            What::Worked { .. } => "worked",
+        }
+    }
+
+    /// The number in trace files: the other PE, or the units worked.
+    pub fn value(self) -> u64 {
+        match self {
+            What::Request { to } | What::Give { to } => to as u64,
+            What::Receive { from } => from as u64,
+            What::Worked { units } => units,
+        }
+    }
+
+    /// The mark named `name` with the number `value` (see [`name`](Self::name)).
+    pub fn from_name(name: &str, value: u64) -> Option<What> {
+        let pe = usize::try_from(value).ok();
+        Some(match name {
+            "request" => What::Request { to: pe? },
+            "give" => What::Give { to: pe? },
+            "receive" => What::Receive { from: pe? },
+            "worked" => What::Worked { units: value },
+            _ => return None,
+        })
+    }
+}
+
+/// A [`What`] at `at_ns` nanoseconds since the run started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    /// When.
+    pub at_ns: u64,
+    /// What.
+    pub what: What,
+}
+
+/// What every PE did when: per PE, its intervals in time order, and the
+/// marks of its requests, of the pieces it gave and received and of the
+/// work of its busy phases.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
     /// Free text, written as the file's comment lines (e.g. the command
     /// that made the run).
@@ -201,10 +317,16 @@ pub struct Trace {
     pub wall_ns: u64,
     /// Per PE, its intervals in time order, without overlaps.
     pub pes: Vec<Vec<Interval>>,
+    /// Per PE, its marks in time order (empty in a trace of states alone;
+    /// may be shorter than `pes`: PEs past its end have none).
+    pub marks: Vec<Vec<Mark>>,
 }
 
 /// The header line of a trace file.
 pub const CSV_HEADER: &str = "pe,start_ns,end_ns,state";
+
+/// The header line of a trace file's second part, its marks.
+pub const MARKS_HEADER: &str = "pe,at_ns,mark,value";
 
 /// A trace file that cannot be read: where, and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -245,10 +367,10 @@ impl Trace {
     /// [`State::ALL`] (time a PE has no interval for counts in none).
     ///
     /// ```
-    /// use treelb_threads::trace::{Interval, State, Trace};
+    /// use treelb::trace::{Interval, State, Trace};
     /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
     /// let i = |s, e| Interval { start_ns: s, end_ns: e, state: State::Idle };
-    /// let t = Trace { notes: vec![], wall_ns: 100, pes: vec![vec![w(0, 100)], vec![i(0, 50), w(50, 100)]] };
+    /// let t = Trace { pes: vec![vec![w(0, 100)], vec![i(0, 50), w(50, 100)]], wall_ns: 100, ..Trace::default() };
     /// let b = t.buckets(2);
     /// assert_eq!(b[0][0], 0.5); // working in the first half: one PE of two
     /// assert_eq!(b[1][0], 1.0);
@@ -300,6 +422,25 @@ impl Trace {
                 }
             }
         }
+        if self.marks.iter().any(|m| !m.is_empty()) {
+            writeln!(buf, "{MARKS_HEADER}")?;
+            for (pe, marks) in self.marks.iter().enumerate() {
+                for m in marks {
+                    push_u64(&mut buf, pe as u64);
+                    buf.push(b',');
+                    push_u64(&mut buf, m.at_ns);
+                    buf.push(b',');
+                    buf.extend_from_slice(m.what.name().as_bytes());
+                    buf.push(b',');
+                    push_u64(&mut buf, m.what.value());
+                    buf.push(b'\n');
+                    if buf.len() > (1 << 16) - 128 {
+                        out.write_all(&buf)?;
+                        buf.clear();
+                    }
+                }
+            }
+        }
         out.write_all(&buf)?;
         out.flush()
     }
@@ -310,7 +451,7 @@ impl Trace {
     /// line number.
     ///
     /// ```
-    /// use treelb_threads::trace::{Trace, CSV_HEADER};
+    /// use treelb::trace::{Trace, CSV_HEADER};
     /// let file = format!("# caf\u{e9} note\n{CSV_HEADER}\n0,0,5,working\n").into_bytes();
     /// let mut latin1 = file.clone();
     /// latin1.splice(5..7, [0xE9]); // the é as one Latin-1 byte
@@ -326,10 +467,14 @@ impl Trace {
     /// `#` lines are notes, blank lines are skipped, the first other line is
     /// the header; every row names a PE, a start, an end not before the
     /// start and a state, and starts no earlier than the end of the PE's
-    /// row before. PEs without rows have no intervals.
+    /// row before. PEs without rows have no intervals. A line
+    /// [`MARKS_HEADER`] starts the marks: every row names a PE, a time not
+    /// before the PE's mark before, a mark (`request`, `give`, `receive`,
+    /// `worked`) and its number (the other PE, or the units worked).
     pub fn parse(text: &str) -> Result<Trace, ParseError> {
         let mut trace = Trace::default();
         let mut header = false;
+        let mut in_marks = false;
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let fail = |message: String| ParseError { line, message };
@@ -348,7 +493,15 @@ impl Trace {
                 header = true;
                 continue;
             }
+            if row == MARKS_HEADER && !in_marks {
+                in_marks = true;
+                continue;
+            }
             let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+            if in_marks {
+                trace.parse_mark(&fields, row).map_err(fail)?;
+                continue;
+            }
             if fields.len() != 4 {
                 return Err(fail(format!(
                     "expected 4 fields `pe,start_ns,end_ns,state`, found {}: `{}`",
@@ -393,6 +546,229 @@ impl Trace {
         }
         Ok(trace)
     }
+
+    /// Adds the PEs of `other` after this trace's, their times shifted by
+    /// `offset_ns` (positive: later; times clamped at 0): how a trace of
+    /// PEs on several clocks becomes one, given each clock's offset from
+    /// the first. The wall becomes the latest end; the notes stay.
+    ///
+    /// ```
+    /// use treelb::trace::{Interval, State, Trace};
+    /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
+    /// let mut a = Trace { wall_ns: 10, pes: vec![vec![w(0, 10)]], ..Trace::default() };
+    /// let b = Trace { wall_ns: 10, pes: vec![vec![w(0, 10)]], ..Trace::default() };
+    /// a.append_shifted(b, -3);
+    /// assert_eq!(a.pes[1], [w(0, 7)]);
+    /// assert_eq!(a.wall_ns, 10);
+    /// ```
+    pub fn append_shifted(&mut self, other: Trace, offset_ns: i64) {
+        let shift = |ns: u64| (ns as i64).saturating_add(offset_ns).max(0) as u64;
+        let before = self.pes.len();
+        self.marks.resize_with(before, Vec::new);
+        for mut intervals in other.pes {
+            for i in &mut intervals {
+                i.start_ns = shift(i.start_ns);
+                i.end_ns = shift(i.end_ns);
+            }
+            intervals.retain(|i| i.end_ns > i.start_ns);
+            if let Some(last) = intervals.last() {
+                self.wall_ns = self.wall_ns.max(last.end_ns);
+            }
+            self.pes.push(intervals);
+        }
+        for (pe, mut marks) in other.marks.into_iter().enumerate() {
+            for m in &mut marks {
+                m.at_ns = shift(m.at_ns);
+            }
+            self.marks.resize_with(self.marks.len().max(before + pe + 1), Vec::new);
+            self.marks[before + pe] = marks;
+        }
+    }
+
+    /// One row of the marks, into `self.marks`.
+    fn parse_mark(&mut self, fields: &[&str], row: &str) -> Result<(), String> {
+        if fields.len() != 4 {
+            return Err(format!(
+                "expected 4 fields `{MARKS_HEADER}`, found {}: `{}`",
+                fields.len(),
+                clip(row)
+            ));
+        }
+        let number = |what: &str, value: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{what} must be a non-negative integer, found `{}`", clip(value)))
+        };
+        let pe = number("pe", fields[0])?;
+        let pe = usize::try_from(pe)
+            .ok()
+            .filter(|&pe| pe < 1 << 20)
+            .ok_or_else(|| format!("pe {pe} is too large"))?;
+        let at_ns = number("at_ns", fields[1])?;
+        let value = number("value", fields[3])?;
+        let what = What::from_name(fields[2], value).ok_or_else(|| {
+            format!("unknown mark `{}` (expected one of: request, give, receive, worked)", clip(fields[2]))
+        })?;
+        if self.marks.len() <= pe {
+            self.marks.resize_with(pe + 1, Vec::new);
+        }
+        let marks = &mut self.marks[pe];
+        if let Some(last) = marks.last()
+            && at_ns < last.at_ns
+        {
+            return Err(format!("PE {pe}'s mark at {at_ns} is before its previous one ({})", last.at_ns));
+        }
+        marks.push(Mark { at_ns, what });
+        Ok(())
+    }
+
+    /// The pieces that moved between PEs: `(from, sent_ns, to,
+    /// received_ns)`, in the order they were sent. A [`What::Give`] of PE
+    /// `a` to `b` is paired with `b`'s next unpaired [`What::Receive`] from
+    /// `a` (first sent, first received; a piece still on its way at the
+    /// end has none and is left out). Pieces through master–worker's
+    /// central pool are given to the hub, not to a PE, and are not moves.
+    ///
+    /// ```
+    /// use treelb::trace::{Mark, Trace, What};
+    /// let m = |at_ns, what| Mark { at_ns, what };
+    /// let t = Trace {
+    ///     marks: vec![
+    ///         vec![m(5, What::Give { to: 1 }), m(9, What::Give { to: 1 })],
+    ///         vec![m(7, What::Receive { from: 0 }), m(12, What::Receive { from: 0 })],
+    ///     ],
+    ///     ..Trace::default()
+    /// };
+    /// assert_eq!(t.moves(), [(0, 5, 1, 7), (0, 9, 1, 12)]);
+    /// ```
+    pub fn moves(&self) -> Vec<(usize, u64, usize, u64)> {
+        use std::collections::{HashMap, VecDeque};
+        let mut received: HashMap<(usize, usize), VecDeque<u64>> = HashMap::new();
+        for (pe, marks) in self.marks.iter().enumerate() {
+            for m in marks {
+                if let What::Receive { from } = m.what {
+                    received.entry((from, pe)).or_default().push_back(m.at_ns);
+                }
+            }
+        }
+        let mut moves = Vec::new();
+        for (pe, marks) in self.marks.iter().enumerate() {
+            for m in marks {
+                if let What::Give { to } = m.what
+                    && let Some(at) = received.get_mut(&(pe, to)).and_then(VecDeque::pop_front)
+                {
+                    moves.push((pe, m.at_ns, to, at.max(m.at_ns)));
+                }
+            }
+        }
+        moves.sort_by_key(|&(from, sent, _, _)| (sent, from));
+        moves
+    }
+
+    /// Writes the trace in the Chrome trace-event format (JSON, the format
+    /// Perfetto and `chrome://tracing` open): one track per PE (process 0,
+    /// thread = PE, named by metadata events), a complete event (`"ph":
+    /// "X"`) per interval other than idle, an instant event (`"ph": "i"`)
+    /// per request, and a flow (`"ph": "s"` at the sender, `"ph": "f"` at
+    /// the receiver, one id each) per piece that moved ([`moves`](Self::moves)).
+    /// Times are microseconds with nanosecond decimals; the notes are the
+    /// file's `metadata`.
+    ///
+    /// ```
+    /// use treelb::trace::{Interval, Mark, State, Trace, What};
+    /// let w = |s, e| Interval { start_ns: s, end_ns: e, state: State::Working };
+    /// let t = Trace {
+    ///     notes: vec!["a \"quoted\" note".into()],
+    ///     wall_ns: 2000,
+    ///     pes: vec![vec![w(0, 2000)], vec![w(1500, 2000)]],
+    ///     marks: vec![vec![Mark { at_ns: 1000, what: What::Give { to: 1 } }],
+    ///                 vec![Mark { at_ns: 1500, what: What::Receive { from: 0 } }]],
+    /// };
+    /// let mut json = Vec::new();
+    /// t.write_chrome(&mut json).unwrap();
+    /// let json = String::from_utf8(json).unwrap();
+    /// assert!(json.contains(r#""ph":"s""#) && json.contains(r#""ph":"f""#));
+    /// assert!(json.contains(r#"a \"quoted\" note"#));
+    /// ```
+    pub fn write_chrome<W: Write>(&self, out: W) -> io::Result<()> {
+        let mut out = io::BufWriter::with_capacity(1 << 16, out);
+        let us = |ns: u64| format!("{}.{:03}", ns / 1000, ns % 1000);
+        out.write_all(b"{\"displayTimeUnit\":\"ns\",\"metadata\":{\"notes\":[")?;
+        for (i, note) in self.notes.iter().enumerate() {
+            write!(out, "{}{}", if i > 0 { "," } else { "" }, json_string(note))?;
+        }
+        out.write_all(b"]},\"traceEvents\":[\n")?;
+        out.write_all(br#"{"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"treelb run"}}"#)?;
+        let pes = self.pes.len().max(self.marks.len());
+        for pe in 0..pes {
+            write!(
+                out,
+                ",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":{pe},\"args\":{{\"name\":\"PE {pe}\"}}}}"
+            )?;
+            write!(
+                out,
+                ",\n{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":{pe},\"args\":{{\"sort_index\":{pe}}}}}"
+            )?;
+        }
+        for (pe, intervals) in self.pes.iter().enumerate() {
+            for i in intervals.iter().filter(|i| i.state != State::Idle) {
+                write!(
+                    out,
+                    ",\n{{\"name\":\"{}\",\"cat\":\"state\",\"ph\":\"X\",\"pid\":0,\"tid\":{pe},\"ts\":{},\"dur\":{}}}",
+                    i.state,
+                    us(i.start_ns),
+                    us(i.len_ns())
+                )?;
+            }
+        }
+        for (pe, marks) in self.marks.iter().enumerate() {
+            for m in marks {
+                match m.what {
+                    What::Request { to } => write!(
+                        out,
+                        ",\n{{\"name\":\"request\",\"cat\":\"request\",\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":{pe},\"ts\":{},\"args\":{{\"to\":{to}}}}}",
+                        us(m.at_ns)
+                    )?,
+                    What::Worked { units } => write!(
+                        out,
+                        ",\n{{\"name\":\"busy phase ends\",\"cat\":\"work\",\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":{pe},\"ts\":{},\"args\":{{\"units\":{units}}}}}",
+                        us(m.at_ns)
+                    )?,
+                    What::Give { .. } | What::Receive { .. } => {}
+                }
+            }
+        }
+        for (id, (from, sent, to, received)) in self.moves().into_iter().enumerate() {
+            write!(
+                out,
+                ",\n{{\"name\":\"piece\",\"cat\":\"piece\",\"ph\":\"s\",\"id\":{id},\"pid\":0,\"tid\":{from},\"ts\":{},\"args\":{{\"to\":{to}}}}}",
+                us(sent)
+            )?;
+            write!(
+                out,
+                ",\n{{\"name\":\"piece\",\"cat\":\"piece\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"pid\":0,\"tid\":{to},\"ts\":{},\"args\":{{\"from\":{from}}}}}",
+                us(received)
+            )?;
+        }
+        out.write_all(b"\n]}\n")?;
+        out.flush()
+    }
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            c if (c as u32) < 0x20 => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
 }
 
 /// Nanoseconds in each state (in the order of [`State::ALL`]) in each of
@@ -424,7 +800,7 @@ fn bucket_sums<'a>(
 /// [`Trace::buckets`].
 ///
 /// ```
-/// use treelb_threads::trace::{State, slot};
+/// use treelb::trace::{State, slot};
 /// assert!(State::ALL.iter().enumerate().all(|(i, &s)| slot(s) == i));
 /// ```
 pub fn slot(state: State) -> usize {
@@ -475,7 +851,7 @@ mod tests {
         t.record(40, State::Sending); // a clock that ran backwards
         t.record(70, State::Working);
         t.record(500, State::Idle); // past the end
-        let iv = t.finish(100);
+        let iv = t.finish_intervals(100);
         let got: Vec<_> = iv.iter().map(|i| (i.start_ns, i.end_ns, i.state)).collect();
         assert_eq!(
             got,
@@ -500,7 +876,7 @@ mod tests {
         t.enter(State::Working);
         t.enter(State::Working);
         assert_eq!(t.events.len(), 1);
-        let iv = t.finish(u64::MAX >> STATE_BITS);
+        let iv = t.finish_intervals(u64::MAX >> STATE_BITS);
         assert_eq!(iv.last().unwrap().state, State::Working);
     }
 
@@ -543,7 +919,8 @@ mod tests {
         let trace = Trace {
             notes: vec!["command: treelb uts --trace t.csv".into(), "".into()],
             wall_ns: 100,
-            pes: vec![a.finish(100), b.finish(100), Vec::new(), vec![]],
+            pes: vec![a.finish_intervals(100), b.finish_intervals(100), Vec::new(), vec![]],
+            marks: Vec::new(),
         };
         let mut csv = Vec::new();
         trace.write_csv(&mut csv).unwrap();
@@ -558,6 +935,40 @@ mod tests {
         assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         for state in State::ALL {
             assert_eq!(state.name().parse::<State>(), Ok(state));
+        }
+    }
+
+    #[test]
+    fn marks_round_trip_and_bad_ones_name_their_line() {
+        let m = |at_ns, what| Mark { at_ns, what };
+        let trace = Trace {
+            notes: vec![],
+            wall_ns: 50,
+            pes: vec![vec![Interval { start_ns: 0, end_ns: 50, state: State::Working }]],
+            marks: vec![
+                vec![
+                    m(1, What::Request { to: 1 }),
+                    m(3, What::Give { to: 1 }),
+                    m(50, What::Worked { units: 9 }),
+                ],
+                vec![m(4, What::Receive { from: 0 })],
+            ],
+        };
+        let mut csv = Vec::new();
+        trace.write_csv(&mut csv).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert!(text.contains("\npe,at_ns,mark,value\n0,1,request,1\n"), "{text}");
+        assert_eq!(Trace::parse(&text).unwrap(), trace);
+        assert_eq!(trace.moves(), [(0, 3, 1, 4)]);
+        let head = "pe,start_ns,end_ns,state\n0,0,10,idle\npe,at_ns,mark,value\n";
+        for (rows, message) in [
+            ("0,5,steal,1\n", "unknown mark `steal`"),
+            ("0,5,give\n", "expected 4 fields"),
+            ("0,5,give,1\n0,4,give,1\n", "before its previous one"),
+            ("0,x,give,1\n", "at_ns must be"),
+        ] {
+            let e = Trace::parse(&format!("{head}{rows}")).unwrap_err();
+            assert!(e.message.contains(message), "{rows}: {e}");
         }
     }
 }
