@@ -204,9 +204,9 @@ fn with_run<O>(
             if let Some(slow) = slow {
                 run = run.slow_rank(slow);
             }
-            let mpi = treelb_mpi::Mpi::init(cfg.threads)?;
-            let result = go(run, Pes::Mpi(&mpi));
-            finalize(mpi);
+            let library = library(cfg)?;
+            let result = go(run, pes(cfg, &library));
+            end(library);
             result.map_err(checkpoint_error)?
         }
         #[cfg(not(feature = "mpi"))]
@@ -286,10 +286,44 @@ fn command_line() -> String {
     std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
 }
 
-/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]): without
-/// `MPI_Finalize` at rank 0 when a signal is ending the job, so that its
-/// partial report (exit code 3) gets out.
+/// The MPI library of `--runtime mpi`, initialized (`None` on threads).
 #[cfg(feature = "mpi")]
-pub(crate) fn finalize(mpi: treelb_mpi::Mpi) {
-    mpi.finalize(signalled());
+pub(crate) type Library = Option<treelb_mpi::Mpi>;
+/// No MPI library without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub(crate) type Library = Option<std::convert::Infallible>;
+
+/// Initializes MPI for `--runtime mpi`.
+pub(crate) fn library(cfg: &RunConfig) -> Result<Library, Error> {
+    match cfg.kind {
+        Runtime::Threads => Ok(None),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    }
+}
+
+/// Where the PEs of `cfg` are: its threads, or the ranks of `library`.
+pub(crate) fn pes<'m>(cfg: &RunConfig, library: &'m Library) -> Pes<'m> {
+    match library {
+        None => Pes::Threads(cfg.threads),
+        #[cfg(feature = "mpi")]
+        Some(mpi) => Pes::Mpi(mpi),
+        #[cfg(not(feature = "mpi"))]
+        Some(never) => match *never {},
+    }
+}
+
+/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]), if it was
+/// initialized: without `MPI_Finalize` at rank 0 when a signal is ending
+/// the job, so that its partial report (exit code 3) gets out.
+pub(crate) fn end(library: Library) {
+    match library {
+        None => {}
+        #[cfg(feature = "mpi")]
+        Some(mpi) => mpi.finalize(signalled()),
+        #[cfg(not(feature = "mpi"))]
+        Some(never) => match never {},
+    }
 }

@@ -36,6 +36,10 @@
 //! and bounds around them; how each part works is documented where it is
 //! written (the drain of a checkpoint in `treelb_checkpoint`, the proven
 //! bound in [`treelb::bound`], the stops in [`treelb::limit`]).
+//!
+//! A game search, solved by a sequence of window searches each decided
+//! from the ones before, runs on the same [`Pes`] through
+//! [`game::GameRun`].
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -47,6 +51,8 @@ use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{Incumbent, Work};
 use treelb_checkpoint::{Checkpoint, Segment};
 use treelb_mpi::wire::{Codec, DfsCodec};
+
+pub mod game;
 
 pub use treelb::limit::{Limit, StopReason, Stops};
 pub use treelb::{RunSpec, RunStats};

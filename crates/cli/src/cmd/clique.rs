@@ -22,7 +22,7 @@ use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::CliqueArgs;
 use crate::config::{Error, RunConfig, err};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 #[derive(Serialize)]
 struct Instance {
@@ -153,7 +153,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
             out,
         );
     }
-    let seq = if args.compare_seq { Some(bnb::sequential(&make()?)) } else { None };
+    let seq = if args.compare_seq { Some(Sequential::run(&make()?)) } else { None };
     let search = make()?;
     let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, UNIT)? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
@@ -236,9 +236,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         proof: k.is_none().then_some(proof),
         phases,
     };
-    Report::new("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let report = report("clique", title, instance, answer, lines, UNIT, &cfg, outcome.stats, stopped)
+        .with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, UNIT));
     }

@@ -14,7 +14,7 @@ use super::Status;
 use crate::args::IntegrateArgs;
 use crate::config::{Error, RunConfig, err};
 
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 /// Looks a test integrand up by name.
 fn integrand(name: &str) -> Result<&'static TestIntegrand, Error> {
@@ -182,9 +182,10 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         sequential,
     };
     let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let report =
+        report("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, stopped)
+            .with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "intervals"));
     }

@@ -10,7 +10,7 @@ use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::KnapsackArgs;
 use crate::config::{Error, RunConfig, err};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 /// The largest capacity the dynamic program is run for (its table has one
 /// `i64` per unit of capacity).
@@ -67,7 +67,7 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         }
     };
     let make = || Knapsack::new(&instance);
-    let seq = args.compare_seq.then(|| bnb::sequential(&make()));
+    let seq = args.compare_seq.then(|| Sequential::run(&make()));
     let search = make();
     let root_bound = search.root_bound();
     let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
@@ -129,9 +129,9 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
         sequential: seq,
         proof,
     };
-    Report::new("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let report = report("knapsack", title, info, answer, lines, "nodes", &cfg, outcome.stats, stopped)
+        .with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }

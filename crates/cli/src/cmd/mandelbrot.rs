@@ -14,7 +14,7 @@ use treelb_mpi::wire::StateCodec;
 use super::Status;
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, bytes, err, numbers};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 /// A number of bytes for people: `4.5 GiB`.
 fn human_bytes(n: u64) -> String {
@@ -205,9 +205,10 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
         sequential,
     };
     let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let report =
+        report("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, stopped)
+            .with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     let image = std::sync::Arc::new(image);
     let colours: [(&str, &Option<String>, Colour); 2] =
         [("--out", &args.out, Image::escape_colour), ("--pe-out", &args.pe_out, Image::pe_colour)];

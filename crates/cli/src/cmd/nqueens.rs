@@ -8,7 +8,7 @@ use treelb_apps::nqueens::{NQueens, NQueensResult};
 use super::Status;
 use crate::args::NqueensArgs;
 use crate::config::{Error, RunConfig};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 #[derive(Serialize)]
 struct Instance {
@@ -53,7 +53,7 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
     let lines = vec![solutions, Line::new("nodes", result.nodes)];
     let answer = Answer { result, published_solutions: published };
     let title = format!("N-Queens, n = {n}");
-    Report::new(
+    let report = report(
         "nqueens",
         title,
         Instance { n, mirror: args.mirror },
@@ -63,8 +63,8 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
         &cfg,
         outcome.stats,
         stopped,
-    )
-    .write(cfg.json, out)?;
+    );
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, UNIT));
     }

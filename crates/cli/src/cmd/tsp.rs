@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
-use treelb::bound::{OpenBounds, ProvenBound};
+use treelb::bound::OpenBounds;
 use treelb::limit::{Limit, StopReason};
 use treelb::{RunStats, Sense};
 use treelb_apps::bnb::BnbStats;
@@ -18,7 +18,7 @@ use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
 use crate::config::{Error, RunConfig, Runtime, err};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 #[derive(Serialize)]
 struct Instance {
@@ -115,15 +115,15 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         // Stopped before the search: the root, open, with its bound.
         let open = OpenBounds::new(Sense::Minimize);
         open.record(root_bound);
-        let ProvenBound { proven_optimal, bound, gap } = open.prove_incumbent(&search.incumbent, true);
         let improvements = initial.map(|value| bnb::Improvement { secs: 0.0, value }).into_iter().collect();
-        let proof = bnb::Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements };
+        let proof =
+            bnb::Proof::new(open.prove_incumbent(&search.incumbent, true), cfg.deterministic, improvements);
         let reason = root_limit.stop_reason().unwrap_or(StopReason::Requested);
         (RunStats::default(), BnbStats::default(), Some(reason), proof, None)
     } else {
         let seq = args
             .compare_seq
-            .then(|| bnb::sequential(&TspSearch::with_params(&tsp, params, !args.no_heuristic)));
+            .then(|| Sequential::run(&TspSearch::with_params(&tsp, params, !args.no_heuristic)));
         let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
         else {
             return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
@@ -238,9 +238,9 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         root_phase: RootPhase { secs: root_secs, stopped: root_stopped },
         proof,
     };
-    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome_stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let report = report("tsp", title, instance, answer, lines, "nodes", &cfg, outcome_stats, stopped)
+        .with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }

@@ -8,7 +8,7 @@ use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, TreeType, Uts, UtsResul
 use super::Status;
 use crate::args::UtsArgs;
 use crate::config::{Error, RunConfig, err};
-use crate::report::{Line, Report};
+use crate::report::{Line, report, write};
 
 /// The sample tree run when neither `--tree` nor parameters are given.
 pub(crate) const DEFAULT_TREE: &str = "T1";
@@ -110,8 +110,8 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         params,
         expected_nodes: expected_nodes.is_finite().then_some(expected_nodes),
     };
-    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped)
-        .write(cfg.json, out)?;
+    let report = report("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
