@@ -10,7 +10,7 @@ use serde::Serialize;
 use treelb::limit::StopReason;
 use treelb::{MIN_MEASURED_WALL, PeStats, RunStats};
 use treelb_apps::input::escape_text;
-pub(crate) use treelb_apps::report::{Line, Report, RunSetup};
+use treelb_apps::report::{Answered, Report, RunSetup};
 
 use crate::config::RunConfig;
 
@@ -24,22 +24,18 @@ pub(crate) fn setup(cfg: &RunConfig) -> RunSetup {
     }
 }
 
-/// The report of a run of `cfg` (see [`Report::new`]), stopped by
-/// `stopped` if anything stopped it.
-#[allow(clippy::too_many_arguments)]
+/// The report of a run of `cfg` that `answered` (see [`Report::new`]),
+/// stopped by `stopped` if anything stopped it.
 pub(crate) fn report<I: Serialize, A: Serialize>(
     app: &'static str,
-    title: String,
-    instance: I,
-    answer: A,
-    lines: Vec<Line>,
+    answered: Answered<I, A>,
     unit: &'static str,
     cfg: &RunConfig,
     stats: RunStats,
     stopped: Option<StopReason>,
 ) -> Report<I, A> {
     let stopped_by = stopped.is_some().then(|| stop_reason(cfg, stopped));
-    Report::new(app, title, instance, answer, lines, unit, setup(cfg), stats, stopped_by)
+    Report::new(app, answered, unit, setup(cfg), stats, stopped_by)
 }
 
 /// Writes `report` as JSON (`json`) or as text for people.

@@ -197,3 +197,18 @@ pub fn node_lines(stats: &BnbStats, seq: Option<&Sequential>) -> Vec<Line> {
 pub fn one_based(items: &[u32]) -> String {
     items.iter().map(|v| (v + 1).to_string()).collect::<Vec<_>>().join(" ")
 }
+
+/// What a branch-and-bound run found besides its best solution: its node
+/// counts, its proof, a sequential run's counts if one was made, and
+/// whether a stop cut it short.
+#[derive(Debug)]
+pub struct Searched {
+    /// The nodes branched and pruned by all PEs.
+    pub stats: BnbStats,
+    /// Whether the best solution is proven optimal, and the bound.
+    pub proof: Proof,
+    /// The sequential run of the same search, if one was made.
+    pub sequential: Option<Sequential>,
+    /// A limit or a signal stopped the run: the answer is partial.
+    pub interrupted: bool,
+}

@@ -5,16 +5,26 @@
 //! command prints it as JSON with `--json`), and with the answer also as
 //! [`Line`]s for people.
 //!
-//! ```
-//! use treelb::{RunSpec, RunStats, SplitPolicy};
-//! use treelb_apps::report::{Line, Report, RunSetup};
+//! Each application's module here turns what a run found into an
+//! [`Answered`]: the instance, the answer, its lines and the verdict of the
+//! check; [`Report::new`] adds the run.
 //!
-//! let setup = RunSetup::new("threads", 2, &RunSpec::default(), SplitPolicy::default());
-//! let lines = vec![Line::new("solutions", 92).note("published: 92 ✓")];
-//! let report =
-//!     Report::new("nqueens", "N-Queens, n = 8".into(), 8, 92, lines, "nodes", setup, RunStats::default(), None);
-//! assert!(!report.interrupted);
-//! assert_eq!(report.lines[0].value, "92");
+//! ```
+//! use treelb::search::{DfsWork, SplitPolicy};
+//! use treelb::RunSpec;
+//! use treelb_apps::nqueens::NQueens;
+//! use treelb_apps::report::{Report, RunSetup, nqueens};
+//!
+//! let spec = RunSpec::default();
+//! let search = NQueens::new(8)?;
+//! let config = treelb_threads::Config::with_spec(2, spec.clone());
+//! let outcome = treelb_threads::run(DfsWork::new(&search, SplitPolicy::default()), &config)?;
+//! let answered = nqueens::answer(8, false, outcome.output, outcome.stopped.is_some());
+//! assert!(answered.ok); // 92 solutions, as published
+//! let setup = RunSetup::new("threads", 2, &spec, SplitPolicy::default());
+//! let report = Report::new("nqueens", answered, "work units", setup, outcome.stats, None);
+//! assert_eq!(report.lines[0].note.as_deref(), Some("published: 92 ✓"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Branch and bound reports its proof beside the answer ([`bnb`]); a
@@ -24,7 +34,15 @@ use serde::Serialize;
 use treelb::{MIN_MEASURED_WALL, PeStats, RunSpec, RunStats, SplitPolicy};
 
 pub mod bnb;
+pub mod clique;
+pub mod connect4;
 pub mod estimate;
+pub mod integrate;
+pub mod knapsack;
+pub mod mandelbrot;
+pub mod nqueens;
+pub mod tsp;
+pub mod uts;
 
 /// How the run was configured, as reported.
 #[derive(Clone, Debug, Serialize)]
@@ -97,6 +115,23 @@ impl Line {
     }
 }
 
+/// An application's answer to one instance, checked: what its report shows
+/// before the figures of the run.
+#[derive(Debug)]
+pub struct Answered<I, A> {
+    /// A one-line description of the instance (and the question).
+    pub title: String,
+    /// The instance's parameters.
+    pub instance: I,
+    /// The answer, as data.
+    pub answer: A,
+    /// The answer, as lines for people.
+    pub lines: Vec<Line>,
+    /// The answer matched the published or independently checked one,
+    /// where one is known (a partial answer is not checked).
+    pub ok: bool,
+}
+
 /// Everything a run reports.
 #[derive(Debug, Serialize)]
 pub struct Report<I: Serialize, A: Serialize> {
@@ -149,22 +184,19 @@ pub struct Report<I: Serialize, A: Serialize> {
 }
 
 impl<I: Serialize, A: Serialize> Report<I, A> {
-    /// The report of a run of `app` on `instance` that found `answer`
-    /// (also as `lines`), counting its work in `unit`s, set up as `setup`
-    /// says, with the statistics `stats`; `stopped_by`: what stopped it
-    /// before its work was done, in words, if anything did.
-    #[allow(clippy::too_many_arguments)]
+    /// The report of a run of `app` that `answered`, counting its work in
+    /// `unit`s, set up as `setup` says, with the statistics `stats`;
+    /// `stopped_by`: what stopped it before its work was done, in words, if
+    /// anything did.
     pub fn new(
         app: &'static str,
-        title: String,
-        instance: I,
-        answer: A,
-        lines: Vec<Line>,
+        answered: Answered<I, A>,
         unit: &'static str,
         setup: RunSetup,
         stats: RunStats,
         stopped_by: Option<String>,
     ) -> Self {
+        let Answered { title, instance, answer, lines, ok: _ } = answered;
         Report {
             app,
             title,

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use treelb::Incumbent;
 use treelb::bound::NodeBound;
 use treelb_apps::bnb::BnbStats;
-pub(crate) use treelb_apps::report::bnb::{Improvement, Proof, Sequential, Timeline, node_lines, one_based};
+pub(crate) use treelb_apps::report::bnb::{Improvement, Proof, Sequential, Timeline};
 
 use crate::config::{Error, RunConfig};
 

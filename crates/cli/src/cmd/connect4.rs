@@ -6,11 +6,11 @@
 use std::io::Write;
 use std::time::Instant;
 
-use serde::Serialize;
 use treelb::Init;
 use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
-use treelb_apps::connect4::{Connect4, Position, Solved, describe_score, random_positions, read_positions};
+use treelb_apps::connect4::{Connect4, Position, describe_score, random_positions, read_positions};
 use treelb_apps::gametree::GameTree;
+use treelb_apps::report::connect4::{Row, Summary};
 use treelb_run::game::GameRun;
 
 use super::Status;
@@ -91,15 +91,6 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     finish(games, ok);
     crate::run::end(library);
     Ok(ok.into())
-}
-
-#[derive(Serialize)]
-struct Row {
-    position: String,
-    #[serde(flatten)]
-    solved: Solved,
-    expected: Option<i32>,
-    seconds: f64,
 }
 
 pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, Error> {
@@ -186,8 +177,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         }
         rows.push(Row { position: text, solved, expected, seconds });
     }
-    let mismatches: Vec<&Row> =
-        rows.iter().filter(|r| r.expected.is_some_and(|e| e != r.solved.score)).collect();
+    let summary = Summary::of(&rows);
     let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
@@ -227,19 +217,15 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "aborted nodes: {}", s.aborted_nodes)?;
         writeln!(out, "time: {:.3} s", r.seconds)?;
     } else {
-        let n = rows.len().max(1) as f64;
-        let total: f64 = rows.iter().map(|r| r.seconds).sum();
-        let nodes: u64 = rows.iter().map(|r| r.solved.nodes).sum();
-        let aborted: u64 = rows.iter().map(|r| r.solved.aborted_nodes).sum();
-        let checked = rows.iter().filter(|r| r.expected.is_some()).count();
-        writeln!(out, "Connect Four, {} positions, {how}", rows.len())?;
-        writeln!(out, "mean time: {:.3} ms", total / n * 1e3)?;
-        writeln!(out, "mean nodes: {:.1}", nodes as f64 / n)?;
-        writeln!(out, "aborted nodes: {aborted} ({:.2} %)", 100.0 * aborted as f64 / (nodes.max(1) as f64))?;
-        writeln!(out, "total time: {:.3} s", total)?;
-        writeln!(out, "checked: {checked}, mismatches: {}", mismatches.len())?;
+        let s = summary;
+        writeln!(out, "Connect Four, {} positions, {how}", s.positions)?;
+        writeln!(out, "mean time: {:.3} ms", s.mean_seconds() * 1e3)?;
+        writeln!(out, "mean nodes: {:.1}", s.mean_nodes())?;
+        writeln!(out, "aborted nodes: {} ({:.2} %)", s.aborted_nodes, s.aborted_percent())?;
+        writeln!(out, "total time: {:.3} s", s.seconds)?;
+        writeln!(out, "checked: {}, mismatches: {}", s.checked, s.mismatches)?;
     }
-    for r in &mismatches {
+    for r in rows.iter().filter(|r| r.mismatch()) {
         eprintln!(
             "treelb: mismatch: position {}: score {}, expected {}",
             r.position,
@@ -252,7 +238,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     // output it has not forwarded yet.
     out.flush()?;
     // Rank 0's verdict goes to every rank, so every rank ends with it.
-    let ok = mismatches.is_empty();
+    let ok = summary.mismatches == 0;
     finish(games, ok);
     crate::run::end(library);
     Ok(ok.into())
