@@ -4,8 +4,7 @@
 //! and SIGTERM as a stop, `--time-limit` counted from the command's first
 //! run, the progress indicator, the trace file, and MPI's start and end.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -41,12 +40,9 @@ impl<O> Ran<O> {
 /// A run and the proof of a branch and bound (or what takes its place).
 pub(crate) type Proven<O, B = ProvenBound> = (Ran<O>, B);
 
-/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a run.
-static SIGNALLED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a signal stopped the run.
+/// Whether a signal stopped the run ([`treelb_run::signals`]).
 pub(crate) fn signalled() -> bool {
-    SIGNALLED.load(Ordering::SeqCst)
+    treelb_run::signals::caught()
 }
 
 /// When the command's first run started (set by [`catch_signals`]): the
@@ -69,22 +65,15 @@ pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
     limit.check_deadline(deadline(cfg))
 }
 
-/// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
-/// the run: the first signal stops every PE after its current slice and the
-/// run ends with a partial report (exit code 3), its trace written; a
-/// second signal ends the process at once (exit code 130). Under `mpirun`,
-/// which forwards a Ctrl-C to every rank as SIGINT or SIGTERM, every rank
-/// stops its own PEs and the partial results still reach rank 0.
+/// Starts the command's clock and installs the library's handler that
+/// turns Ctrl-C and SIGTERM into a stop of the run
+/// ([`treelb_run::signals`]): the first signal stops every PE after its
+/// current slice and the run ends with a partial report (exit code 3), its
+/// trace written; a second signal ends the process at once (exit code
+/// 130).
 pub(crate) fn catch_signals() {
     STARTED.get_or_init(Instant::now);
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if SIGNALLED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    });
+    treelb_run::signals::catch();
 }
 
 /// How often the progress indicator is updated.
@@ -167,10 +156,7 @@ fn with_run<O>(
 ) -> Result<Option<Proven<O, Option<ProvenBound>>>, Error> {
     catch_signals();
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
-    let mut run = Run::new(cfg.spec.clone())
-        .pin(cfg.pin)
-        .trace(cfg.trace.is_some())
-        .stop_when(|| signalled().then_some(StopReason::Signal));
+    let mut run = Run::new(cfg.spec.clone()).pin(cfg.pin).trace(cfg.trace.is_some()).stop_on_signals();
     if let Some(at) = deadline(cfg) {
         run = run.deadline_at(at);
     }

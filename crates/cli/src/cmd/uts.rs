@@ -11,24 +11,19 @@ use crate::config::{Error, RunConfig, err};
 use crate::report::{report, write};
 
 /// The sample tree run when neither `--tree` nor parameters are given.
-pub(crate) const DEFAULT_TREE: &str = "T1";
+const DEFAULT_TREE: &str = "T1";
 
 /// Without `--max-nodes`, trees of more nodes than this (published, or
 /// expected over the random root state), or of more SHA-1 evaluations, are
 /// refused before the run.
-pub(crate) const DEFAULT_SIZE_LIMIT: f64 = 1e11;
+const DEFAULT_SIZE_LIMIT: f64 = 1e11;
 
-/// Looks a sample tree up by name, ignoring case.
-pub(crate) fn sample(name: &str) -> Result<&'static SampleTree, Error> {
-    SAMPLE_TREES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+/// The sample tree `name` (ignoring case).
+fn sample(name: &str) -> Result<&'static SampleTree, Error> {
+    SampleTree::find(name).ok_or_else(|| {
         let names: Vec<_> = SAMPLE_TREES.iter().map(|t| t.name).collect();
         err!("unknown sample tree `{name}` (known: {})", names.join(", "))
     })
-}
-
-/// The parameters of a sample tree.
-pub(crate) fn sample_params(tree: &SampleTree) -> Params {
-    Params::from_uts_str(tree.flags).expect("sample tree flags are valid")
 }
 
 pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -43,13 +38,13 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     let flags = args.reference_flags();
     let (tree, params) = if flags.is_empty() {
         let tree = sample(args.tree.as_deref().unwrap_or(DEFAULT_TREE))?;
-        (Some(tree), sample_params(tree))
+        (Some(tree), tree.params())
     } else {
         (None, Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))?)
     };
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
     // Parameters given as flags that are a sample tree's: its published size.
-    let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| sample_params(t) == params));
+    let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| t.params() == params));
     let expected_nodes = params.expected_nodes();
     check_size(&params, tree, expected_nodes, cfg.max_nodes.is_some())?;
     let expected = tree.map(|t| t.nodes);
