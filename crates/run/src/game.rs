@@ -26,7 +26,7 @@
 //! let o: GameOutput = solve_root(tree.bound(), false, |a, b| games.search(&tree, tree.root(), a, b));
 //! let sequential = treelb::game::alpha_beta_output(&tree, &tree.root(), -tree.bound(), tree.bound());
 //! assert_eq!(o.value, sequential.value);
-//! assert_eq!(games.finish(true), None); // a summary only across ranks
+//! assert!(games.finish(true).is_none()); // a summary only across ranks
 //! # Ok::<(), treelb_run::Error>(())
 //! ```
 
