@@ -30,6 +30,9 @@
 //! The instance-file parsers share [`input`]: lines read as bytes within
 //! limits, and input quoted safely in their error messages. [`output`]
 //! checks output paths before the work and writes files whole after it.
+//! [`report`] is what a run of an application reports: its answer checked
+//! against the published one, the proof of a branch and bound, the run's
+//! set-up and statistics, serializable.
 
 pub mod bnb;
 pub mod clique;
@@ -41,6 +44,7 @@ pub mod knapsack;
 pub mod langford;
 pub mod mandelbrot;
 pub mod nqueens;
+pub mod report;
 pub use treelb_files::output;
 pub mod splitmix;
 pub mod tsp;

@@ -54,88 +54,9 @@ impl Host {
     }
 }
 
-/// The processor a process runs on, read from `/proc/cpuinfo` (Linux; the
-/// fields are absent elsewhere). Cheap enough for every run's report: a
-/// run carried over several starts of a virtual machine by checkpoints may
-/// run its segments on different hosts, and the model name alone ("AMD
-/// EPYC") does not tell them apart — the family, model and stepping do.
-///
-/// ```
-/// let p = treelb_bench::host::Processor::parse("model name\t: AMD EPYC\ncpu family\t: 26\nmodel\t\t: 2\n", 2);
-/// assert_eq!(p.to_string(), "AMD EPYC (family 26, model 2), 2 CPUs");
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Processor {
-    /// "model name" of the first processor listed.
-    pub model_name: Option<String>,
-    /// "cpu family" (x86).
-    pub family: Option<u32>,
-    /// "model" (x86).
-    pub model: Option<u32>,
-    /// "stepping" (x86).
-    pub stepping: Option<u32>,
-    /// Logical CPUs available to this process.
-    pub cpus: usize,
-}
-
-impl Processor {
-    /// The processor of this process.
-    pub fn detect() -> Processor {
-        use std::io::BufRead;
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // The first processor's block only: the kernel produces the file as
-        // it is read, a block per CPU, so on a machine of many CPUs reading
-        // it whole costs every run's report far more than this one block.
-        let mut first = String::new();
-        if let Ok(file) = std::fs::File::open("/proc/cpuinfo") {
-            for line in std::io::BufReader::with_capacity(4096, file).lines().map_while(Result::ok) {
-                if line.trim().is_empty() {
-                    break;
-                }
-                first.push_str(&line);
-                first.push('\n');
-            }
-        }
-        Processor::parse(&first, cpus)
-    }
-
-    /// The fields of the first processor in the text of `/proc/cpuinfo`.
-    pub fn parse(cpuinfo: &str, cpus: usize) -> Processor {
-        let mut p = Processor { cpus, ..Processor::default() };
-        // The first block only: one processor's lines, up to a blank line.
-        for line in cpuinfo.lines().take_while(|l| !l.trim().is_empty()) {
-            let Some((key, value)) = line.split_once(':') else { continue };
-            let value = value.trim();
-            match key.trim() {
-                "model name" if !value.is_empty() => p.model_name = Some(value.to_owned()),
-                "cpu family" => p.family = value.parse().ok(),
-                "model" => p.model = value.parse().ok(),
-                "stepping" => p.stepping = value.parse().ok(),
-                _ => {}
-            }
-        }
-        p
-    }
-
-    /// "family 26, model 2, stepping 1": the fields present, or `None`.
-    pub fn ids(&self) -> Option<String> {
-        let ids: Vec<String> = [("family", self.family), ("model", self.model), ("stepping", self.stepping)]
-            .into_iter()
-            .filter_map(|(name, v)| v.map(|v| format!("{name} {v}")))
-            .collect();
-        (!ids.is_empty()).then(|| ids.join(", "))
-    }
-}
-
-impl std::fmt::Display for Processor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.model_name.as_deref().unwrap_or("unknown processor"))?;
-        if let Some(ids) = self.ids() {
-            write!(f, " ({ids})")?;
-        }
-        write!(f, ", {} CPU{}", self.cpus, if self.cpus == 1 { "" } else { "s" })
-    }
-}
+/// The processor a process runs on (its model, family, model number and
+/// stepping), as every run's report gives it.
+pub use treelb_apps::report::Processor;
 
 /// The scheduling priority (nice value) of this process.
 pub fn nice() -> i32 {
@@ -175,25 +96,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn processor_from_the_first_block_of_cpuinfo() {
-        let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n\
-                       model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\nmodel name\t: Other\n";
-        let p = Processor::parse(cpuinfo, 2);
-        assert_eq!(p.model_name.as_deref(), Some("AMD EPYC"));
-        assert_eq!((p.family, p.model, p.stepping), (Some(26), Some(2), Some(1)));
-        assert_eq!(p.to_string(), "AMD EPYC (family 26, model 2, stepping 1), 2 CPUs");
-        // No /proc/cpuinfo, or an architecture without these fields.
-        let none = Processor::parse("", 1);
-        assert_eq!(none, Processor { cpus: 1, ..Processor::default() });
-        assert_eq!(none.to_string(), "unknown processor, 1 CPU");
-        // A field that is not a number is left out, not guessed.
-        assert_eq!(
-            Processor::parse("cpu family\t: x86\nmodel\t: 85\n", 4).to_string(),
-            "unknown processor (model 85), 4 CPUs"
-        );
-    }
 
     #[test]
     fn dates() {

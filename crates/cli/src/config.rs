@@ -166,17 +166,6 @@ impl RunConfig {
         }
         Ok(())
     }
-
-    /// The configuration of the threads runtime.
-    pub(crate) fn threads_config(&self) -> treelb_threads::Config {
-        treelb_threads::Config {
-            threads: self.threads,
-            spec: self.spec.clone(),
-            pin: self.pin,
-            trace: self.trace.is_some(),
-            record_decisions: false,
-        }
-    }
 }
 
 #[cfg(test)]

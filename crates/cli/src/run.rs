@@ -4,8 +4,7 @@
 //! and SIGTERM as a stop, `--time-limit` counted from the command's first
 //! run, the progress indicator, the trace file, and MPI's start and end.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -41,12 +40,9 @@ impl<O> Ran<O> {
 /// A run and the proof of a branch and bound (or what takes its place).
 pub(crate) type Proven<O, B = ProvenBound> = (Ran<O>, B);
 
-/// Set by the first Ctrl-C (SIGINT) or SIGTERM during a run.
-static SIGNALLED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a signal stopped the run.
+/// Whether a signal stopped the run ([`treelb_run::signals`]).
 pub(crate) fn signalled() -> bool {
-    SIGNALLED.load(Ordering::SeqCst)
+    treelb_run::signals::caught()
 }
 
 /// When the command's first run started (set by [`catch_signals`]): the
@@ -69,22 +65,15 @@ pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
     limit.check_deadline(deadline(cfg))
 }
 
-/// Installs, once, the handler that turns Ctrl-C and SIGTERM into a stop of
-/// the run: the first signal stops every PE after its current slice and the
-/// run ends with a partial report (exit code 3), its trace written; a
-/// second signal ends the process at once (exit code 130). Under `mpirun`,
-/// which forwards a Ctrl-C to every rank as SIGINT or SIGTERM, every rank
-/// stops its own PEs and the partial results still reach rank 0.
+/// Starts the command's clock and installs the library's handler that
+/// turns Ctrl-C and SIGTERM into a stop of the run
+/// ([`treelb_run::signals`]): the first signal stops every PE after its
+/// current slice and the run ends with a partial report (exit code 3), its
+/// trace written; a second signal ends the process at once (exit code
+/// 130).
 pub(crate) fn catch_signals() {
     STARTED.get_or_init(Instant::now);
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if SIGNALLED.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    });
+    treelb_run::signals::catch();
 }
 
 /// How often the progress indicator is updated.
@@ -167,10 +156,7 @@ fn with_run<O>(
 ) -> Result<Option<Proven<O, Option<ProvenBound>>>, Error> {
     catch_signals();
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
-    let mut run = Run::new(cfg.spec.clone())
-        .pin(cfg.pin)
-        .trace(cfg.trace.is_some())
-        .stop_when(|| signalled().then_some(StopReason::Signal));
+    let mut run = Run::new(cfg.spec.clone()).pin(cfg.pin).trace(cfg.trace.is_some()).stop_on_signals();
     if let Some(at) = deadline(cfg) {
         run = run.deadline_at(at);
     }
@@ -204,9 +190,9 @@ fn with_run<O>(
             if let Some(slow) = slow {
                 run = run.slow_rank(slow);
             }
-            let mpi = treelb_mpi::Mpi::init(cfg.threads)?;
-            let result = go(run, Pes::Mpi(&mpi));
-            finalize(mpi);
+            let library = library(cfg)?;
+            let result = go(run, pes(cfg, &library));
+            end(library);
             result.map_err(checkpoint_error)?
         }
         #[cfg(not(feature = "mpi"))]
@@ -292,10 +278,44 @@ fn command_line() -> String {
     std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
 }
 
-/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]): without
-/// `MPI_Finalize` at rank 0 when a signal is ending the job, so that its
-/// partial report (exit code 3) gets out.
+/// The MPI library of `--runtime mpi`, initialized (`None` on threads).
 #[cfg(feature = "mpi")]
-pub(crate) fn finalize(mpi: treelb_mpi::Mpi) {
-    mpi.finalize(signalled());
+pub(crate) type Library = Option<treelb_mpi::Mpi>;
+/// No MPI library without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+pub(crate) type Library = Option<std::convert::Infallible>;
+
+/// Initializes MPI for `--runtime mpi`.
+pub(crate) fn library(cfg: &RunConfig) -> Result<Library, Error> {
+    match cfg.kind {
+        Runtime::Threads => Ok(None),
+        #[cfg(feature = "mpi")]
+        Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
+        #[cfg(not(feature = "mpi"))]
+        Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
+    }
+}
+
+/// Where the PEs of `cfg` are: its threads, or the ranks of `library`.
+pub(crate) fn pes<'m>(cfg: &RunConfig, library: &'m Library) -> Pes<'m> {
+    match library {
+        None => Pes::Threads(cfg.threads),
+        #[cfg(feature = "mpi")]
+        Some(mpi) => Pes::Mpi(mpi),
+        #[cfg(not(feature = "mpi"))]
+        Some(never) => match *never {},
+    }
+}
+
+/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]), if it was
+/// initialized: without `MPI_Finalize` at rank 0 when a signal is ending
+/// the job, so that its partial report (exit code 3) gets out.
+pub(crate) fn end(library: Library) {
+    match library {
+        None => {}
+        #[cfg(feature = "mpi")]
+        Some(mpi) => mpi.finalize(signalled()),
+        #[cfg(not(feature = "mpi"))]
+        Some(never) => match never {},
+    }
 }

@@ -6,7 +6,8 @@
 //! long search needs (a deadline, a cap on the work, a stop handle, a
 //! polled condition such as a signal flag: [`Stops`]), a checkpoint file
 //! written every so often and resumed from after a crash
-//! ([`Run::checkpoint`]), a progress callback, and returns one
+//! ([`Run::checkpoint`]), Ctrl-C and SIGTERM as a stop
+//! ([`Run::stop_on_signals`]), a progress callback, and returns one
 //! [`Outcome`]: the output, the statistics, the reason it stopped (`None`:
 //! the work is done) and, for a branch and bound, the proven bound of what
 //! was left open ([`Run::run_bnb`]).
@@ -36,6 +37,10 @@
 //! and bounds around them; how each part works is documented where it is
 //! written (the drain of a checkpoint in `treelb_checkpoint`, the proven
 //! bound in [`treelb::bound`], the stops in [`treelb::limit`]).
+//!
+//! A game search, solved by a sequence of window searches each decided
+//! from the ones before, runs on the same [`Pes`] through
+//! [`game::GameRun`].
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -47,6 +52,9 @@ use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{Incumbent, Work};
 use treelb_checkpoint::{Checkpoint, Segment};
 use treelb_mpi::wire::{Codec, DfsCodec};
+
+pub mod game;
+pub mod signals;
 
 pub use treelb::limit::{Limit, StopReason, Stops};
 pub use treelb::{RunSpec, RunStats};
@@ -217,6 +225,14 @@ impl<'a> Run<'a> {
     pub fn stop_when(mut self, check: impl Fn() -> Option<StopReason> + Sync + 'a) -> Self {
         self.stops = self.stops.stop_when(check);
         self
+    }
+
+    /// Stops the run at the first Ctrl-C or SIGTERM, with
+    /// [`StopReason::Signal`]; a second one ends the process (see
+    /// [`signals`], whose handler this installs).
+    pub fn stop_on_signals(self) -> Self {
+        signals::catch();
+        self.stop_when(|| signals::caught().then_some(StopReason::Signal))
     }
 
     /// Calls `observer` about every `every` while the PEs work, with the

@@ -6,15 +6,16 @@
 use std::io::Write;
 use std::time::Instant;
 
-use serde::Serialize;
 use treelb::Init;
-use treelb::game::{Game, GameOutput, STRATEGIES, YbwWork, alpha_beta_output, solve_root};
-use treelb_apps::connect4::{Connect4, Position, Solved, describe_score, random_positions, read_positions};
+use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
+use treelb_apps::connect4::{Connect4, Position, describe_score, random_positions, read_positions};
 use treelb_apps::gametree::GameTree;
+use treelb_apps::report::connect4::{Row, Summary};
+use treelb_run::game::GameRun;
 
 use super::Status;
 use crate::args::{Connect4Args, GameTreeArgs};
-use crate::config::{Error, RunConfig, Runtime, err, number, positive};
+use crate::config::{Error, RunConfig, err, number, positive};
 
 /// Runs `treelb gametree`.
 pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -35,13 +36,14 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         ordering: args.ordering,
         seed: args.tree,
     };
-    let library = Engine::library(&cfg)?;
+    let library = crate::run::library(&cfg)?;
     let ybw = !args.search.no_ybw;
-    let engine = Engine::start(&cfg, &library, ybw)?;
-    if engine.rank() != 0 {
-        let ok = engine.serve(&tree);
-        engine.finish(ok);
-        Engine::finalize(library);
+    let games =
+        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(crate::run::pes(&cfg, &library))?;
+    if games.rank() != 0 {
+        let ok = games.serve(&tree);
+        finish(games, ok);
+        crate::run::end(library);
         return Ok(ok.into());
     }
     let b = tree.bound();
@@ -50,7 +52,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         if args.search.sequential {
             alpha_beta_output(&tree, &tree.root(), a, bb)
         } else {
-            engine.search(&tree, tree.root(), a, bb, &cfg)
+            games.search(&tree, tree.root(), a, bb)
         }
     });
     let (value, nodes, aborted) = (o.value.unwrap_or_default(), o.nodes, o.aborted_nodes);
@@ -60,7 +62,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     } else {
         format!(
             "{}, {}, {}",
-            engine.pes(),
+            pes(&games),
             cfg.spec.strategy,
             if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
         )
@@ -86,18 +88,9 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     }
     // Out before MPI is finalized, as in `run` below.
     out.flush()?;
-    engine.finish(ok);
-    Engine::finalize(library);
+    finish(games, ok);
+    crate::run::end(library);
     Ok(ok.into())
-}
-
-#[derive(Serialize)]
-struct Row {
-    position: String,
-    #[serde(flatten)]
-    solved: Solved,
-    expected: Option<i32>,
-    seconds: f64,
 }
 
 pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, Error> {
@@ -133,19 +126,22 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         })?;
         parsed.push((text.clone(), pos, *expected));
     }
-    let library = Engine::library(&cfg)?;
-    let engine = Engine::start(&cfg, &library, !args.search.no_ybw)?;
-    let game = if args.tt_per_pe && !engine.on_mpi {
+    let library = crate::run::library(&cfg)?;
+    let games = GameRun::builder(cfg.spec.clone())
+        .pin(cfg.pin)
+        .ybw(!args.search.no_ybw)
+        .start(crate::run::pes(&cfg, &library))?;
+    let game = if args.tt_per_pe && !games.on_ranks() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
         // Across ranks each rank has its own table anyway.
         Connect4::new(log2)
     };
-    if engine.rank() != 0 {
+    if games.rank() != 0 {
         // Rank 0 runs the command; this rank takes part in its searches.
-        let ok = engine.serve(&game);
-        engine.finish(ok);
-        Engine::finalize(library);
+        let ok = games.serve(&game);
+        finish(games, ok);
+        crate::run::end(library);
         return Ok(ok.into());
     }
     let started = Instant::now();
@@ -169,7 +165,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
             let o = if args.search.sequential {
                 alpha_beta_output(&game, p, a, b)
             } else {
-                engine.search(&game, *p, a, b, &cfg)
+                games.search(&game, *p, a, b)
             };
             log(p, a, b, &o, t);
             o
@@ -181,17 +177,16 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         }
         rows.push(Row { position: text, solved, expected, seconds });
     }
-    let mismatches: Vec<&Row> =
-        rows.iter().filter(|r| r.expected.is_some_and(|e| e != r.solved.score)).collect();
+    let summary = Summary::of(&rows);
     let how = if args.search.sequential {
         "sequential alpha-beta".to_owned()
     } else {
         format!(
             "{}, {}, {}, {}",
-            engine.pes(),
+            pes(&games),
             cfg.spec.strategy,
             if args.search.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
-            if engine.on_mpi {
+            if games.on_ranks() {
                 "a table per rank"
             } else if args.tt_per_pe {
                 "a table per PE"
@@ -222,19 +217,15 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         writeln!(out, "aborted nodes: {}", s.aborted_nodes)?;
         writeln!(out, "time: {:.3} s", r.seconds)?;
     } else {
-        let n = rows.len().max(1) as f64;
-        let total: f64 = rows.iter().map(|r| r.seconds).sum();
-        let nodes: u64 = rows.iter().map(|r| r.solved.nodes).sum();
-        let aborted: u64 = rows.iter().map(|r| r.solved.aborted_nodes).sum();
-        let checked = rows.iter().filter(|r| r.expected.is_some()).count();
-        writeln!(out, "Connect Four, {} positions, {how}", rows.len())?;
-        writeln!(out, "mean time: {:.3} ms", total / n * 1e3)?;
-        writeln!(out, "mean nodes: {:.1}", nodes as f64 / n)?;
-        writeln!(out, "aborted nodes: {aborted} ({:.2} %)", 100.0 * aborted as f64 / (nodes.max(1) as f64))?;
-        writeln!(out, "total time: {:.3} s", total)?;
-        writeln!(out, "checked: {checked}, mismatches: {}", mismatches.len())?;
+        let s = summary;
+        writeln!(out, "Connect Four, {} positions, {how}", s.positions)?;
+        writeln!(out, "mean time: {:.3} ms", s.mean_seconds() * 1e3)?;
+        writeln!(out, "mean nodes: {:.1}", s.mean_nodes())?;
+        writeln!(out, "aborted nodes: {} ({:.2} %)", s.aborted_nodes, s.aborted_percent())?;
+        writeln!(out, "total time: {:.3} s", s.seconds)?;
+        writeln!(out, "checked: {}, mismatches: {}", s.checked, s.mismatches)?;
     }
-    for r in &mismatches {
+    for r in rows.iter().filter(|r| r.mismatch()) {
         eprintln!(
             "treelb: mismatch: position {}: score {}, expected {}",
             r.position,
@@ -247,9 +238,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     // output it has not forwarded yet.
     out.flush()?;
     // Rank 0's verdict goes to every rank, so every rank ends with it.
-    let ok = mismatches.is_empty();
-    engine.finish(ok);
-    Engine::finalize(library);
+    let ok = summary.mismatches == 0;
+    finish(games, ok);
+    crate::run::end(library);
     Ok(ok.into())
 }
 
@@ -280,153 +271,35 @@ fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The MPI library of `--runtime mpi`, held outside the [`Engine`] that
-/// borrows it (`None` on threads).
-#[cfg(feature = "mpi")]
-type Library = Option<treelb_mpi::Mpi>;
-/// No MPI library without the `mpi` feature.
-#[cfg(not(feature = "mpi"))]
-type Library = Option<std::convert::Infallible>;
-
-/// Where the window searches run: the threads runtime, or the MPI ranks.
-///
-/// Across ranks rank 0 drives: it runs the command (the positions, the
-/// sequence of windows of each) and, for each window search, broadcasts
-/// the position and window to the other ranks, which meanwhile only serve
-/// ([`Engine::serve`]) until rank 0 broadcasts the end. All window searches
-/// are runs of one [`treelb_mpi::Session`], so the ranks set up once and
-/// keep their transposition tables from window to window.
-struct Engine<'m> {
-    /// Whether the searches run across MPI ranks.
-    on_mpi: bool,
-    threads: usize,
-    ybw: bool,
-    /// Across ranks, their session of window searches.
-    #[cfg(feature = "mpi")]
-    ranks: Option<Box<treelb_mpi::game::Windows<'m>>>,
-    library: std::marker::PhantomData<&'m Library>,
+/// The PEs, in words: `2 ranks × 1 threads`, `4 PEs`.
+fn pes(games: &GameRun<'_>) -> String {
+    match games.pes() {
+        (ranks, threads) if games.on_ranks() => format!("{ranks} ranks × {threads} threads"),
+        (_, threads) => format!("{threads} PEs"),
+    }
 }
 
-impl<'m> Engine<'m> {
-    /// Initializes MPI for `--runtime mpi`.
-    fn library(cfg: &RunConfig) -> Result<Library, Error> {
-        match cfg.kind {
-            Runtime::Threads => Ok(None),
-            #[cfg(feature = "mpi")]
-            Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
-            #[cfg(not(feature = "mpi"))]
-            Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-        }
+/// Ends the game searches with the verdict `ok`: across ranks, rank 0 tells
+/// the serving ranks and reports their messages on stderr; then MPI is
+/// finalized.
+fn finish(games: GameRun<'_>, ok: bool) {
+    #[cfg(feature = "mpi")]
+    if let Some(s) = games.finish(ok) {
+        let w = s.windows;
+        eprintln!(
+            "treelb: mpi: {} ranks × {} threads ({}); {} window searches, \
+             {} termination waves; {} results and {} aborts sent between ranks, {} results for \
+             frames already finished",
+            s.ranks,
+            s.threads,
+            s.thread_support,
+            w.searches,
+            w.waves,
+            w.net.results,
+            w.net.aborts,
+            w.net.discarded
+        );
     }
-
-    /// The engine of `cfg` on `library` (across ranks a collective: every
-    /// rank starts its session).
-    #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps))]
-    fn start(cfg: &RunConfig, library: &'m Library, ybw: bool) -> Result<Engine<'m>, Error> {
-        #[cfg(feature = "mpi")]
-        let ranks = match library {
-            Some(mpi) => {
-                let config = treelb_mpi::Config {
-                    threads: cfg.threads,
-                    spec: cfg.spec.clone(),
-                    slow: None,
-                    record_decisions: false,
-                    trace: false,
-                };
-                Some(Box::new(treelb_mpi::game::Windows::start(mpi, &config, ybw)?))
-            }
-            None => None,
-        };
-        Ok(Engine {
-            on_mpi: library.is_some(),
-            threads: cfg.threads,
-            ybw,
-            #[cfg(feature = "mpi")]
-            ranks,
-            library: std::marker::PhantomData,
-        })
-    }
-
-    /// This process's rank (0 on threads).
-    fn rank(&self) -> usize {
-        #[cfg(feature = "mpi")]
-        if let Some(m) = &self.ranks {
-            return m.rank();
-        }
-        0
-    }
-
-    /// The PEs, in words.
-    fn pes(&self) -> String {
-        #[cfg(feature = "mpi")]
-        if let Some(m) = &self.ranks {
-            return format!("{} ranks × {} threads", m.size(), self.threads);
-        }
-        format!("{} PEs", self.threads)
-    }
-
-    /// One window search of `pos`, called on rank 0 only (across ranks the
-    /// others serve it): the value and the nodes of all ranks.
-    fn search<G>(&self, game: &G, pos: G::Position, alpha: i32, beta: i32, cfg: &RunConfig) -> GameOutput
-    where
-        G: Game,
-        G::Position: serde::Serialize + serde::de::DeserializeOwned,
-    {
-        #[cfg(feature = "mpi")]
-        if let Some(m) = &self.ranks {
-            return m.search(game, pos, alpha, beta);
-        }
-        let root = YbwWork::new(game, pos, alpha, beta, self.ybw);
-        match treelb_threads::run(root, &cfg.threads_config()) {
-            Ok(outcome) => outcome.output,
-            Err(e) => panic!("a checked configuration failed: {e}"),
-        }
-    }
-
-    /// On a rank other than 0: takes part in every window search rank 0
-    /// starts, until it ends the command; whether the command succeeded
-    /// (rank 0's verdict). On threads (and rank 0) there is nothing to
-    /// serve.
-    fn serve<G>(&self, game: &G) -> bool
-    where
-        G: Game,
-        G::Position: serde::Serialize + serde::de::DeserializeOwned,
-    {
-        #[cfg(feature = "mpi")]
-        if let Some(m) = &self.ranks {
-            return m.serve(game);
-        }
-        let _ = game;
-        true
-    }
-
-    /// Ends the engine: across ranks, rank 0 tells the serving ranks the
-    /// command is over (and whether it succeeded) and reports the messages
-    /// of the game search on stderr.
-    fn finish(self, ok: bool) {
-        #[cfg(feature = "mpi")]
-        if let Some(m) = self.ranks {
-            let (size, support) = (m.size(), m.thread_support());
-            if let Some(sum) = m.finish(ok) {
-                eprintln!(
-                    "treelb: mpi: {size} ranks × {} threads ({support}); {} window searches, \
-                     {} termination waves; {} results and {} aborts sent between ranks, {} results for \
-                     frames already finished",
-                    self.threads, sum.searches, sum.waves, sum.net.results, sum.net.aborts, sum.net.discarded
-                );
-            }
-        }
-        let _ = ok;
-    }
-
-    /// Finalizes MPI, after [`Engine::finish`].
-    fn finalize(library: Library) {
-        match library {
-            None => {}
-            #[cfg(feature = "mpi")]
-            Some(mpi) => crate::run::finalize(mpi),
-            #[cfg(not(feature = "mpi"))]
-            Some(never) => match never {},
-        }
-    }
+    #[cfg(not(feature = "mpi"))]
+    let _ = games.finish(ok);
 }

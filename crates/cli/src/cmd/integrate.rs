@@ -5,16 +5,16 @@
 use std::io::Write;
 use std::time::Instant;
 
-use serde::Serialize;
 use treelb::SplitPolicy;
 use treelb_apps::integrate::{INTEGRANDS, SEQUENTIAL_AGREEMENT, TestIntegrand};
+use treelb_apps::report::integrate;
 use treelb_mpi::wire::StateCodec;
 
 use super::Status;
 use crate::args::IntegrateArgs;
 use crate::config::{Error, RunConfig, err};
 
-use crate::report::{Line, Report};
+use crate::report::{report, write};
 
 /// Looks a test integrand up by name.
 fn integrand(name: &str) -> Result<&'static TestIntegrand, Error> {
@@ -32,46 +32,6 @@ fn tolerance(value: &str) -> Result<f64, Error> {
         .ok()
         .filter(|t| t.is_finite() && *t > 0.0)
         .ok_or_else(|| err!("--tol expects a positive number such as 1e-10, got `{value}`"))
-}
-
-#[derive(Serialize)]
-struct Instance {
-    integrand: &'static str,
-    description: &'static str,
-    a: f64,
-    b: f64,
-    tolerance: f64,
-    max_depth: u32,
-}
-
-/// The same integral computed sequentially.
-#[derive(Serialize)]
-struct Sequential {
-    wall_secs: f64,
-    value: f64,
-    /// |parallel − sequential| / |sequential|.
-    relative_difference: f64,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    value: f64,
-    /// The sum of the accepted intervals' error estimates |K15 − G7|.
-    error_estimate: f64,
-    /// The error estimate is within the tolerance (otherwise the exit code
-    /// is 1).
-    converged: bool,
-    /// The integral in closed form.
-    exact: f64,
-    /// value − exact.
-    difference: f64,
-    evaluated: u64,
-    accepted: u64,
-    /// Accepted above their share of the tolerance (depth limit, rounding
-    /// level or noise floor of f).
-    at_depth_limit: u64,
-    max_depth: u32,
-    sequential: Option<Sequential>,
 }
 
 pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -109,8 +69,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     };
     let e = outcome.output;
     let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
-    let (value, exact) = (e.value(), (t.exact)());
-    let difference = value - exact;
+    let value = e.value();
     if !e.is_finite() {
         // No report: a NaN or infinite value is no answer.
         eprintln!(
@@ -122,69 +81,12 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         return Ok(Status::Failed);
     }
 
-    let mut ok = true;
-    let mut lines = vec![
-        Line::new("value", value).note(if interrupted {
-            "partial: Σ of the intervals accepted before the interruption"
-        } else {
-            "Σ of the accepted 15-point Kronrod estimates, compensated"
-        }),
-        Line::new("error estimate", format!("{:.2e}", e.error())).note(if e.converged(tol) {
-            format!("Σ |K15 − G7| over the accepted intervals; tolerance {tol:e} ✓")
-        } else {
-            format!("Σ |K15 − G7| over the accepted intervals; NOT CONVERGED: above the tolerance {tol:e}")
-        }),
-        Line::new("closed form", exact).note(t.description),
-        Line::new("difference", format!("{difference:.2e}")).note(if difference.abs() <= tol {
-            "value − closed form; within the tolerance ✓".to_owned()
-        } else if e.at_depth_limit > 0 {
-            format!(
-                "value − closed form; above the tolerance: {} intervals accepted at the depth limit \
-                 or the noise floor of f",
-                e.at_depth_limit
-            )
-        } else {
-            "value − closed form; above the tolerance".to_owned()
-        }),
-        Line::new("intervals", format!("{} evaluated, {} accepted", e.evaluated, e.accepted)).note(format!(
-            "deepest bisection {}; {} accepted above their share of the tolerance",
-            e.max_depth, e.at_depth_limit
-        )),
-    ];
-    let sequential = seq.map(|(wall_secs, seq_value)| {
-        let relative = e.relative_difference(seq_value);
-        let agrees = relative <= SEQUENTIAL_AGREEMENT;
-        ok &= agrees;
-        lines.push(Line::new("sequential", format!("{wall_secs:.3} s")).note(if interrupted {
-            format!("value {seq_value}; not compared with the partial value")
-        } else if agrees {
-            format!("value {seq_value}; relative difference {relative:.1e} ≤ 1e-12 ✓")
-        } else {
-            format!("value {seq_value}; MISMATCH: relative difference {relative:.1e} > 1e-12")
-        }));
-        Sequential { wall_secs, value: seq_value, relative_difference: relative }
-    });
-
-    let (a, b) = integral.bounds();
-    let title = format!("Adaptive Gauss–Kronrod (7, 15) — {}: {}, tolerance {tol:e}", t.name, t.description);
-    let instance =
-        Instance { integrand: t.name, description: t.description, a, b, tolerance: tol, max_depth };
-    let answer = Answer {
-        value,
-        error_estimate: e.error(),
-        converged: e.converged(tol),
-        exact,
-        difference,
-        evaluated: e.evaluated,
-        accepted: e.accepted,
-        at_depth_limit: e.at_depth_limit,
-        max_depth: e.max_depth,
-        sequential,
-    };
-    let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("integrate", title, instance, answer, lines, "intervals", &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let answered = integrate::answer(t, integral.bounds(), (tol, max_depth), &e, seq, interrupted);
+    let mut ok = answered.ok;
+    let seq_secs = seq.map(|(wall_secs, _)| wall_secs);
+    let report =
+        report("integrate", answered, "intervals", &cfg, outcome.stats, stopped).with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "intervals"));
     }

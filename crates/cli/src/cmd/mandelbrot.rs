@@ -5,16 +5,14 @@
 use std::io::Write;
 use std::time::Instant;
 
-use serde::Serialize;
-use treelb_apps::mandelbrot::{
-    Counts, Image, MAX_TILES, Mandelbrot, Method, SET_AREA, View, bytes_per_pixel,
-};
+use treelb_apps::mandelbrot::{Image, MAX_TILES, Mandelbrot, View, bytes_per_pixel};
+use treelb_apps::report::mandelbrot::{self, Sequential};
 use treelb_mpi::wire::StateCodec;
 
 use super::Status;
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, bytes, err, numbers};
-use crate::report::{Line, Report};
+use crate::report::{report, write};
 
 /// A number of bytes for people: `4.5 GiB`.
 fn human_bytes(n: u64) -> String {
@@ -23,43 +21,6 @@ fn human_bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
         n => format!("{n} bytes"),
     }
-}
-
-#[derive(Serialize)]
-struct Instance {
-    view: View,
-    width: u32,
-    height: u32,
-    max_iter: u32,
-    method: Method,
-    /// Subdivision: rectangles of at most this many pixels are computed
-    /// pixel by pixel.
-    min_area: Option<u64>,
-    /// Subdivision: it starts from a grid of `tiles × tiles` rectangles.
-    tiles: Option<u32>,
-    pixel_area: f64,
-}
-
-#[derive(Serialize)]
-struct Sequential {
-    wall_secs: f64,
-    iterations: u64,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    pixels: u64,
-    /// Pixels not made (an interrupted run).
-    missing: u64,
-    in_set: u64,
-    /// In-set pixels × pixel area.
-    area: f64,
-    counts: Counts,
-    /// Pixels made by each PE.
-    pixels_per_pe: Vec<u64>,
-    image: Option<String>,
-    pe_image: Option<String>,
-    sequential: Option<Sequential>,
 }
 
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -126,88 +87,13 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     }
     .map_err(|e| err!("internal error: {e}"))?;
 
-    let pixels = m.pixels();
-    let in_set = image.in_set();
-    let area = m.area(in_set);
-    let pixels_per_pe = image.pixels_per_pe();
-    let mut lines = vec![
-        Line::new("pixels", format!("{width} × {height} = {pixels}")),
-        Line::new("in set", in_set).note(format!("{:.2} %", percent(in_set, pixels))),
-    ];
-    if interrupted {
-        lines.insert(
-            1,
-            Line::new("missing", missing)
-                .note("partial: pixels not made before the interruption (value 0, of no PE in the images)"),
-        );
-    }
-    let area_line = Line::new("area", format!("{area:.5}"));
-    lines.push(if view.contains(&View::STANDARD) {
-        area_line.note(format!("in-set pixels × pixel area; the set's area is ≈ {SET_AREA}"))
-    } else {
-        area_line.note("of the set within the view: in-set pixels × pixel area")
-    });
-    lines.push(Line::new("computed", counts.computed).note("pixels iterated"));
-    if method == Method::Subdivide {
-        lines.push(Line::new("filled", counts.filled).note(format!(
-            "pixels in the set, not iterated: {} rectangles filled, {} cut in two, {} computed pixel by pixel; \
-             from {} × {} tiles",
-            counts.fills,
-            counts.cuts,
-            counts.blocks,
-            m.tiles(),
-            m.tiles()
-        )));
-    }
-    lines.push(
-        Line::new("iterations", counts.iterations)
-            .note(format!("{:.1} per pixel; at most {max_iter}", counts.iterations as f64 / pixels as f64)),
-    );
-    let shares: Vec<String> = pixels_per_pe
-        .iter()
-        .enumerate()
-        .map(|(pe, &n)| format!("{pe}: {:.1} %", percent(n, pixels)))
-        .collect();
-    lines.push(Line::new("pixels by PE", shares.join(" · ")));
-    if let Some(path) = &args.out {
-        lines.push(Line::new("image", path).note("coloured by escape time, the set black"));
-    }
-    if let Some(path) = &args.pe_out {
-        lines.push(Line::new("PE image", path).note("a hue per PE; the set darker, filled rectangles muted"));
-    }
-    if let Some(s) = &sequential {
-        lines.push(
-            Line::new("sequential", format!("{:.3} s", s.wall_secs))
-                .note(format!("{} iterations on one core", s.iterations)),
-        );
-    }
-
-    let title = format!("Mandelbrot — {view}, {width} × {height} pixels, max_iter {max_iter}, {method}");
-    let instance = Instance {
-        view,
-        width,
-        height,
-        max_iter,
-        method,
-        min_area: (method == Method::Subdivide).then_some(min_area),
-        tiles: (method == Method::Subdivide).then_some(m.tiles()),
-        pixel_area: m.pixel_area(),
-    };
-    let answer = Answer {
-        pixels,
-        missing,
-        in_set,
-        area,
-        counts,
-        pixels_per_pe,
-        image: args.out.clone(),
-        pe_image: args.pe_out.clone(),
-        sequential,
-    };
-    let seq_secs = answer.sequential.as_ref().map(|s| s.wall_secs);
-    Report::new("mandelbrot", title, instance, answer, lines, "iterations", &cfg, outcome.stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let seq_secs = sequential.as_ref().map(|s| s.wall_secs);
+    let files = (args.out.clone(), args.pe_out.clone());
+    let answered =
+        mandelbrot::answer(&m, (method, min_area), &image, counts, missing, files, sequential, interrupted);
+    let report =
+        report("mandelbrot", answered, "iterations", &cfg, outcome.stats, stopped).with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     let image = std::sync::Arc::new(image);
     let colours: [(&str, &Option<String>, Colour); 2] =
         [("--out", &args.out, Image::escape_colour), ("--pe-out", &args.pe_out, Image::pe_colour)];
@@ -234,10 +120,6 @@ fn view(args: &MandelbrotArgs, width: u32, height: u32) -> Result<View, Error> {
     let extent = args.extent.as_deref().map(|e| numbers("--extent", "a width along the real axis", e));
     let extent = extent.transpose()?.map(|[x]| x);
     View::around(center, extent, width, height).map_err(|e| err!("--extent: {e}"))
-}
-
-fn percent(part: u64, whole: u64) -> f64 {
-    100.0 * part as f64 / whole.max(1) as f64
 }
 
 /// The colour of a pixel of an image.

@@ -2,26 +2,13 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-use treelb_apps::nqueens::{NQueens, NQueensResult};
+use treelb_apps::nqueens::NQueens;
+use treelb_apps::report::nqueens;
 
 use super::Status;
 use crate::args::NqueensArgs;
 use crate::config::{Error, RunConfig};
-use crate::report::{Line, Report};
-
-#[derive(Serialize)]
-struct Instance {
-    n: u32,
-    mirror: bool,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    #[serde(flatten)]
-    result: NQueensResult,
-    published_solutions: Option<u64>,
-}
+use crate::report::{report, write};
 
 /// The runtime's unit of work here: an expansion of one node is one, an
 /// expansion that counts a whole subtree of the last rows at once is
@@ -38,41 +25,18 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
     };
     let result = outcome.output;
     let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
-    let published = NQueens::known_solutions(n);
-    let mut solutions = Line::new("solutions", result.solutions);
-    let matches = interrupted || published.is_none_or(|p| p == result.solutions);
-    if let Some(p) = published.filter(|_| interrupted) {
-        solutions = solutions.note(format!("partial: the published count is {p}"));
-    } else if let Some(p) = published {
-        solutions = solutions.note(if matches {
-            format!("published: {p} ✓")
-        } else {
-            format!("MISMATCH: published {p}")
-        });
-    }
-    let lines = vec![solutions, Line::new("nodes", result.nodes)];
-    let answer = Answer { result, published_solutions: published };
-    let title = format!("N-Queens, n = {n}");
-    Report::new(
-        "nqueens",
-        title,
-        Instance { n, mirror: args.mirror },
-        answer,
-        lines,
-        UNIT,
-        &cfg,
-        outcome.stats,
-        stopped,
-    )
-    .write(cfg.json, out)?;
+    let answered = nqueens::answer(n, args.mirror, result, interrupted);
+    let ok = answered.ok;
+    write(&report("nqueens", answered, UNIT, &cfg, outcome.stats, stopped), cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, UNIT));
     }
-    if !matches {
+    if !ok {
         eprintln!(
-            "treelb: error: {} solutions found, the published count is {published:?}",
-            result.solutions
+            "treelb: error: {} solutions found, the published count is {:?}",
+            result.solutions,
+            NQueens::known_solutions(n)
         );
     }
-    Ok(matches.into())
+    Ok(ok.into())
 }

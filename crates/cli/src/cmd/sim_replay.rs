@@ -66,7 +66,7 @@ fn tree(argv: &[String]) -> Result<Params, Error> {
     let flags = uts.reference_flags();
     if flags.is_empty() {
         let name = uts.tree.as_deref().unwrap_or(crate::cmd::uts::DEFAULT_TREE);
-        Ok(crate::cmd::uts::sample_params(crate::cmd::uts::sample(name)?))
+        Ok(crate::cmd::uts::sample(name)?.params())
     } else {
         Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))
     }

@@ -6,67 +6,20 @@ use std::path::Path;
 
 use std::time::Instant;
 
-use serde::Serialize;
-use treelb::bound::{OpenBounds, ProvenBound};
+use treelb::bound::OpenBounds;
 use treelb::limit::{Limit, StopReason};
 use treelb::{RunStats, Sense};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::input::escape_path;
-use treelb_apps::tsp::{AscentParams, HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, heuristic, tsplib};
+use treelb_apps::report::bnb::Searched;
+use treelb_apps::report::tsp::{self, Root, RootPhase, is_permutation};
+use treelb_apps::tsp::{AscentParams, HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, tsplib};
 
 use super::Status;
 use super::bnb::{self, Sequential};
 use crate::args::TspArgs;
 use crate::config::{Error, RunConfig, Runtime, err};
-use crate::report::{Line, Report};
-
-#[derive(Serialize)]
-struct Instance {
-    file: Option<String>,
-    name: String,
-    nodes: usize,
-    edge_weight_type: Option<String>,
-    edge_weight_format: Option<String>,
-    fixed_edges: usize,
-    random_seed: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    length: i64,
-    /// The tour, 1-based node numbers as in the file.
-    tour: Vec<u32>,
-    /// The tour was checked: a permutation of the nodes, of this length.
-    verified: bool,
-    /// The root's bound (Held–Karp with blossom inequalities), rounded up.
-    root_bound: Option<i64>,
-    /// The root's Held–Karp bound and its bound with blossoms (unrounded)
-    /// and how many blossoms it keeps, if relax-and-cut ran.
-    root_cuts: Option<treelb_apps::tsp::RootCuts>,
-    /// The initial tour's length (the heuristic), if it was used.
-    initial_tour: Option<i64>,
-    expected_length: Option<i64>,
-    /// The Held–Karp dynamic program's optimum, if it was run.
-    dp_length: Option<i64>,
-    branched: u64,
-    pruned: u64,
-    sequential: Option<Sequential>,
-    /// How long the root phase took, and whether a stop cut it short.
-    root_phase: RootPhase,
-    /// Proven optimal or the bound and gap, and the improvements over time.
-    #[serde(flatten)]
-    proof: bnb::Proof,
-}
-
-/// The root phase: the initial tour, the Held–Karp ascent and the cutting
-/// planes, before the search.
-#[derive(Serialize)]
-struct RootPhase {
-    secs: f64,
-    /// A signal or the time limit stopped it: the search did not start,
-    /// and the bound is the best the root reached by then.
-    stopped: bool,
-}
+use crate::report::{report, write};
 
 pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error> {
     let mut cfg = RunConfig::with_defaults(&args.run, crate::config::app("tsp").defaults)?;
@@ -75,22 +28,22 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     // nodes on, minutes from 500.
     crate::run::catch_signals();
     let expected = args.expect;
-    let (tsp, seed) = match (&args.file, &args.random) {
+    let (problem, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
             let path = Path::new(file);
-            let tsp = tsplib::read_file(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
+            let problem = tsplib::read_file(path).map_err(|e| err!("{}: {e}", escape_path(path)))?;
             cfg.bind_input(path);
-            (tsp, None)
+            (problem, None)
         }
         (None, Some(n)) => {
             let (n, seed) = (*n, args.instance_seed);
-            let mut tsp = Tsp::random_euclidean(n, 1000.0, seed);
-            tsp.name = format!("random{n}-{seed}");
-            (tsp, Some(seed))
+            let mut problem = Tsp::random_euclidean(n, 1000.0, seed);
+            problem.name = format!("random{n}-{seed}");
+            (problem, Some(seed))
         }
         _ => return Err(err!("give a TSPLIB file or --random N (not both)")),
     };
-    let n = tsp.n();
+    let n = problem.n();
     let params = AscentParams::for_n(n);
     // The root phase (initial tour, Held–Karp ascent, cutting-plane LP)
     // asks for a signal and the deadline between its steps. Not on MPI:
@@ -105,7 +58,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         );
     }
     let root_started = Instant::now();
-    let search = TspSearch::with_params_until(&tsp, params, !args.no_heuristic, &poll);
+    let search = TspSearch::with_params_until(&problem, params, !args.no_heuristic, &poll);
     let initial = search.incumbent.best();
     let root_bound = search.root_bound_until(&poll);
     let search_cuts = search.root_cuts();
@@ -115,15 +68,15 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         // Stopped before the search: the root, open, with its bound.
         let open = OpenBounds::new(Sense::Minimize);
         open.record(root_bound);
-        let ProvenBound { proven_optimal, bound, gap } = open.prove_incumbent(&search.incumbent, true);
         let improvements = initial.map(|value| bnb::Improvement { secs: 0.0, value }).into_iter().collect();
-        let proof = bnb::Proof { proven_optimal, bound, gap, deterministic: cfg.deterministic, improvements };
+        let proof =
+            bnb::Proof::new(open.prove_incumbent(&search.incumbent, true), cfg.deterministic, improvements);
         let reason = root_limit.stop_reason().unwrap_or(StopReason::Requested);
         (RunStats::default(), BnbStats::default(), Some(reason), proof, None)
     } else {
         let seq = args
             .compare_seq
-            .then(|| bnb::sequential(&TspSearch::with_params(&tsp, params, !args.no_heuristic)));
+            .then(|| Sequential::run(&TspSearch::with_params(&problem, params, !args.no_heuristic)));
         let Some(bnb::BnbRan { ran: outcome, proof }) = bnb::run(&search, &search.incumbent, &cfg, "nodes")?
         else {
             return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
@@ -139,108 +92,33 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         }
         return Err(err!("no tour contains all the fixed edges of the instance"));
     };
-    let verified = is_permutation(&tour, n) && tsp.tour_length(&tour) == Some(length);
-    if !verified {
+    if !is_permutation(&tour, n) || problem.tour_length(&tour) != Some(length) {
         return Err(err!("internal error: the reported tour {tour:?} does not have length {length}"));
     }
     let dp = if args.dp {
-        if n > HELD_KARP_MAX_N || !tsp.fixed_edges.is_empty() {
+        if n > HELD_KARP_MAX_N || !problem.fixed_edges.is_empty() {
             return Err(err!(
                 "--dp: the Held–Karp check takes at most {HELD_KARP_MAX_N} nodes and no fixed edges"
             ));
         }
-        held_karp(&tsp).map(|(l, _)| l)
+        held_karp(&problem).map(|(l, _)| l)
     } else {
         None
     };
 
-    let mut ok = true;
-    let mut line = Line::new("length", length).note("optimal tour length");
-    if !proof.proven_optimal {
-        line = proof.value_line("length", Some(length), treelb::Sense::Minimize);
-    } else if interrupted {
-        line = line.note("proven at the interruption: no open node could hold a shorter tour");
-    } else if let Some(e) = expected {
-        ok &= e == length;
-        line = line.note(if e == length {
-            format!("expected: {e} ✓")
-        } else {
-            format!("MISMATCH: expected {e}")
-        });
-    }
-    if let Some(d) = dp.filter(|_| !interrupted) {
-        ok &= d == length;
-        line = line.note(if d == length {
-            format!("Held–Karp DP: {d} ✓")
-        } else {
-            format!("MISMATCH: Held–Karp DP {d}")
-        });
-    }
-    let mut lines = vec![
-        line,
-        Line::new("tour", bnb::one_based(&tour))
-            .note(format!("1-based; verified: a permutation of the {n} nodes, of length {length}")),
-    ];
-    if let Some(b) = root_bound {
-        lines.push(Line::new("root bound", b).note(match search_cuts {
-            _ if root_stopped => "the best 1-tree bound when the root phase was stopped".to_string(),
-            Some(c) => format!(
-                "1-tree bound with {} comb and {} subtour inequalities (Held–Karp alone: {})",
-                c.combs,
-                c.subtours,
-                (c.held_karp - 1e-6 * c.held_karp.abs().max(1.0)).ceil()
-            ),
-            None => "Held–Karp 1-tree bound".to_string(),
-        }));
-    }
-    if root_stopped {
-        lines.push(
-            Line::new("root phase", format!("stopped after {root_secs:.3} s")).note(
-                "initial tour, Held–Karp ascent and cutting planes cut short; the search did not start",
-            ),
-        );
-    }
-    lines.push(match initial {
-        Some(i) => Line::new("initial tour", i).note("iterated 2-opt + Or-opt from nearest-neighbour tours"),
-        None => Line::new("initial tour", "none").note("--no-heuristic"),
-    });
-    lines.extend(bnb::node_lines(&stats, seq.as_ref()));
     let seq_secs = seq.as_ref().map(|s| s.wall_secs);
-    let title = match (&args.file, seed) {
-        (Some(file), _) => {
-            let kind = tsp.weight_type.map(|t| t.to_string()).unwrap_or_default();
-            let format = tsp.weight_format.map(|f| format!(" {f}")).unwrap_or_default();
-            format!("TSP — {file} ({n} nodes, {kind}{format})")
-        }
-        (None, s) => format!("TSP — {n} random points in [0, 1000]², EUC_2D, seed {}", s.unwrap_or_default()),
+    let root = Root {
+        bound: root_bound,
+        cuts: search_cuts,
+        initial,
+        phase: RootPhase { secs: root_secs, stopped: root_stopped },
     };
-    let instance = Instance {
-        file: args.file.clone(),
-        name: tsp.name.clone(),
-        nodes: n,
-        edge_weight_type: tsp.weight_type.map(|t| t.to_string()),
-        edge_weight_format: tsp.weight_format.map(|f| f.to_string()),
-        fixed_edges: tsp.fixed_edges.len(),
-        random_seed: seed,
-    };
-    let answer = Answer {
-        length,
-        tour: heuristic::normalise(tour).iter().map(|v| v + 1).collect(),
-        verified,
-        root_bound,
-        root_cuts: search_cuts,
-        initial_tour: initial,
-        expected_length: expected,
-        dp_length: dp,
-        branched: stats.branched,
-        pruned: stats.pruned,
-        sequential: seq,
-        root_phase: RootPhase { secs: root_secs, stopped: root_stopped },
-        proof,
-    };
-    Report::new("tsp", title, instance, answer, lines, "nodes", &cfg, outcome_stats, stopped)
-        .with_sequential(seq_secs)
-        .write(cfg.json, out)?;
+    let searched = Searched { stats, proof, sequential: seq, interrupted };
+    let instance = tsp::Instance::new(&problem, args.file.clone(), seed);
+    let answered = tsp::answer(instance, (length, tour), root, searched, expected, dp);
+    let ok = answered.ok;
+    let report = report("tsp", answered, "nodes", &cfg, outcome_stats, stopped).with_sequential(seq_secs);
+    write(&report, cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
@@ -248,10 +126,4 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
         eprintln!("treelb: error: tour length {length} does not match the expected one");
     }
     Ok(ok.into())
-}
-
-fn is_permutation(tour: &[u32], n: usize) -> bool {
-    let mut seen = vec![false; n];
-    tour.len() == n
-        && tour.iter().all(|&v| (v as usize) < n && !std::mem::replace(&mut seen[v as usize], true))
 }

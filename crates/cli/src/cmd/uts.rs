@@ -2,13 +2,13 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, TreeType, Uts, UtsResult};
+use treelb_apps::report::uts::{self, format_size};
+use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, TreeType, Uts};
 
 use super::Status;
 use crate::args::UtsArgs;
 use crate::config::{Error, RunConfig, err};
-use crate::report::{Line, Report};
+use crate::report::{report, write};
 
 /// The sample tree run when neither `--tree` nor parameters are given.
 pub(crate) const DEFAULT_TREE: &str = "T1";
@@ -16,36 +16,14 @@ pub(crate) const DEFAULT_TREE: &str = "T1";
 /// Without `--max-nodes`, trees of more nodes than this (published, or
 /// expected over the random root state), or of more SHA-1 evaluations, are
 /// refused before the run.
-pub(crate) const DEFAULT_SIZE_LIMIT: f64 = 1e11;
+const DEFAULT_SIZE_LIMIT: f64 = 1e11;
 
-/// Looks a sample tree up by name, ignoring case.
+/// The sample tree `name` (ignoring case).
 pub(crate) fn sample(name: &str) -> Result<&'static SampleTree, Error> {
-    SAMPLE_TREES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+    SampleTree::find(name).ok_or_else(|| {
         let names: Vec<_> = SAMPLE_TREES.iter().map(|t| t.name).collect();
         err!("unknown sample tree `{name}` (known: {})", names.join(", "))
     })
-}
-
-/// The parameters of a sample tree.
-pub(crate) fn sample_params(tree: &SampleTree) -> Params {
-    Params::from_uts_str(tree.flags).expect("sample tree flags are valid")
-}
-
-#[derive(Serialize)]
-struct Instance<'a> {
-    sample: Option<&'a str>,
-    flags: String,
-    params: Params,
-    /// The expected number of nodes over the random root state (`null`
-    /// where it is infinite).
-    expected_nodes: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct Answer {
-    #[serde(flatten)]
-    result: UtsResult,
-    published_nodes: Option<u64>,
 }
 
 pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -60,13 +38,13 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     let flags = args.reference_flags();
     let (tree, params) = if flags.is_empty() {
         let tree = sample(args.tree.as_deref().unwrap_or(DEFAULT_TREE))?;
-        (Some(tree), sample_params(tree))
+        (Some(tree), tree.params())
     } else {
         (None, Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))?)
     };
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
     // Parameters given as flags that are a sample tree's: its published size.
-    let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| sample_params(t) == params));
+    let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| t.params() == params));
     let expected_nodes = params.expected_nodes();
     check_size(&params, tree, expected_nodes, cfg.max_nodes.is_some())?;
     let expected = tree.map(|t| t.nodes);
@@ -77,57 +55,16 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
-    let title = match tree {
-        Some(t) => format!("UTS {} — {} ({})", t.name, t.description, shown_flags),
-        None => format!("UTS — {} tree ({})", params.tree_type, shown_flags),
-    };
-    let mut nodes = Line::new("nodes", result.nodes);
-    let mut matches = true;
-    if let Some(t) = tree.filter(|_| interrupted) {
-        nodes = nodes.note(format!("partial: the published tree has {}", t.nodes));
-    } else if let Some(t) = tree {
-        matches = t.nodes == result.nodes;
-        nodes = nodes.note(if matches {
-            format!("published: {} ✓", t.nodes)
-        } else {
-            format!("MISMATCH: published {}", t.nodes)
-        });
-    }
-    let mut lines = vec![nodes, Line::new("leaves", result.leaves), Line::new("max depth", result.max_depth)];
-    // What the parameters predict informs where no count is published; a
-    // published tree is one draw of the random root state, and its count
-    // is the one to check.
-    if tree.is_none() {
-        lines.push(
-            Line::new("expected", format_size(expected_nodes))
-                .note("the mean size over the random root state"),
-        );
-    }
-    let answer = Answer { result, published_nodes: expected };
-    let instance = Instance {
-        sample: tree.map(|t| t.name),
-        flags: shown_flags,
-        params,
-        expected_nodes: expected_nodes.is_finite().then_some(expected_nodes),
-    };
-    Report::new("uts", title, instance, answer, lines, "nodes", &cfg, outcome.stats, stopped)
-        .write(cfg.json, out)?;
+    let answered = uts::answer(tree, params, shown_flags, result, interrupted);
+    let ok = answered.ok;
+    write(&report("uts", answered, "nodes", &cfg, outcome.stats, stopped), cfg.json, out)?;
     if interrupted {
         return Ok(super::interrupted(&cfg, stopped, units, "nodes"));
     }
-    if !matches {
+    if !ok {
         eprintln!("treelb: error: the tree has {} nodes, the published count is {expected:?}", result.nodes);
     }
-    Ok(matches.into())
-}
-
-/// A tree size for people: `4130071 nodes`, `1.40e30 nodes`, `infinite`.
-fn format_size(nodes: f64) -> String {
-    match nodes {
-        n if !n.is_finite() => "infinite".to_owned(),
-        n if n < 1e9 => format!("{n:.0} nodes"),
-        n => format!("{n:.2e} nodes"),
-    }
+    Ok(ok.into())
 }
 
 /// Refuses trees that would run unboundedly: a binomial part with q·m ≥ 1
