@@ -319,12 +319,15 @@ mod tests {
 
         /// What the local search reports is a clique, at least as large as
         /// its start and never smaller after more moves; its bookkeeping
-        /// (`miss`, the add and swap sets) matches the clique it holds.
+        /// (`miss`, the add and swap sets) matches the clique it holds;
+        /// with penalties or without (a delay of 1).
         #[test]
-        fn the_local_search_finds_cliques(n in 1usize..150, p in 0.05f64..0.98, seed in any::<u64>(), moves in 0u64..3000) {
+        fn the_local_search_finds_cliques(
+            n in 1usize..150, p in 0.05f64..0.98, seed in any::<u64>(), moves in 0u64..3000, delay in 1u32..4,
+        ) {
             let (adj, words) = random(n, p, seed);
             let has = |a: usize, b: usize| adj[a * words + b / WORD] >> (b % WORD) & 1 == 1;
-            let mut ls = LocalSearch::new(&adj, n, words, &[0], seed);
+            let mut ls = LocalSearch::new(&adj, n, words, &[0], seed).with_penalty_delay(delay);
             let mut size = 1;
             for _ in 0..3 {
                 ls.run(&adj, moves);
