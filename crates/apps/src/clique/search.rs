@@ -1433,6 +1433,7 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// classes bounds the root either way). A child's bound is never above its
 /// parent's.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the node's parts and the scratch, borrowed apart
 fn branch<W: Width>(
     width: W,
     matrix: &BitMatrix,
