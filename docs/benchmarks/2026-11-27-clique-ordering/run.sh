@@ -7,7 +7,7 @@
 # on `tr -d '\r'` copies of the same files, where CLISAT is set.
 #
 #   BASE=/tmp/treelb-base NEW=target/release/treelb CLISAT=/tmp/clisat/CliSAT \
-#     docs/benchmarks/2026-11-28-clique-ordering/run.sh
+#     docs/benchmarks/2026-11-27-clique-ordering/run.sh
 set -u
 DIR=${INSTANCES:-/work/shared/instances/clique}
 BASE=${BASE:?the treelb binary before the change}
