@@ -37,6 +37,8 @@ pub(crate) enum Command {
     ///
     /// Either a sample tree by name (--tree T1; the default) or the reference
     /// code's parameters (-t -b -r -m -q -a -d -f -g).
+    // `-q` is the reference code's q here: `--quiet` keeps only its long name.
+    #[command(mut_arg("quiet", |a| a.short(None)))]
     Uts(Box<UtsArgs>),
     /// Count the solutions of the N-Queens problem on an N×N board.
     Nqueens(NqueensArgs),
@@ -889,6 +891,29 @@ pub(crate) mod parse {
                 super::duration("5 parsecs"),
                 Err(format!("`parsecs` is not a unit of time: expects {format}"))
             );
+        }
+
+        /// No short flag means two things in one command: UTS's `-q` is
+        /// its q, not `--quiet` (clap checks this only where debug
+        /// assertions are on; this test checks it in every build).
+        #[test]
+        fn no_short_flag_is_defined_twice_in_a_command() {
+            let command = crate::args::command();
+            command.clone().debug_assert();
+            let nested = command.get_subcommands().flat_map(|s| s.get_subcommands());
+            for sub in command.get_subcommands().chain(nested) {
+                let mut shorts: Vec<char> = sub.get_arguments().filter_map(|a| a.get_short()).collect();
+                let n = shorts.len();
+                shorts.sort_unstable();
+                shorts.dedup();
+                assert_eq!(shorts.len(), n, "`treelb {}` defines a short flag twice", sub.get_name());
+            }
+            let uts = command.find_subcommand("uts").unwrap();
+            let q: Vec<_> =
+                uts.get_arguments().filter(|a| a.get_short() == Some('q')).map(|a| a.get_id()).collect();
+            assert_eq!(q, ["q"]);
+            let nqueens = command.find_subcommand("nqueens").unwrap();
+            assert!(nqueens.get_arguments().any(|a| a.get_short() == Some('q') && a.get_id() == "quiet"));
         }
 
         /// Each application's help names its own defaults and offers only
