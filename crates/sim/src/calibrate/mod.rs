@@ -29,6 +29,10 @@
 //!   --oversubscribe`) on the same trees, and predicts 1,024 and 16,384
 //!   PEs on a crossbar and a 3-D torus. [`Prediction::markdown`] writes
 //!   the table.
+//! * [`blind`] separates the two in time: forecasts frozen into a file
+//!   (and committed) before the runs, then the runs measured against that
+//!   file's hash, with error figures beside naive forecasts and verdicts
+//!   against tolerances fixed in the file.
 //!
 //! With more PEs than cores the simulated PEs share C cores ([`Cores`]):
 //! the threads runtime's PEs run to idle on the pool's threads, MPI ranks
