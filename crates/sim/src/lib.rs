@@ -98,6 +98,7 @@ pub mod replay;
 #[cfg(feature = "report")]
 pub mod reproduce;
 pub mod run;
+mod stats;
 pub mod sweep;
 pub mod utilization;
 pub mod workload;

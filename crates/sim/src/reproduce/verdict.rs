@@ -33,11 +33,6 @@ pub struct Check {
     pub informational: bool,
 }
 
-/// Two-sided 95 % quantiles of Student's t distribution for 1 to 10
-/// degrees of freedom; beyond 10 the table's last entry (t decreases with
-/// the degrees of freedom, so the interval errs on the wide side).
-const T95: [f64; 10] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
-
 /// A least-squares slope with its 95 % confidence interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Slope {
@@ -75,7 +70,7 @@ impl Slope {
         }
         let rss: f64 = pts.iter().map(|p| (p.1 - my - slope * (p.0 - mx)).powi(2)).sum();
         let se = (rss / (nf - 2.0) / sxx).sqrt();
-        let t = T95[(n - 3).min(T95.len() - 1)];
+        let t = crate::stats::t95(n - 2);
         Slope { slope, half_width: t * se, points: n }
     }
 
