@@ -94,9 +94,7 @@ fn counts(flag: &str, list: &str) -> Result<Vec<usize>, Error> {
 /// Runs `treelb sim predict`.
 pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
     crate::outputs::check_in_new_folder("--out", &a.out)?;
-    let text = std::fs::read(&a.calibration).map_err(|e| err!("{}: {e}", a.calibration.display()))?;
-    let cal: Calibration = serde_json::from_slice(&text)
-        .map_err(|e| err!("{}: not a calibration of `treelb sim calibrate`: {e}", a.calibration.display()))?;
+    let cal = read_calibration("--calibration", &a.calibration)?;
     let ranks = match a.ranks.as_deref() {
         None if cal.t_rout_mpi.is_some() => vec![2, 4, 8],
         None | Some("none") => Vec::new(),
