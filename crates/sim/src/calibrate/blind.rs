@@ -466,14 +466,7 @@ pub fn measure(
                     source: "calibration".into(),
                 },
                 _ => {
-                    let mut best: Option<Measured> = None;
-                    for _ in 0..repeat {
-                        let (m, _) = s.threads(1, Strategy::RandomPolling)?;
-                        if best.is_none_or(|b| m.wall < b.wall) {
-                            best = Some(m);
-                        }
-                    }
-                    let m = best.expect("at least one run");
+                    let m = super::predict::fastest(repeat, || Ok(s.threads(1, Strategy::RandomPolling)?.0))?;
                     Baseline { app: app.clone(), nodes: m.nodes, t1: m.wall, source: "measured".into() }
                 }
             };
@@ -514,10 +507,7 @@ pub fn measure(
     checked.sort_by_key(|r| cases.iter().position(|c| *c == r.forecast.case));
     let cores = super::cores();
     let figures = figures(&checked, cores, &forecasts.tolerances);
-    let load = match (load_before, load_average()) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    };
+    let load = super::highest_load(load_before);
     Ok(Checking { sha256, forecasts_file: None, forecasts, cores, baselines, checked, figures, load })
 }
 

@@ -259,6 +259,15 @@ fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
+/// The higher of `before` and the load average now, whichever is known: the
+/// highest load seen around a measurement.
+fn highest_load(before: Option<f64>) -> Option<f64> {
+    match (before, load_average()) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
 /// The cores this process may use.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

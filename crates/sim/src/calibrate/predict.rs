@@ -230,7 +230,10 @@ pub struct Prediction {
 }
 
 /// The fastest of `repeat` runs (by wall time).
-fn fastest(repeat: u32, mut run: impl FnMut() -> Result<Measured, Error>) -> Result<Measured, Error> {
+pub(super) fn fastest(
+    repeat: u32,
+    mut run: impl FnMut() -> Result<Measured, Error>,
+) -> Result<Measured, Error> {
     let mut best = run()?;
     for _ in 1..repeat {
         let m = run()?;
@@ -303,9 +306,6 @@ pub fn predict(
             Ok(())
         })??;
     }
-    let load = match (load_before, load_average()) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    };
+    let load = super::highest_load(load_before);
     Ok(Prediction { rows, scaling, ranks: cfg.ranks.clone(), repeat: cfg.repeat, load })
 }
