@@ -127,6 +127,7 @@ where
         stats: PeStats { pe: g, work_units: units, ..PeStats::default() },
         probes: 0,
         owed: 0,
+        queried: false,
         since: Instant::now(),
         scratch: Vec::new(),
         notes: Vec::new(),
@@ -176,6 +177,9 @@ struct Pe<'a, C: Codec> {
     /// Answers this PE is owed: to its request, its load queries, its
     /// look-up at the hub.
     owed: usize,
+    /// A load query arrived since the idle loop last looked: a busy PE
+    /// waits for this PE's answer before it can push ([`Pe::find_work`]).
+    queried: bool,
     since: Instant,
     scratch: Vec<u8>,
     /// The computation's notes on their way out (reused).
@@ -309,10 +313,24 @@ where
         // Between attempts: escalates over the whole idle phase, so a PE
         // that keeps hearing "no work" ends up sleeping. Waiting for an
         // answer it is owed: yields rather than sleeps.
+        //
+        // A load query starts the escalation again. Under the pushing
+        // strategies an idle PE asks nobody and waits for a push, and the
+        // busy PE that would push to it has one round of load queries out
+        // at a time: it pushes only once this PE has answered. A PE that
+        // slept up to `MAX_SLEEP` between probes would hold every pusher's
+        // round for that long, and the pushes would come at that pace
+        // instead of one round trip's; asked, the PE spins and yields
+        // again, so the answer and then the push are taken in at once. A
+        // PE that nobody asks still ends up sleeping.
         let mut between = Waiter::new(Patience::RETRY);
         let mut answer = Waiter::new(Patience::REPLY);
+        self.queried = false;
         loop {
             let activity = self.poll(None);
+            if std::mem::take(&mut self.queried) {
+                between = Waiter::new(Patience::RETRY);
+            }
             if self.stopped() {
                 // Decided: what arrived (and was counted) is dropped, the
                 // central pool's pieces too.
@@ -465,7 +483,10 @@ where
                     }
                     live.then_some(Message::Answer { from, piece: None })
                 }
-                LOAD_QUERY => Some(Message::LoadQuery { from }),
+                LOAD_QUERY => {
+                    self.queried = true;
+                    Some(Message::LoadQuery { from })
+                }
                 LOAD => {
                     self.owed -= 1;
                     let load: u64 = self.decode_value(&bytes, from);
