@@ -156,7 +156,7 @@ pub(crate) struct ReproduceArgs {
     /// Where to write README.md, the plots and data.json
     #[arg(long, value_name = "DIR", default_value = "docs/reproductions")]
     pub(crate) out: PathBuf,
-    /// Smaller sweeps (about a minute), same conclusions
+    /// Smaller sweeps (about a minute): the same headline verdicts; checks the smaller ranges cannot decide are marked undecided (?)
     #[arg(long)]
     pub(crate) quick: bool,
     /// Never show a progress bar

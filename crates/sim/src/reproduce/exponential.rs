@@ -50,18 +50,19 @@ impl ExpCurve {
         p.powf((l + 1.0) / l) * p.ln().powf((l + 1.0) / 2.0)
     }
 
-    /// W/shape at the largest p found ÷ at the first p ≥ `from`.
-    pub fn shape_ratio(&self, from: u32) -> f64 {
-        let pts: Vec<(u32, f64)> = self
+    /// The log power of W_exp / p^((ℓ+1)/ℓ): the slope of its logarithm
+    /// against ln ln p over every p found (Theorem 3: (ℓ+1)/2).
+    pub fn log_power(&self) -> Slope {
+        let l = self.levels as f64;
+        let pts: Vec<(f64, f64)> = self
             .exponential
             .iter()
-            .filter(|t| consumers(t) >= from)
-            .filter_map(|t| t.work.map(|w| (consumers(t), w as f64 / self.shape(f64::from(consumers(t))))))
+            .filter_map(|t| {
+                let p = f64::from(consumers(t));
+                t.work.map(|w| (p.ln().ln(), (w as f64 / p.powf((l + 1.0) / l)).ln()))
+            })
             .collect();
-        match (pts.first(), pts.last()) {
-            (Some(a), Some(b)) if b.0 > a.0 => b.1 / a.1,
-            _ => f64::NAN,
-        }
+        Slope::fit(&pts)
     }
 
     /// (p, W exponential / W equal) where both were found.
@@ -77,8 +78,9 @@ impl ExpCurve {
 /// The claims of reproduction 11 and their tolerances.
 #[derive(Clone, Copy, Debug)]
 pub struct ExpClaims {
-    /// W / Theorem 3's shape may change by at most this factor either way.
-    pub band: f64,
+    /// Added to Theorem 3's log power (ℓ+1)/2 (0; a negative control
+    /// feeds ±1, the claim off by one log factor).
+    pub log_power_offset: f64,
     /// The root degree of three levels: c·p^(1/3)·ln p with this c.
     pub root_constant: f64,
     /// … within this factor either way.
@@ -87,7 +89,7 @@ pub struct ExpClaims {
 
 impl Default for ExpClaims {
     fn default() -> Self {
-        ExpClaims { band: std::f64::consts::SQRT_2, root_constant: ROOT_DEGREE_CONSTANT, root_band: 2.0 }
+        ExpClaims { log_power_offset: 0.0, root_constant: ROOT_DEGREE_CONSTANT, root_band: 2.0 }
     }
 }
 
@@ -101,29 +103,37 @@ impl MultiExp {
     pub fn verdict_against(&self, claims: &ExpClaims) -> Verdict {
         let mut v = Verdict::default();
         for c in &self.curves {
-            v.push(Check::band(
-                &format!(
-                    "ℓ = {}, exponential subtasks: W ∝ p^{:.2}·(log p)^{:.1} (Theorem 3)",
-                    c.levels,
-                    (c.levels as f64 + 1.0) / c.levels as f64,
-                    (c.levels as f64 + 1.0) / 2.0
-                ),
-                &format!("W/shape at the largest p ÷ at p = 2^{}", EXP_FROM.trailing_zeros()),
-                c.shape_ratio(EXP_FROM),
-                1.0 / claims.band,
-                claims.band,
-            ));
-            let pen = c.penalty();
-            let grows = match (pen.first(), pen.last()) {
-                (Some(a), Some(b)) if b.0 > a.0 => b.1 / a.1,
-                _ => f64::NAN,
+            let l = c.levels as f64;
+            let claimed = (l + 1.0) / 2.0 + claims.log_power_offset;
+            let alternatives = [claimed - 1.0, claimed + 1.0];
+            // A slope with its interval needs three p (the full scale has
+            // four per ℓ; the reduced ones say that they cannot decide).
+            let mut fitted = |claim: String, what: &str, fit: Slope| {
+                if fit.points >= 3 && fit.half_width.is_finite() {
+                    v.push(Check::exponent(&claim, what, fit, claimed, &alternatives));
+                } else {
+                    v.push(Check::undecidable(
+                        &claim,
+                        &format!("{} p measured: a log power with its interval needs three", fit.points),
+                        &format!(
+                            "{} inside the interval, {} and {} outside",
+                            verdict::num(claimed),
+                            verdict::num(alternatives[0]),
+                            verdict::num(alternatives[1])
+                        ),
+                    ));
+                }
             };
-            v.push(Check::at_least(
-                &format!("ℓ = {}: exponential sizes cost a growing (log) factor over equal ones", c.levels),
-                "W_exp/W_equal at the largest p ÷ at the smallest",
-                grows,
-                1.0,
-            ));
+            fitted(
+                format!(
+                    "ℓ = {}, exponential subtasks: W ∝ p^{:.2}·(log p)^{} (Theorem 3)",
+                    c.levels,
+                    (l + 1.0) / l,
+                    verdict::num(claimed)
+                ),
+                &format!("log power of W/p^{:.2} against ln ln p", (l + 1.0) / l),
+                c.log_power(),
+            );
         }
         let row = &self.three;
         let p = f64::from(row.p);
@@ -162,9 +172,6 @@ impl MultiExp {
         v
     }
 }
-
-/// The first p of the shape checks of reproduction 11.
-pub const EXP_FROM: u32 = 1 << 6;
 
 /// Runs reproduction 11.
 pub fn multi_exponential(scale: Scale, obs: &mut dyn Observer) -> MultiExp {
@@ -312,13 +319,40 @@ pub(super) fn section(w: &mut String, m: &MultiExp) {
     let _ = writeln!(
         w,
         "\nBest root fan-out between the grid points (parabola through the least work and its \
-         neighbours): {}.\n\n{}\nTolerances: W/shape within a factor √2 either way from p = 2^{} \
-         to the largest p; the root degree of three levels within a factor 2 of section 4c's \
-         constant times p^(1/3)·ln p (where that prediction fits in the grid, at most p/4; at \
-         smaller p, as in `--quick`, the check is that the widest root wins), and at least \
-         1.5 p^(1/3).\n",
+         neighbours): {}.\n\n{}\nTolerances: a log power is the least-squares slope of \
+         ln(W/p^((ℓ+1)/ℓ)) against ln ln p over every p of the table (section 4b finds \
+         no log factor with equal subtasks, so the ratio column carries the same one), with its 95 % interval (Student's t): Theorem 3's (ℓ+1)/2 must lie inside it \
+         and the claim off by one log factor, (ℓ+1)/2 ± 1, outside; with fewer than three p \
+         (the reduced scales) the check is undecided. The root degree of three levels within \
+         a factor 2 of section 4c's constant times p^(1/3)·ln p (where that prediction fits \
+         in the grid, at most p/4; at smaller p, as in `--quick`, the check is that the \
+         widest root wins), and at least 1.5 p^(1/3).\n",
         row.vertex().map_or("at the edge of the grid".to_owned(), |x| format!("{x:.0}")),
         m.verdict().markdown(),
-        EXP_FROM.trailing_zeros()
     );
+    let _ = writeln!(w, "{}", negative_controls(m));
+}
+
+/// The log-power checks against Theorem 3's claim off by one log factor
+/// either way, on the same data: each should not pass.
+pub fn negative_controls(m: &MultiExp) -> String {
+    let mut s = String::from(
+        "**Negative controls**, the same data against a log power one lower and one higher \
+         than Theorem 3's (a check that passed them could not see a log factor):\n\n\
+         | claim fed in | check | measured | |\n|---|---|---|---|\n",
+    );
+    for offset in [-1.0, 1.0] {
+        let v = m.verdict_against(&ExpClaims { log_power_offset: offset, ..ExpClaims::default() });
+        for c in v.checks.iter().filter(|c| c.claim.contains("(log p)^")) {
+            let _ = writeln!(
+                s,
+                "| (ℓ+1)/2 {} 1 | {} | {} | {} |",
+                if offset < 0.0 { "−" } else { "+" },
+                c.claim,
+                c.measured,
+                c.mark()
+            );
+        }
+    }
+    s
 }

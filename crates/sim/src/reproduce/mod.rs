@@ -56,7 +56,8 @@ pub use verdict::{Check, Outcome, Slope, Verdict};
 pub enum Scale {
     /// The sizes of the papers (minutes).
     Full,
-    /// Smaller sweeps, same conclusions (about a minute).
+    /// Smaller sweeps (about a minute): the same headline verdicts, with
+    /// the checks that the smaller ranges cannot decide marked undecided.
     Quick,
     /// For tests (seconds).
     Tiny,

@@ -273,14 +273,30 @@ impl Multi {
             ));
         }
         // A slope with a confidence interval needs three p at least (the
-        // full scale's; the quick and test scales have one).
+        // full scale's; the quick and test scales have one, and say that
+        // they cannot decide).
+        let claim = "root degree ∝ √(p log p) (Theorem 4, ℓ = 2)";
         if per_sqrt.len() >= 3 {
             v.push(Check::exponent(
-                "root degree ∝ √(p log p) (Theorem 4, ℓ = 2)",
+                claim,
                 "log power of p₁*/√p against ln ln p",
                 Slope::fit(&per_sqrt),
                 log_power,
                 &[log_power - 0.5, log_power + 0.5],
+            ));
+        } else {
+            v.push(Check::undecidable(
+                claim,
+                &format!(
+                    "optimum between the grid points at {} p: a log power with its interval needs three (the full scale measures them)",
+                    per_sqrt.len()
+                ),
+                &format!(
+                    "{} inside the interval, {} and {} outside",
+                    verdict::num(log_power),
+                    verdict::num(log_power - 0.5),
+                    verdict::num(log_power + 0.5)
+                ),
             ));
         }
         v

@@ -186,6 +186,29 @@ impl Check {
         }
     }
 
+    /// A claim the measured range cannot decide at all (a smaller scale
+    /// than the one that decides it, too few points for an interval):
+    /// shown as "?" with the reason, counted as not passed.
+    ///
+    /// ```
+    /// use treelb_sim::reproduce::{Check, Verdict, Outcome};
+    /// let mut v = Verdict::default();
+    /// v.push(Check::at_most("overhead bounded", "max ratio", 1.8, 4.0));
+    /// v.push(Check::undecidable("root ∝ √(p log p)", "one p measured", "three p at least"));
+    /// assert_eq!(v.outcome(), Outcome::Partly);
+    /// assert!(v.checks[1].undecided && !v.checks[1].pass);
+    /// ```
+    pub fn undecidable(claim: &str, measured: &str, criterion: &str) -> Check {
+        Check {
+            claim: claim.to_owned(),
+            measured: measured.to_owned(),
+            criterion: criterion.to_owned(),
+            pass: false,
+            undecided: true,
+            informational: false,
+        }
+    }
+
     /// The same check marked as holding by construction: shown, but not
     /// counted for or against the reproduction.
     pub fn informational(self) -> Check {
@@ -207,7 +230,7 @@ impl Check {
 }
 
 /// A number as the report prints it: three significant digits.
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
