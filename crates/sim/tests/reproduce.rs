@@ -212,10 +212,20 @@ fn verdicts_pass_and_a_wrong_constant_fails_them() {
     );
     assert_eq!(fv.checks.iter().filter(|c| c.undecided).count(), 1, "{}", show(&fv));
 
-    let a = reproduce::allocation(Scale::Tiny, &mut Quiet);
-    assert!(a.verdict().passed(), "{}", show(&a.verdict()));
-    // Two choices with log 2 in the numerator instead of the denominator.
-    assert!(!a.verdict_against(&[(Placement::Uniform(2), 2f64.ln() * 4.0)]).passed());
+    // The allocation's fits need p up to 2^20 (the quick sweep, five
+    // trials a point).
+    let a = reproduce::allocation(Scale::Quick, &mut Quiet);
+    let av = a.verdict();
+    let check = |v: &reproduce::Verdict, claim: &str| {
+        v.checks.iter().find(|c| c.claim.starts_with(claim)).cloned().unwrap_or_else(|| panic!("{claim}"))
+    };
+    for claim in ["random placement", "3-choice", "always-go-left d=3", "always-go-left is below"] {
+        assert!(check(&av, claim).pass, "{claim}: {}", show(&av));
+    }
+    // Two choices with log 2 in the numerator instead of the denominator,
+    // three choices with no growth at all.
+    let wrong = a.verdict_against(&[(Placement::Uniform(2), 2f64.ln() * 4.0), (Placement::Uniform(3), 0.0)]);
+    assert!(!check(&wrong, "2-choice").pass && !check(&wrong, "3-choice").pass, "{}", show(&wrong));
 
     let ml = reproduce::maxload(Scale::Tiny, &mut Quiet);
     assert!(ml.verdict().passed(), "{}", show(&ml.verdict()));
