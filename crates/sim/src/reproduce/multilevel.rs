@@ -265,12 +265,20 @@ impl Multi {
                 (Some(m), Some(b)) => m as f64 / b as f64,
                 _ => f64::NAN,
             };
-            v.push(Check::at_most(
-                &format!("the default tree at p = 2^{} is near the best", row.p.trailing_zeros()),
-                &format!("W(root {default}) / least W"),
-                ratio,
-                1.1,
-            ));
+            // The runtime's default, whose constant is fitted on these
+            // data: shown, not counted for the paper.
+            v.push(
+                Check::at_most(
+                    &format!(
+                        "the runtime's default tree at p = 2^{} is near the best (its constant fitted here)",
+                        row.p.trailing_zeros()
+                    ),
+                    &format!("W(root {default}) / least W"),
+                    ratio,
+                    1.1,
+                )
+                .informational(),
+            );
         }
         // A slope with a confidence interval needs three p at least (the
         // full scale's; the quick and test scales have one, and say that
