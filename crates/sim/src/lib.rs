@@ -87,6 +87,7 @@
 pub mod alloc;
 pub mod calibrate;
 pub mod engine;
+pub mod loggp;
 pub mod maxload;
 pub mod multilevel;
 pub mod platform;
@@ -105,5 +106,5 @@ pub mod workload;
 pub mod ybwc;
 
 pub use engine::{SimConfig, SimReport, simulate};
-pub use platform::{Cores, Costs, Network, Platform};
+pub use platform::{Cores, Costs, Model, Network, Platform};
 pub use workload::{AlphaDist, AlphaModel, AlphaPiece, SimWork};
