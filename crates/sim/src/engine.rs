@@ -16,7 +16,12 @@
 //!   push, or for the end, does nothing).
 //!
 //! A message from PE i to PE j arrives `T_rout · max(1, d(i, j))` after it
-//! is sent ([`Platform::delay`]). The run's hub (the counter of global
+//! is sent ([`Platform::delay`]) under the seeds' model; under LogGP
+//! ([`crate::loggp`]) it leaves through the sender's network interface
+//! after the messages before it, its head travels `L` per hop, and it
+//! arrives when the receiver's interface has taken its bytes in (a
+//! [`Kind::Wire`] event, then the arrival), the ends paying `o_s` and
+//! `o_r`. The run's hub (the counter of global
 //! round robin, the load heap of max-load, the central pool of
 //! master–worker) sits at PE 0 and serves one message per `T_counter`, in
 //! arrival order; every message to and from it travels the network.
@@ -39,7 +44,13 @@
 //! when a busy PE probes, which message waits for the next probe.
 //!
 //! The run ends when no piece is left — on a PE, in a pool, in a message or
-//! at the hub — plus the termination detection delay of the [`Platform`].
+//! at the hub — plus the termination detection delay of the [`Platform`]
+//! under the seeds' model; under LogGP, when the messages of termination
+//! detection have reached every PE ([`loggp::termination`]). Selective
+//! initialization starts after the seeds' constant broadcast delay, or
+//! under LogGP when the broadcast's messages reach each PE
+//! ([`loggp::broadcast`]); with root initialization the first requests
+//! are messages like any other under both.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -421,6 +432,7 @@ pub fn simulate_with<W: SimWork>(
     let mut events = 0u64;
     let mut complete = true;
     let mut t_last = 0;
+    let mut last_pe = 0;
     if sim.live > 0 {
         while let Some(ev) = sim.q.pop() {
             events += 1;
@@ -445,6 +457,9 @@ pub fn simulate_with<W: SimWork>(
             }
             if sim.live == 0 {
                 t_last = now;
+                if let Kind::Done { pe, .. } | Kind::Poll { pe, .. } = ev.kind {
+                    last_pe = pe;
+                }
                 break;
             }
             if events >= cfg.max_events {
@@ -458,7 +473,7 @@ pub fn simulate_with<W: SimWork>(
     let t_par = match (complete, sim.loggp.is_some()) {
         (false, _) => t_last,
         (true, false) => t_last + m.termination_delay(),
-        (true, true) => loggp::termination(&m, &mut sim.nics, t_last),
+        (true, true) => loggp::termination(&m, &mut sim.nics, t_last, last_pe),
     };
     let mut per = Vec::with_capacity(if per_pe { p } else { 0 });
     let mut total = PeStats::default();

@@ -65,6 +65,11 @@
 //! seeds' model keeps its constant `3 ⌈log₂ P⌉ · T_rout`
 //! ([`Platform::termination_delay`]), so that its runs do not move.
 //!
+//! The threads runtime detects termination with one counter of live work
+//! in shared memory instead ([`Detector::Counter`]): the PE that exhausts
+//! the last piece knows at once and wakes the others, one message after
+//! the other.
+//!
 //! The seeds' message costs are the special case `o_s = o_r = L = T_rout`,
 //! `G = 0` ([`LogGp::seeds`]): only start-up and termination differ.
 //!
@@ -88,7 +93,7 @@
 //! // over a path of two tree edges, 2 + 10 + 3 each.
 //! let costs = Costs { model: Model::LogGp(LogGp::uniform(Link { gap_milli: 0, ..link })), ..costs };
 //! let m = Platform::new(4, Network::Crossbar, costs);
-//! assert_eq!(loggp::termination(&m, &mut Nics::new(4), 100), 100 + 4 * 2 * 15);
+//! assert_eq!(loggp::termination(&m, &mut Nics::new(4), 100, 0), 100 + 4 * 2 * 15);
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -145,12 +150,36 @@ pub struct LogGp {
     pub header_bytes: u64,
     /// Bytes of one word of a piece (`s(w)` words a piece).
     pub word_bytes: u64,
+    /// How termination is detected.
+    #[serde(default)]
+    pub detector: Detector,
+}
+
+/// How a run under LogGP detects termination ([module](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Detector {
+    /// The four-counter waves on a binary tree (the MPI runtime,
+    /// `treelb::termination`).
+    #[default]
+    Waves,
+    /// One counter of live work in shared memory (the threads runtime):
+    /// the PE that exhausts the last piece knows at once, and wakes the
+    /// others one after the other, a message each.
+    Counter,
 }
 
 impl LogGp {
     /// One link for every pair of PEs; 16-byte headers and 8-byte words.
     pub fn uniform(link: Link) -> Self {
-        LogGp { inter: link, intra: link, pes_per_node: 1, header_bytes: 16, word_bytes: 8 }
+        LogGp {
+            inter: link,
+            intra: link,
+            pes_per_node: 1,
+            header_bytes: 16,
+            word_bytes: 8,
+            detector: Detector::Waves,
+        }
     }
 
     /// The seeds' message costs in LogGP's terms: `o_s = o_r = L = T_rout`,
@@ -177,6 +206,97 @@ impl LogGp {
     #[inline]
     pub fn bytes(&self, words: u64) -> u64 {
         self.header_bytes + words * self.word_bytes
+    }
+}
+
+impl std::fmt::Display for LogGp {
+    /// One line: the inter-node link, the intra-node one where PEs share
+    /// nodes, and the sizes.
+    ///
+    /// ```
+    /// use treelb_sim::loggp::LogGp;
+    /// assert_eq!(
+    ///     LogGp::seeds(100).to_string(),
+    ///     "LogGP o_s 100 · o_r 100 · L 100/hop · G 0 per byte (ticks) · 16-byte header, 8-byte words"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let link = |l: &Link| {
+            format!("o_s {} · o_r {} · L {}", l.o_send, l.o_recv, l.latency)
+                + &format!(" · G {} per byte", l.gap_milli as f64 / 1000.0)
+        };
+        write!(f, "LogGP {}", link(&self.inter).replacen(" · G", "/hop · G", 1))?;
+        if self.pes_per_node > 1 {
+            write!(f, "; {} PEs a node, within: {}", self.pes_per_node, link(&self.intra))?;
+        }
+        write!(f, " (ticks) · {}-byte header, {}-byte words", self.header_bytes, self.word_bytes)
+    }
+}
+
+/// LogGP parameters given one by one (the command line's): what is not
+/// given comes from the seeds' message costs ([`LogGp::seeds`] of
+/// `T_rout`), the intra-node link from the inter-node one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LogGpParams {
+    /// `o_s`, ticks.
+    pub o_send: Option<Time>,
+    /// `o_r`, ticks.
+    pub o_recv: Option<Time>,
+    /// `L` per hop, ticks.
+    pub latency: Option<Time>,
+    /// `G`, ticks per byte (a multiple of 0.001).
+    pub gap: Option<f64>,
+    /// PEs per node.
+    pub pes_per_node: Option<u32>,
+    /// `L` within a node, ticks.
+    pub intra_latency: Option<Time>,
+    /// `o_s` and `o_r` within a node, ticks.
+    pub intra_overhead: Option<Time>,
+    /// Bytes of a message without a piece.
+    pub header_bytes: Option<u64>,
+    /// Bytes of a word of a piece.
+    pub word_bytes: Option<u64>,
+}
+
+impl LogGpParams {
+    /// Whether nothing is given.
+    pub fn is_empty(&self) -> bool {
+        *self == LogGpParams::default()
+    }
+
+    /// The parameters, the missing ones from `t_rout`; an error names a
+    /// gap that is negative or not a number.
+    ///
+    /// ```
+    /// use treelb_sim::loggp::LogGpParams;
+    /// let g = LogGpParams { gap: Some(0.25), pes_per_node: Some(4), intra_latency: Some(5), ..Default::default() }
+    ///     .build(100)
+    ///     .unwrap();
+    /// assert_eq!((g.inter.o_send, g.inter.latency, g.inter.gap_milli), (100, 100, 250));
+    /// assert_eq!((g.intra.o_send, g.intra.latency, g.pes_per_node), (100, 5, 4));
+    /// assert!(LogGpParams { gap: Some(-1.0), ..Default::default() }.build(100).is_err());
+    /// ```
+    pub fn build(&self, t_rout: Time) -> Result<LogGp, String> {
+        let mut g = LogGp::seeds(t_rout);
+        let inter = &mut g.inter;
+        inter.o_send = self.o_send.unwrap_or(inter.o_send);
+        inter.o_recv = self.o_recv.unwrap_or(inter.o_recv);
+        inter.latency = self.latency.unwrap_or(inter.latency);
+        if let Some(gap) = self.gap {
+            if !(gap.is_finite() && gap >= 0.0) {
+                return Err(format!("the gap per byte must be a number of ticks ≥ 0, got {gap}"));
+            }
+            inter.gap_milli = (gap * 1000.0).round() as Time;
+        }
+        g.intra = g.inter;
+        g.intra.latency = self.intra_latency.unwrap_or(g.intra.latency);
+        if let Some(o) = self.intra_overhead {
+            (g.intra.o_send, g.intra.o_recv) = (o, o);
+        }
+        g.pes_per_node = self.pes_per_node.unwrap_or(1).max(1);
+        g.header_bytes = self.header_bytes.unwrap_or(g.header_bytes);
+        g.word_bytes = self.word_bytes.unwrap_or(g.word_bytes);
+        Ok(g)
     }
 }
 
@@ -281,18 +401,29 @@ fn sweep_down(m: &Platform, g: &LogGp, nics: &mut Nics, cpu: &mut [Time]) {
     }
 }
 
-/// When termination detection ends if the last piece is exhausted at `t`
-/// and every PE is idle from then on ([module](self)): the wave under way
-/// completes, a second wave goes down and up, and the verdict goes down;
-/// returns when the last PE has the verdict (`t` on one PE). Every signal
-/// is a message of the platform's model (under the seeds' model: its
-/// message costs, [`LogGp::seeds`]), through `nics`.
-pub fn termination(m: &Platform, nics: &mut Nics, t: Time) -> Time {
+/// When termination detection ends if PE `last` exhausts the last piece
+/// at `t` and every PE is idle from then on ([module](self)): under
+/// [`Detector::Waves`] the wave under way completes, a second wave goes
+/// down and up, and the verdict goes down; under [`Detector::Counter`]
+/// `last` wakes the others in turn. Returns when the last PE has the
+/// verdict (`t` on one PE). Every signal is a message of the platform's
+/// model (under the seeds' model: its message costs, [`LogGp::seeds`]),
+/// through `nics`.
+pub fn termination(m: &Platform, nics: &mut Nics, t: Time, last: u32) -> Time {
     let p = m.p as usize;
     if p <= 1 {
         return t;
     }
     let g = params(m);
+    if g.detector == Detector::Counter {
+        let mut cpu = t;
+        let mut end = t;
+        for to in (0..m.p).filter(|&to| to != last) {
+            let got = deliver(m, &g, nics, last, to, &mut cpu);
+            end = end.max(got + m.receive_overhead(last, to));
+        }
+        return end;
+    }
     let mut cpu = vec![t; p];
     sweep_up(m, &g, nics, &mut cpu);
     sweep_down(m, &g, nics, &mut cpu);
@@ -378,30 +509,39 @@ mod tests {
         // The binary tree 0 → {1, 2}, 1 → {3}: depth 2. Each edge costs
         // o_s + L + o_r = 15, and four sweeps cross two edges each.
         let m = machine(4, LINK);
-        assert_eq!(termination(&m, &mut Nics::new(4), 100), 100 + 4 * 2 * 15);
+        assert_eq!(termination(&m, &mut Nics::new(4), 100, 0), 100 + 4 * 2 * 15);
         // One PE: nothing to detect.
-        assert_eq!(termination(&machine(1, LINK), &mut Nics::new(1), 100), 100);
+        assert_eq!(termination(&machine(1, LINK), &mut Nics::new(1), 100, 0), 100);
         // Two PEs: one edge.
-        assert_eq!(termination(&machine(2, LINK), &mut Nics::new(2), 0), 4 * 15);
+        assert_eq!(termination(&machine(2, LINK), &mut Nics::new(2), 0, 0), 4 * 15);
         // Three PEs: the root takes two reports in (o_r twice) before it
         // sends, and sends to PE 1 before PE 2 (o_s twice).
         //   up: reports arrive at 12 (both); root at 12 + 3 + 3 = 18;
         //   down: to 1 at 20 → 30 → 33, to 2 at 22 → 32 → 35;
         //   up: 1 sends at 35 → 45, 2 at 37 → 47; root 48, then 51;
         //   down: to 1 at 53 → 63 → 66, to 2 at 55 → 65 → 68.
-        assert_eq!(termination(&machine(3, LINK), &mut Nics::new(3), 0), 68);
+        assert_eq!(termination(&machine(3, LINK), &mut Nics::new(3), 0, 0), 68);
     }
 
     #[test]
     fn termination_waits_for_busy_interfaces() {
         let m = machine(2, Link { gap_milli: 1000, ..LINK });
         let mut idle = Nics::new(2);
-        let free = termination(&m, &mut idle, 0);
+        let free = termination(&m, &mut idle, 0, 0);
         // Each of the four messages: 2 + 16 + 10 + 3.
         assert_eq!(free, 4 * 31);
         let mut busy = Nics::new(2);
         busy.send(&m, 1, 0, 0, 1000); // PE 1 injects 1000 bytes until 1000
-        assert_eq!(termination(&m, &mut busy, 0), free + 1000 - 2);
+        assert_eq!(termination(&m, &mut busy, 0, 0), free + 1000 - 2);
+    }
+
+    #[test]
+    fn a_counter_wakes_the_others_in_turn() {
+        let g = LogGp { detector: Detector::Counter, ..LogGp::uniform(LINK) };
+        let m = Platform::new(4, Network::Crossbar, Costs { model: Model::LogGp(g), ..Costs::default() });
+        // PE 2 ran last: it sends to 0, 1, 3 at 2, 4, 6; the last is read
+        // at 6 + 10 + 3.
+        assert_eq!(termination(&m, &mut Nics::new(4), 0, 2), 19);
     }
 
     #[test]

@@ -18,6 +18,17 @@
 //! down, `3 ⌈log₂ P⌉ · T_rout` on a crossbar (more on networks whose tree
 //! edges span several hops); the optimistic model charges one wave up and
 //! the verdict down.
+//!
+//! That is the seeds' model ([`Model::Seeds`], the default), which every
+//! reproduction of the seeds runs. [`Model::LogGp`] prices the same
+//! messages by LogGP instead — overheads `o_s` and `o_r` at the ends,
+//! latency `L` per hop, a gap `G` per byte, one message at a time through
+//! each PE's network interface, nodes of several PEs — and simulates the
+//! broadcast of selective initialization and the waves of termination
+//! detection as messages ([`crate::loggp`]); predictions of real runs use
+//! it. [`Platform::send_overhead`], [`Platform::receive_overhead`],
+//! [`Platform::latency`] and [`Platform::transmission`] give a message's
+//! costs under either.
 
 use std::fmt;
 use std::str::FromStr;
