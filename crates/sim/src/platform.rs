@@ -256,6 +256,7 @@ pub enum Model {
     #[default]
     Seeds,
     /// LogGP with serialization at the PEs' interfaces.
+    #[serde(rename = "loggp")]
     LogGp(LogGp),
 }
 

@@ -20,9 +20,15 @@
 //!   running PEs) and a park/unpark wake-up (a message to a PE that gave
 //!   its thread away, and about a context switch) — the cores C and the
 //!   scheduler's quantum, and with an [`Mpirun`] `T_rout` and the probe
-//!   cost between two MPI ranks (the runtime's own calls). The result, a
+//!   cost between two MPI ranks (the runtime's own calls) and the cost of
+//!   a byte (a second ping-pong of 64 KiB messages). From those it derives
+//!   the messages' LogGP parameters ([`NetworkNs`]: the overheads a probe,
+//!   the latency the rest of the one-way time). The result, a
 //!   [`Calibration`], is serializable.
-//! * [`predict`] runs the simulator with those costs on the *real* trees —
+//! * [`predict`] runs the simulator with those costs, its messages priced
+//!   by LogGP ([`crate::loggp`]: overheads at the ends, serialization at a
+//!   PE's interface, start-up and termination as messages; a calibration
+//!   written before LogGP keeps the seeds' model), on the *real* trees —
 //!   the same `Search` expanded node by node, so the simulated PEs split
 //!   exactly the pieces the runtime would — for the real P, next to runs of
 //!   the threads runtime (and of the MPI runtime under `mpirun
