@@ -7,7 +7,7 @@
 //! constant added after the last piece. That is the model of the analyses,
 //! and the reproductions of the seeds keep it. A prediction of a real run
 //! needs what the analyses leave out, so [`Model::LogGp`](crate::platform::Model)
-//! prices a message after LogGP (Alexandrov et al., 1995), on the
+//! prices a message after LogGP (Alexandrov et al., 1995) on the
 //! [`Network`](crate::platform::Network) of the platform:
 //!
 //! * **Overheads, charged to the PEs' time.** The sender spends `o_s`
@@ -49,8 +49,8 @@
 //! ([`broadcast`]), and a PE starts descending the splitting tree to its
 //! shares when the broadcast reaches it.
 //!
-//! **Termination.** The runtimes detect termination with the four-counter
-//! protocol (`treelb::termination`) on a binary tree (PE `i`'s children are
+//! **Termination.** The MPI runtime detects termination with the
+//! four-counter protocol (`treelb::termination`) on a binary tree (PE `i`'s children are
 //! `2i + 1` and `2i + 2`). After the last piece is exhausted at `t` every
 //! PE is idle, and in the worst case a wave is under way whose totals
 //! cannot yet confirm the end: it completes (every PE reports once its
@@ -61,7 +61,8 @@
 //! children's reports one after the other, and sends to its children one
 //! after the other — and `T_par` is when the verdict reaches the last PE
 //! ([`termination`]). On a crossbar with `G = 0` that is `4 ⌊log₂ P⌋ ·
-//! (o_s + L + o_r)` plus the receipts of a second child on the way; the
+//! (o_s + L + o_r)` plus, at PEs on the way, a second child's `o_r` (up)
+//! or a first child's `o_s` (down) where they lie on the longest path; the
 //! seeds' model keeps its constant `3 ⌈log₂ P⌉ · T_rout`
 //! ([`Platform::termination_delay`]), so that its runs do not move.
 //!
