@@ -1507,6 +1507,39 @@ fn help_lists_the_values_of_every_closed_set() {
     assert!(stderr(&o).contains("invalid value '0' for '--pes <P>'"), "{}", stderr(&o));
 }
 
+/// `sim run --model loggp`: the LogGP parameters reach the simulator and
+/// its report; the seeds' model stays the default and refuses LogGP's
+/// flags.
+#[test]
+fn sim_run_prices_messages_by_loggp_when_asked() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "run", "-p", "16", "--work", "1000000", "--seed", "3", "--json"];
+        args.extend_from_slice(extra);
+        common::json_report(&treelb(&args), "sim run")
+    };
+    let seeds = run(&[]);
+    assert_eq!(seeds["machine"]["costs"]["model"]["kind"], "seeds", "{seeds}");
+    let cheap = run(&["--model", "loggp", "--o-send", "10", "--o-recv", "10", "--latency", "50"]);
+    let model = &cheap["machine"]["costs"]["model"];
+    assert_eq!(
+        (model["kind"].as_str(), model["inter"]["o_send"].as_u64()),
+        (Some("loggp"), Some(10)),
+        "{cheap}"
+    );
+    let dear =
+        run(&["--model", "loggp", "--o-send", "10", "--o-recv", "10", "--latency", "50", "--gap", "20"]);
+    assert_eq!(dear["machine"]["costs"]["model"]["inter"]["gap_milli"], 20_000);
+    let t_par = |j: &serde_json::Value| j["t_par"].as_u64().unwrap();
+    assert!(t_par(&dear) > t_par(&cheap), "{} vs {}", t_par(&dear), t_par(&cheap));
+    let o = treelb(&["sim", "run", "-p", "4", "--work", "100000", "--model", "loggp", "--pes-per-node", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("network       LogGP o_s 100"), "{}", stdout(&o));
+    let o = treelb(&["sim", "run", "--latency", "5"]);
+    assert!(!o.status.success() && stderr(&o).contains("need --model loggp"), "{}", stderr(&o));
+    let o = treelb(&["sim", "run", "--model", "logp"]);
+    assert!(!o.status.success() && stderr(&o).contains("unknown cost model `logp`"), "{}", stderr(&o));
+}
+
 /// `clique --estimate`: the probes' estimate of keller4's proof tree (`--k
 /// 12`: there is no clique of 12 vertices) lies within a few standard
 /// errors of the nodes the search expands, and the report says what it is.

@@ -327,6 +327,12 @@ impl Mpi {
     /// calls it (when no other message is in flight); rank 0 gets the
     /// time, the others `None`. With one rank, `None`.
     pub fn ping_pong(&self, trips: u32, batches: u32) -> Option<f64> {
+        self.ping_pong_words(trips, batches, 1)
+    }
+
+    /// [`ping_pong`](Self::ping_pong) with messages of `words` 8-byte
+    /// words (at least 1): two sizes give the cost of a byte.
+    pub fn ping_pong_words(&self, trips: u32, batches: u32, words: usize) -> Option<f64> {
         let world = self.universe.world();
         let rank = world.rank();
         if world.size() < 2 || rank > 1 {
@@ -334,7 +340,7 @@ impl Mpi {
             return None;
         }
         let other = world.process_at_rank(1 - rank);
-        let word = [0u64];
+        let word = vec![0u64; words.max(1)];
         let send = || {
             mpi::request::scope(|scope| {
                 other.immediate_send_with_tag(scope, &word[..], PING).wait_without_status();

@@ -16,7 +16,12 @@
 //!   push, or for the end, does nothing).
 //!
 //! A message from PE i to PE j arrives `T_rout · max(1, d(i, j))` after it
-//! is sent ([`Platform::delay`]). The run's hub (the counter of global
+//! is sent ([`Platform::delay`]) under the seeds' model; under LogGP
+//! ([`crate::loggp`]) it leaves through the sender's network interface
+//! after the messages before it, its head travels `L` per hop, and it
+//! arrives when the receiver's interface has taken its bytes in (a
+//! [`Kind::Wire`] event, then the arrival), the ends paying `o_s` and
+//! `o_r`. The run's hub (the counter of global
 //! round robin, the load heap of max-load, the central pool of
 //! master–worker) sits at PE 0 and serves one message per `T_counter`, in
 //! arrival order; every message to and from it travels the network.
@@ -39,7 +44,13 @@
 //! when a busy PE probes, which message waits for the next probe.
 //!
 //! The run ends when no piece is left — on a PE, in a pool, in a message or
-//! at the hub — plus the termination detection delay of the [`Platform`].
+//! at the hub — plus the termination detection delay of the [`Platform`]
+//! under the seeds' model; under LogGP, when the messages of termination
+//! detection have reached every PE ([`loggp::termination`]). Selective
+//! initialization starts after the seeds' constant broadcast delay, or
+//! under LogGP when the broadcast's messages reach each PE
+//! ([`loggp::broadcast`]); with root initialization the first requests
+//! are messages like any other under both.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -50,7 +61,8 @@ use treelb::spec::SpecError;
 use treelb::strategy::{Actions, Balance, Event, Hub, HubAction, HubEvent, Waiting, decide, pieces_held};
 use treelb::{Init, PeStats, Progress, Reduce, RunSpec, Strategy, Work};
 
-use crate::platform::{Cores, Platform};
+use crate::loggp::{self, LogGp, Nics};
+use crate::platform::{Cores, Model, Platform};
 use crate::queue::{EventQueue, HUB, Kind, Msg, NONE, Tag, Time, decode_load, encode_load};
 use crate::utilization::{Recorder, Utilization};
 use crate::workload::SimWork;
@@ -292,6 +304,10 @@ struct Sim<W: SimWork> {
     /// stepped Δt by Δt, so that it probes).
     preempts: bool,
     core_switches: u64,
+    /// The LogGP parameters, if the platform's model is LogGP.
+    loggp: Option<LogGp>,
+    /// The PEs' network interfaces (LogGP only; the hub uses PE 0's).
+    nics: Nics,
 }
 
 /// Simulates `root` under `cfg`: every strategy of `treelb::strategy`.
@@ -357,6 +373,11 @@ pub fn simulate_with<W: SimWork>(
         ready: VecDeque::new(),
         preempts: false,
         core_switches: 0,
+        loggp: match m.costs.model {
+            Model::LogGp(g) => Some(g),
+            Model::Seeds => None,
+        },
+        nics: Nics::new(if matches!(m.costs.model, Model::LogGp(_)) { p } else { 0 }),
     };
     if let Some(c) = sim.cores {
         sim.free_cores = c.cores.max(1);
@@ -377,6 +398,9 @@ pub fn simulate_with<W: SimWork>(
     // to split, which every PE that descends does.
     let cut = spec.cuts_root();
     let start = if cut { m.broadcast_delay() } else { 0 };
+    // Under LogGP the broadcast is messages: each PE starts when it has it.
+    let reached =
+        if cut && sim.loggp.is_some() { loggp::broadcast(&m, &mut sim.nics, 0) } else { Vec::new() };
     let redundant = if cut { shares.iter().flatten().map(|s| s.units).max().unwrap_or(0) * unit } else { 0 };
     let assignment = spec.static_assignment(p);
     for (pe, list) in shares.into_iter().enumerate() {
@@ -384,6 +408,7 @@ pub fn simulate_with<W: SimWork>(
             Some(a) => descent_splits(a, pe),
             None => list.iter().filter_map(|s| s.piece.as_ref()).map(|w| u64::from(w.generation())).sum(),
         };
+        let start = reached.get(pe).copied().unwrap_or(start);
         let ready = start + splits * m.costs.t_split + redundant;
         let mut any = false;
         for share in list {
@@ -407,6 +432,7 @@ pub fn simulate_with<W: SimWork>(
     let mut events = 0u64;
     let mut complete = true;
     let mut t_last = 0;
+    let mut last_pe = 0;
     if sim.live > 0 {
         while let Some(ev) = sim.q.pop() {
             events += 1;
@@ -417,6 +443,7 @@ pub fn simulate_with<W: SimWork>(
             match ev.kind {
                 Kind::Arrive { to: HUB, msg } => sim.at_hub(now, msg),
                 Kind::Arrive { to, msg } => sim.arrive(now, to, msg),
+                Kind::Wire { to, msg } => sim.wire(now, to, msg),
                 Kind::Poll { pe, epoch } => {
                     if sim.hot[pe as usize].epoch == epoch {
                         sim.poll(now, pe);
@@ -430,6 +457,9 @@ pub fn simulate_with<W: SimWork>(
             }
             if sim.live == 0 {
                 t_last = now;
+                if let Kind::Done { pe, .. } | Kind::Poll { pe, .. } = ev.kind {
+                    last_pe = pe;
+                }
                 break;
             }
             if events >= cfg.max_events {
@@ -439,7 +469,12 @@ pub fn simulate_with<W: SimWork>(
             }
         }
     }
-    let t_par = t_last + if complete { m.termination_delay() } else { 0 };
+    // Termination detection: the seeds' constant, or LogGP's messages.
+    let t_par = match (complete, sim.loggp.is_some()) {
+        (false, _) => t_last,
+        (true, false) => t_last + m.termination_delay(),
+        (true, true) => loggp::termination(&m, &mut sim.nics, t_last, last_pe),
+    };
     let mut per = Vec::with_capacity(if per_pe { p } else { 0 });
     let mut total = PeStats::default();
     let hub_tally = sim.hub.tally();
@@ -537,7 +572,7 @@ impl<W: SimWork> Sim<W> {
     #[inline(always)]
     fn prefetch(&self, next: Kind) {
         let pe = match next {
-            Kind::Arrive { to: HUB, .. } => return,
+            Kind::Arrive { to: HUB, .. } | Kind::Wire { .. } => return,
             Kind::Arrive { to, .. } => to,
             Kind::Poll { pe, .. } | Kind::Done { pe, .. } => pe,
         } as usize;
@@ -595,9 +630,56 @@ impl<W: SimWork> Sim<W> {
 
     #[inline]
     fn send_words(&mut self, from: u32, to: u32, t: &mut Time, msg: Msg, extra: Time) {
+        if self.loggp.is_some() {
+            let pe = if to == HUB { 0 } else { to };
+            *t += self.m.send_overhead(from, pe);
+            self.post(from, to, *t, msg);
+            return;
+        }
         *t += self.m.costs.end_cost();
         let at = if to == HUB { self.m.delay(from, 0) } else { self.m.delay(from, to) };
         self.q.push(*t + at + extra, Kind::Arrive { to, msg });
+    }
+
+    /// The bytes of `msg` under LogGP: a header, and the words of the piece
+    /// it carries.
+    #[inline]
+    fn bytes(&self, g: &LogGp, msg: Msg) -> u64 {
+        let piece = match msg.tag() {
+            Tag::Answer | Tag::HubDeposit => msg.value != NONE,
+            Tag::Push => true,
+            _ => false,
+        };
+        let words = if piece {
+            let w = self.flight[msg.value as usize].as_ref().map_or(0, Work::load);
+            self.m.costs.size.words(w)
+        } else {
+            0
+        };
+        g.bytes(words)
+    }
+
+    /// LogGP: PE `from` (the hub: 0), having paid its sending overhead at
+    /// `t`, hands `msg` to its network interface for `to`.
+    #[inline]
+    fn post(&mut self, from: u32, to: u32, t: Time, msg: Msg) {
+        let g = self.loggp.expect("LogGP");
+        let pe = if to == HUB { 0 } else { to };
+        let bytes = self.bytes(&g, msg);
+        let (head, tx) = self.nics.send(&self.m, from, pe, t, bytes);
+        let kind = if tx == 0 { Kind::Arrive { to, msg } } else { Kind::Wire { to, msg } };
+        self.q.push(head, kind);
+    }
+
+    /// LogGP: the head of `msg` reaches the interface of `to` at `now`; it
+    /// arrives when the interface has taken its bytes in, after those of
+    /// the messages whose heads came before.
+    fn wire(&mut self, now: Time, to: u32, msg: Msg) {
+        let g = self.loggp.expect("LogGP");
+        let pe = if to == HUB { 0 } else { to };
+        let tx = self.m.transmission(msg.from(), pe, self.bytes(&g, msg));
+        let end = self.nics.receive(pe, now, tx);
+        self.q.push(end, Kind::Arrive { to, msg });
     }
 
     /// A message reaches the hub: it serves messages one at a time, each
@@ -608,7 +690,8 @@ impl<W: SimWork> Sim<W> {
         // message after the other.
         let end = self.m.costs.end_cost();
         let start = now.max(self.hub_free);
-        let mut t = start + end + self.m.costs.t_counter;
+        let taken = if self.loggp.is_some() { self.m.receive_overhead(msg.from(), 0) } else { end };
+        let mut t = start + taken + self.m.costs.t_counter;
         self.hub_ops += 1;
         let from = msg.from() as usize;
         let event = match msg.tag() {
@@ -637,6 +720,11 @@ impl<W: SimWork> Sim<W> {
                 HubAction::Hand { to, piece } => (to, Msg::new(Tag::Answer, 0, piece)),
                 HubAction::Demand { to } => (to, Msg::new(Tag::Demand, 0, 0)),
             };
+            if self.loggp.is_some() {
+                t += self.m.send_overhead(0, to as u32);
+                self.post(0, to as u32, t, msg);
+                continue;
+            }
             t += end;
             // A piece handed out carries its words (`s(w)`).
             let words = match msg.tag() {
@@ -668,7 +756,7 @@ impl<W: SimWork> Sim<W> {
             if self.trims && self.machines[i].trims_request(self.waiting[i] as usize) {
                 // Trimmed: answered "no work" on arrival, by the PE's
                 // message handling, without delaying its piece.
-                let mut t = now + self.m.costs.end_cost();
+                let mut t = now + self.m.receive_overhead(msg.from(), to);
                 self.feed(to, Event::Request { from: msg.from() as usize, busy: false }, &mut t);
                 return;
             }
@@ -708,7 +796,7 @@ impl<W: SimWork> Sim<W> {
         // Taking a message in costs the receiver (the initial broadcast's
         // cost is the broadcast delay).
         if msg.tag() != Tag::Init {
-            *t += self.m.costs.end_cost();
+            *t += self.m.receive_overhead(msg.from(), pe);
         }
         let from = msg.from() as usize;
         let message = match msg.tag() {

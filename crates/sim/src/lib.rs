@@ -20,7 +20,13 @@
 //!   a unit) at `T_poll` a probe; a split costs `T_split`; termination
 //!   detection is a tree reduction, two waves up and the verdict down,
 //!   `3⌈log₂ P⌉·T_rout` after the last piece ends on a crossbar (the
-//!   reduction tree's messages travel the network too).
+//!   reduction tree's messages travel the network too). That is the seeds'
+//!   model, which the reproductions run; predictions of real runs use
+//!   [`loggp`] instead.
+//! * [`loggp`] — LogGP: overheads charged to the PEs, latency per hop, a
+//!   gap per byte at each PE's network interface, which passes one message
+//!   at a time, intra- and inter-node links; the broadcast of selective
+//!   initialization and termination detection's waves are messages.
 //! * [`workload`] — what is worked on: abstract pieces of hidden size that
 //!   split in a ratio α ([Sanders 1994]), atomic below `T_atomic` or after `h`
 //!   generations; or a real UTS tree, one node costing a given time.
@@ -87,6 +93,7 @@
 pub mod alloc;
 pub mod calibrate;
 pub mod engine;
+pub mod loggp;
 pub mod maxload;
 pub mod multilevel;
 pub mod platform;
@@ -105,5 +112,5 @@ pub mod workload;
 pub mod ybwc;
 
 pub use engine::{SimConfig, SimReport, simulate};
-pub use platform::{Cores, Costs, Network, Platform};
+pub use platform::{Cores, Costs, Model, Network, Platform};
 pub use workload::{AlphaDist, AlphaModel, AlphaPiece, SimWork};

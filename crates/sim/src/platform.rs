@@ -18,12 +18,24 @@
 //! down, `3 ⌈log₂ P⌉ · T_rout` on a crossbar (more on networks whose tree
 //! edges span several hops); the optimistic model charges one wave up and
 //! the verdict down.
+//!
+//! That is the seeds' model ([`Model::Seeds`], the default), which every
+//! reproduction of the seeds runs. [`Model::LogGp`] prices the same
+//! messages by LogGP instead — overheads `o_s` and `o_r` at the ends,
+//! latency `L` per hop, a gap `G` per byte, one message at a time through
+//! each PE's network interface, nodes of several PEs — and simulates the
+//! broadcast of selective initialization and the waves of termination
+//! detection as messages ([`crate::loggp`]); predictions of real runs use
+//! it. [`Platform::send_overhead`], [`Platform::receive_overhead`],
+//! [`Platform::latency`] and [`Platform::transmission`] give a message's
+//! costs under either.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::loggp::LogGp;
 use crate::queue::Time;
 
 /// The interconnection network, which sets the distance `d(i, j)` in hops
@@ -218,6 +230,44 @@ pub struct Costs {
     /// How many words a piece's message takes.
     #[serde(default)]
     pub size: MessageSize,
+    /// What prices messages, start-up and termination: the seeds' model
+    /// (the default: `T_rout`, [`Overhead`], `t_word` and a constant for
+    /// termination) or LogGP ([`crate::loggp`]).
+    #[serde(default)]
+    pub model: Model,
+}
+
+/// The cost model of messages, start-up and termination.
+///
+/// Under [`Model::Seeds`] a message costs what [Sanders 1999] §1.1 charges
+/// ([`Overhead`], `T_rout` per hop, `s(w) · t_word` for a piece), a
+/// broadcast and termination detection are constants
+/// ([`Platform::broadcast_delay`], [`Platform::termination_delay`]) and
+/// nothing contends: every reproduction of the seeds runs it. Under
+/// [`Model::LogGp`] a message costs its sender `o_s` and its receiver `o_r`,
+/// travels `L` per hop and `G` per byte, and passes one PE's network
+/// interface at a time; the broadcast of selective initialization and the
+/// waves of termination detection are messages like any other
+/// ([`crate::loggp`]). Predictions of real runs use it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Model {
+    /// The seeds' model.
+    #[default]
+    Seeds,
+    /// LogGP with serialization at the PEs' interfaces.
+    #[serde(rename = "loggp")]
+    LogGp(LogGp),
+}
+
+impl Model {
+    /// The name on the command line and in reports: `seeds` or `loggp`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Seeds => "seeds",
+            Model::LogGp(_) => "loggp",
+        }
+    }
 }
 
 impl Costs {
@@ -254,6 +304,7 @@ impl Default for Costs {
             overhead: Overhead::SendReceive,
             t_word: 0,
             size: MessageSize::Constant,
+            model: Model::Seeds,
         }
     }
 }
@@ -400,6 +451,49 @@ impl Platform {
     /// `⌈log₂ P⌉`: the depth of a binary reduction or broadcast tree.
     pub fn log_p(&self) -> u32 {
         u32::BITS - (self.p - 1).leading_zeros()
+    }
+
+    /// The time PE `a` spends sending a message to PE `b`: `o_s` under
+    /// LogGP, [`Costs::end_cost`] under the seeds' model.
+    #[inline]
+    pub fn send_overhead(&self, a: u32, b: u32) -> Time {
+        match &self.costs.model {
+            Model::Seeds => self.costs.end_cost(),
+            Model::LogGp(g) => g.link(a, b).o_send,
+        }
+    }
+
+    /// The time PE `b` spends taking in a message from PE `a`: `o_r` under
+    /// LogGP, [`Costs::end_cost`] under the seeds' model.
+    #[inline]
+    pub fn receive_overhead(&self, a: u32, b: u32) -> Time {
+        match &self.costs.model {
+            Model::Seeds => self.costs.end_cost(),
+            Model::LogGp(g) => g.link(a, b).o_recv,
+        }
+    }
+
+    /// The time the head of a message takes from PE `a` to PE `b`: under
+    /// LogGP `L_intra` within a node and `L · max(1, d(a, b))` between
+    /// nodes, under the seeds' model [`delay`](Self::delay).
+    #[inline]
+    pub fn latency(&self, a: u32, b: u32) -> Time {
+        match &self.costs.model {
+            Model::Seeds => self.delay(a, b),
+            Model::LogGp(g) if g.same_node(a, b) => g.intra.latency,
+            Model::LogGp(g) => g.inter.latency * Time::from(self.hops(a, b).max(1)),
+        }
+    }
+
+    /// The time `bytes` of a message from `a` to `b` take to pass a network
+    /// interface: `⌈bytes · G⌉` under LogGP, 0 under the seeds' model (whose
+    /// `t_word` adds to the travel instead).
+    #[inline]
+    pub fn transmission(&self, a: u32, b: u32, bytes: u64) -> Time {
+        match &self.costs.model {
+            Model::Seeds => 0,
+            Model::LogGp(g) => g.link(a, b).transmission(bytes),
+        }
     }
 
     /// The delay of termination detection after the last piece is exhausted:

@@ -24,6 +24,15 @@ pub enum Kind {
         /// The message.
         msg: Msg,
     },
+    /// The head of a message reaches the network interface of PE `to` (or
+    /// of the hub's PE): under LogGP, the interface takes its bytes in
+    /// after those of the messages before it, and then it arrives.
+    Wire {
+        /// The receiving PE.
+        to: u32,
+        /// The message.
+        msg: Msg,
+    },
     /// PE `pe` probes its message queue (a busy PE, every Δt of work).
     /// Stale if `epoch` is not the PE's current epoch.
     Poll {

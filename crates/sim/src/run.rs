@@ -239,6 +239,9 @@ pub enum RunError {
     IidOffCrossbar(Network),
     /// A producer tree that does not start from its root.
     IidNotFromRoot(Init),
+    /// A producer tree under a cost model other than the seeds' (its
+    /// messages are the seeds' `T_rout`).
+    IidNotSeeds,
     /// An event limit on a producer tree.
     IidEventLimit,
     /// Fan-outs of a producer tree that do not multiply to P.
@@ -275,6 +278,9 @@ impl fmt::Display for RunError {
                 f,
                 "the producer tree is not placed on a network; multilevel runs on a crossbar, not on {n}"
             ),
+            RunError::IidNotSeeds => {
+                write!(f, "the producer tree prices its messages with the seeds' T_rout, not with LogGP")
+            }
             RunError::IidNotFromRoot(i) => {
                 write!(f, "a producer tree starts from its root producer, not with {i} initialization")
             }
@@ -366,6 +372,9 @@ impl RunConfig {
         let m = &self.machine;
         if m.network != Network::Crossbar {
             return Err(RunError::IidOffCrossbar(m.network));
+        }
+        if m.costs.model != crate::platform::Model::Seeds {
+            return Err(RunError::IidNotSeeds);
         }
         if self.spec.init != Init::Root {
             return Err(RunError::IidNotFromRoot(self.spec.init));

@@ -3,12 +3,12 @@
 
 use treelb::Strategy;
 use treelb_sim::calibrate::blind::{self, CaseSet, MeasureConfig};
-use treelb_sim::calibrate::{AppCost, Calibration, Error};
+use treelb_sim::calibrate::{AppCost, Calibration, Error, NetworkNs};
 
 /// A calibration written by hand (no microbenchmarks: the test checks the
 /// pipeline, not this machine's costs).
 fn calibration() -> Calibration {
-    Calibration {
+    let mut cal = Calibration {
         cores: 2,
         load: None,
         others_share: None,
@@ -20,7 +20,11 @@ fn calibration() -> Calibration {
         quantum: 1.5e6,
         t_rout_mpi: None,
         t_poll_mpi: None,
-    }
+        loggp: None,
+    };
+    // Forecasts price messages under LogGP, as a calibration now records.
+    cal.loggp = Some(NetworkNs::derive(&cal, None));
+    cal
 }
 
 #[test]

@@ -127,6 +127,43 @@ pub(crate) struct SimRunArgs {
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
     pub(crate) t_poll: Option<u64>,
+    /// Cost model of messages, start-up and termination: `seeds` (the
+    /// papers': T_rout per hop, --overhead, termination a constant
+    /// 3⌈log₂ P⌉·T_rout) or `loggp` (overheads o_s and o_r charged to the
+    /// PEs, latency L per hop, gap G per byte, one message at a time through
+    /// a PE's interface; the broadcast of selective initialization and the
+    /// termination waves are messages; unset parameters come from T_rout)
+    #[arg(long, value_name = "MODEL", default_value = "seeds")]
+    pub(crate) model: String,
+    /// LogGP: o_s, ticks the sender spends on a message
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) o_send: Option<u64>,
+    /// LogGP: o_r, ticks the receiver spends on a message
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) o_recv: Option<u64>,
+    /// LogGP: L, ticks per hop between nodes
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) latency: Option<u64>,
+    /// LogGP: G, ticks per byte at each network interface (a request has
+    /// --header-bytes, a piece s(w) words more) [default: 0]
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) gap: Option<f64>,
+    /// LogGP: PEs per node (consecutive PEs); messages within a node cost
+    /// --intra-latency and --intra-overhead [default: 1]
+    #[arg(long, value_name = "N", help_heading = "LogGP (--model loggp)")]
+    pub(crate) pes_per_node: Option<u32>,
+    /// LogGP: L within a node, ticks [default: --latency]
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) intra_latency: Option<u64>,
+    /// LogGP: o_s and o_r within a node, ticks [default: --o-send, --o-recv]
+    #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
+    pub(crate) intra_overhead: Option<u64>,
+    /// LogGP: bytes of a message without a piece [default: 16]
+    #[arg(long, value_name = "BYTES", help_heading = "LogGP (--model loggp)")]
+    pub(crate) header_bytes: Option<u64>,
+    /// LogGP: bytes of one word of a piece (s(w) words, --message-size) [default: 8]
+    #[arg(long, value_name = "BYTES", help_heading = "LogGP (--model loggp)")]
+    pub(crate) word_bytes: Option<u64>,
     #[command(flatten)]
     pub(crate) budget: crate::args::BudgetArg,
     /// Ticks the hub spends per message (global round robin's counter,

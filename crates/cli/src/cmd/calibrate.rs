@@ -70,9 +70,13 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
 pub(crate) fn ping_pong(a: &PingPongArgs, out: &mut dyn std::io::Write) -> Result<bool, Error> {
     let mpi = treelb_mpi::Mpi::init(1).map_err(|e| err!("mpi: {e}"))?;
     let t_rout = mpi.ping_pong(a.trips, a.batches);
+    // The cost of a byte: 64 KiB messages against one word.
+    const WORDS: usize = 8192;
+    let t_large = mpi.ping_pong_words(a.trips.div_ceil(10).max(1), a.batches, WORDS);
     let t_probe = mpi.probe_ns(100_000);
     if let (Some(t_rout), Some(t_probe)) = (t_rout, t_probe) {
-        writeln!(out, "{}", serde_json::to_string(&calibrate::PingPong { t_rout, t_probe })?)?;
+        let gap_per_byte = t_large.map(|t| ((t - t_rout) / (8 * (WORDS - 1)) as f64).max(0.0));
+        writeln!(out, "{}", serde_json::to_string(&calibrate::PingPong { t_rout, t_probe, gap_per_byte })?)?;
     }
     Ok(true)
 }

@@ -25,10 +25,11 @@ use treelb_apps::input::escape_path;
 use treelb_apps::uts::{Params, SampleTree};
 use treelb_bench::host::{LOADED_SHARE, OthersMeter};
 use treelb_sim::engine::{REFERENCE_BUDGET, SimReport};
+use treelb_sim::loggp::LogGpParams;
 use treelb_sim::multilevel::MAX_LEVELS;
 use treelb_sim::reproduce::{self, Scale};
 use treelb_sim::run::{IidTree, RunConfig, RunError, TreeShape, Workload, WorkloadSummary};
-use treelb_sim::{Costs, Platform};
+use treelb_sim::{Costs, Model, Platform};
 
 use crate::args::{ReproduceArgs, SimArgs, SimCommand, SimRunArgs};
 use crate::config::{Error, err, positive};
@@ -62,6 +63,25 @@ fn costs(a: &SimRunArgs) -> Result<Costs, Error> {
     c.t_word = a.t_word.unwrap_or(c.t_word);
     c.overhead = parse("--overhead", &a.overhead)?;
     c.size = parse("--message-size", &a.message_size)?;
+    let params = LogGpParams {
+        o_send: a.o_send,
+        o_recv: a.o_recv,
+        latency: a.latency,
+        gap: a.gap,
+        pes_per_node: a.pes_per_node,
+        intra_latency: a.intra_latency,
+        intra_overhead: a.intra_overhead,
+        header_bytes: a.header_bytes,
+        word_bytes: a.word_bytes,
+    };
+    c.model = match a.model.as_str() {
+        "seeds" if params.is_empty() => Model::Seeds,
+        "seeds" => {
+            return Err(err!("--o-send, --latency, --gap and the other LogGP flags need --model loggp"));
+        }
+        "loggp" => Model::LogGp(params.build(c.t_rout).map_err(|e| err!("--gap: {e}"))?),
+        other => return Err(err!("--model: unknown cost model `{other}` (expected seeds or loggp)")),
+    };
     Ok(c)
 }
 
@@ -148,6 +168,11 @@ fn flagged(e: RunError, a: &SimRunArgs) -> Error {
         RunError::IidOffCrossbar(n) => {
             err!("--network {n}: the producer tree is not placed on a network; multilevel runs on a crossbar")
         }
+        RunError::IidNotSeeds => {
+            err!(
+                "--model loggp: the producer tree prices its messages with the seeds' T_rout; use --model seeds"
+            )
+        }
         RunError::IidNotFromRoot(i) => {
             err!("--init {i}: a producer tree starts from its root producer; use --init root")
         }
@@ -197,6 +222,9 @@ fn summary(r: &SimReport, workload: &WorkloadSummary, out: &mut dyn Write) -> Re
         "costs         T_rout {} ({}) · T_split {} · T_poll {} · T_counter {} · t_word {} × s(w) {} (ticks) · Δt {} units",
         c.t_rout, c.overhead, c.t_split, c.t_poll, c.t_counter, c.t_word, c.size, r.budget
     )?;
+    if let Model::LogGp(g) = &c.model {
+        writeln!(out, "network       {g}; start-up and termination as messages")?;
+    }
     writeln!(out, "workload      {workload}")?;
     if !r.levels.is_empty() {
         let join = |f: &dyn Fn(&treelb_sim::multilevel::Level) -> String, sep: &str| {

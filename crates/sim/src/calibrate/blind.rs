@@ -736,6 +736,14 @@ impl Checking {
             if self.checked.first().map_or(0, |r| r.runs.len()) == 1 { "" } else { "s" },
             self.load.map_or("unknown".into(), |l| format!("{l:.1}")),
         );
+        if cal.loggp.is_some() {
+            let _ = writeln!(
+                s,
+                "The forecasts price messages by LogGP (overheads at the ends, latency, a gap per byte, \
+                 one message at a time through a PE's interface) and simulate start-up and termination \
+                 as messages.\n"
+            );
+        }
         let _ = writeln!(s, "Baselines (T₁, the fastest one-PE run of the threads runtime):\n");
         for b in &self.baselines {
             let t1 = if b.t1 < 1.0 { format!("{:.2} ms", b.t1 * 1e3) } else { format!("{:.3} s", b.t1) };

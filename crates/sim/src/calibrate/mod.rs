@@ -20,9 +20,15 @@
 //!   running PEs) and a park/unpark wake-up (a message to a PE that gave
 //!   its thread away, and about a context switch) — the cores C and the
 //!   scheduler's quantum, and with an [`Mpirun`] `T_rout` and the probe
-//!   cost between two MPI ranks (the runtime's own calls). The result, a
+//!   cost between two MPI ranks (the runtime's own calls) and the cost of
+//!   a byte (a second ping-pong of 64 KiB messages). From those it derives
+//!   the messages' LogGP parameters ([`NetworkNs`]: the overheads a probe,
+//!   the latency the rest of the one-way time). The result, a
 //!   [`Calibration`], is serializable.
-//! * [`predict`] runs the simulator with those costs on the *real* trees —
+//! * [`predict`] runs the simulator with those costs, its messages priced
+//!   by LogGP ([`crate::loggp`]: overheads at the ends, serialization at a
+//!   PE's interface, start-up and termination as messages; a calibration
+//!   written before LogGP keeps the seeds' model), on the *real* trees —
 //!   the same `Search` expanded node by node, so the simulated PEs split
 //!   exactly the pieces the runtime would — for the real P, next to runs of
 //!   the threads runtime (and of the MPI runtime under `mpirun
@@ -80,7 +86,8 @@ pub use mpirun::{Mpirun, PingPong};
 pub use predict::{CoreModel, PredictConfig, Prediction, Row, Runtime, Scaled, predict};
 pub use report::{MachineLoad, judge};
 
-use crate::{Cores, Costs, Network, Platform, SimConfig};
+use crate::loggp::{Detector, Link, LogGp};
+use crate::{Cores, Costs, Model, Network, Platform, SimConfig};
 
 /// Why a calibration or a prediction failed.
 #[derive(Debug)]
@@ -242,6 +249,83 @@ pub struct Calibration {
     /// One `MPI_Improbe` that finds nothing, if measured.
     #[serde(default)]
     pub t_poll_mpi: Option<f64>,
+    /// The messages in LogGP's terms, derived from the measurements above
+    /// ([`NetworkNs`]). Calibrations written before the simulator had
+    /// LogGP lack it: their predictions keep the seeds' model, and so the
+    /// predictions they always gave.
+    #[serde(default)]
+    pub loggp: Option<NetworkNs>,
+}
+
+/// One kind of message in LogGP's terms, in nanoseconds
+/// ([`crate::loggp::Link`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkNs {
+    /// `o_s`: the sender's time.
+    pub o_send: f64,
+    /// `o_r`: the receiver's time.
+    pub o_recv: f64,
+    /// `L`: the rest of one message's time from send to receipt.
+    pub latency: f64,
+    /// `G`: nanoseconds per byte at each network interface.
+    pub gap_per_byte: f64,
+}
+
+impl LinkNs {
+    /// `o_s = o_r = o`, and `L` the rest of `one_way` (at least 0): one
+    /// message, `o_s + L + o_r`, takes what the ping-pong measured.
+    fn split(one_way: f64, o: f64, gap_per_byte: f64) -> Self {
+        let o = o.clamp(0.0, one_way / 2.0);
+        LinkNs { o_send: o, o_recv: o, latency: (one_way - 2.0 * o).max(0.0), gap_per_byte }
+    }
+
+    /// In ticks of 1 ns.
+    pub fn link(&self) -> Link {
+        let ns = |x: f64| x.round().max(0.0) as u64;
+        Link {
+            o_send: ns(self.o_send),
+            o_recv: ns(self.o_recv),
+            latency: ns(self.latency),
+            gap_milli: ns(self.gap_per_byte * 1000.0),
+        }
+    }
+}
+
+/// The calibrated messages in LogGP's terms (nanoseconds): each PE's
+/// overheads are what one call on its mailbox costs (a probe), the latency
+/// the rest of the measured one-way time (half a round trip), so that
+/// `o_s + L + o_r` is what was measured.
+///
+/// * `threads`: between spinning threads; `o` the probe of a mailbox
+///   word (a send is one store into it), `L` the cache line's trip,
+///   `G = 0` (a piece is handed over by reference).
+/// * `wake`: to a threads PE that gave its thread away (more PEs than
+///   cores): `L` the park/unpark wake-up.
+/// * `mpi`: between MPI ranks, if measured: `o` one `MPI_Improbe` (the
+///   library's cost per call), `L` the rest of the ping-pong's half round
+///   trip, `G` from ping-pongs of two sizes where measured (else 0).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkNs {
+    /// Between threads that spin.
+    pub threads: LinkNs,
+    /// To a thread that sleeps.
+    pub wake: LinkNs,
+    /// Between MPI ranks.
+    pub mpi: Option<LinkNs>,
+}
+
+impl NetworkNs {
+    /// From the measurements of `cal` (its own `loggp` aside), with the
+    /// MPI gap per byte `mpi_gap` where measured.
+    pub fn derive(cal: &Calibration, mpi_gap: Option<f64>) -> Self {
+        NetworkNs {
+            threads: LinkNs::split(cal.t_rout_threads, cal.t_poll, 0.0),
+            wake: LinkNs::split(cal.t_wake, cal.t_poll, 0.0),
+            mpi: cal
+                .t_rout_mpi
+                .map(|t| LinkNs::split(t, cal.t_poll_mpi.unwrap_or(cal.t_poll), mpi_gap.unwrap_or(0.0))),
+        }
+    }
 }
 
 fn default_quantum() -> f64 {
@@ -308,15 +392,15 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         on_app(&cost);
         apps.push(cost);
     }
-    let (t_rout_mpi, t_poll_mpi) = match &cfg.mpi {
+    let (t_rout_mpi, t_poll_mpi, mpi_gap) = match &cfg.mpi {
         Some(mpirun) => {
             let pp = mpirun.ping_pong()?;
-            (Some(pp.t_rout), Some(pp.t_probe))
+            (Some(pp.t_rout), Some(pp.t_probe), pp.gap_per_byte)
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     let (t_poll, t_rout_threads, t_wake) = (poll_ns(), rout_threads_ns(), wake_ns());
-    Ok(Calibration {
+    let mut cal = Calibration {
         cores: c,
         load: load_average(),
         others_share: None,
@@ -328,7 +412,10 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         quantum: cfg.quantum_ns.unwrap_or_else(|| linux_slice(c)),
         t_rout_mpi,
         t_poll_mpi,
-    })
+        loggp: None,
+    };
+    cal.loggp = Some(NetworkNs::derive(&cal, mpi_gap));
+    Ok(cal)
 }
 
 /// Nanoseconds as ticks (one tick = 1 ns), at least 1.
@@ -338,13 +425,26 @@ fn tick(x: f64) -> u64 {
 
 impl Calibration {
     /// The simulator's costs of PEs that each have a core and talk as
-    /// spinning threads do: T_rout, T_split and T_poll in ticks of 1 ns.
+    /// spinning threads do: T_rout, T_split and T_poll in ticks of 1 ns,
+    /// and the messages under LogGP where the calibration has it
+    /// ([`Calibration::loggp`]; the seeds' model otherwise).
     pub fn costs(&self) -> Costs {
         Costs {
             t_rout: tick(self.t_rout_threads),
             t_split: tick(self.t_split),
             t_poll: tick(self.t_poll),
+            model: self.model(|n| n.threads, Detector::Counter),
             ..Costs::default()
+        }
+    }
+
+    /// The cost model of messages: LogGP on `link` of [`Calibration::loggp`]
+    /// (one host: every PE on one node) with `detector`, or the seeds'
+    /// model for a calibration without it.
+    fn model(&self, link: impl Fn(&NetworkNs) -> LinkNs, detector: Detector) -> Model {
+        match &self.loggp {
+            Some(n) => Model::LogGp(LogGp { detector, ..LogGp::uniform(link(n).link()) }),
+            None => Model::Seeds,
         }
     }
 
@@ -363,10 +463,18 @@ impl Calibration {
             Runtime::Threads => (if over { self.t_wake } else { self.t_rout_threads }, self.t_poll),
             Runtime::Mpi => (self.t_rout_mpi.unwrap_or(self.t_wake), self.t_poll_mpi.unwrap_or(self.t_poll)),
         };
+        // LogGP: the same links; the threads runtime counts live work, the
+        // MPI runtime runs the four-counter waves.
+        let model = match runtime {
+            Runtime::Threads if over => self.model(|n| n.wake, Detector::Counter),
+            Runtime::Threads => self.model(|n| n.threads, Detector::Counter),
+            Runtime::Mpi => self.model(|n| n.mpi.unwrap_or(n.wake), Detector::Waves),
+        };
         let costs = Costs {
             t_rout: tick(t_rout),
             t_split: tick(self.t_split),
             t_poll: tick(t_poll),
+            model,
             ..Costs::default()
         };
         let mut cfg = SimConfig::new(
@@ -548,6 +656,7 @@ mod tests {
             quantum: 1.5e6,
             t_rout_mpi: None,
             t_poll_mpi: None,
+            loggp: None,
         }
     }
 
@@ -581,6 +690,33 @@ mod tests {
         assert_eq!(cfg.cores.map(|c| (c.quantum, c.switch)), Some((Some(1_500_000), 5_000)));
         assert_eq!(cal.costs().t_split, 200);
         assert_eq!(linux_slice(2), 1.5e6);
+    }
+
+    #[test]
+    fn loggp_where_calibrated_the_seeds_model_for_older_files() {
+        let mut cal = calibration(2);
+        // A file written before LogGP: no `loggp`, the seeds' model.
+        let mut json: serde_json::Value = serde_json::to_value(&cal).unwrap();
+        json.as_object_mut().unwrap().remove("loggp");
+        let old: Calibration = serde_json::from_value(json).unwrap();
+        assert_eq!(old.loggp, None);
+        let (cfg, _) = old.sim_config(Runtime::Threads, 2, Strategy::RandomPolling);
+        assert_eq!(cfg.machine.costs.model, Model::Seeds);
+        // Derived: o_s = o_r = the probe, o_s + L + o_r = the half round trip.
+        cal.t_rout_mpi = Some(1_000.0);
+        cal.t_poll_mpi = Some(100.0);
+        cal.loggp = Some(NetworkNs::derive(&cal, Some(0.25)));
+        let link =
+            |runtime, p| match cal.sim_config(runtime, p, Strategy::RandomPolling).0.machine.costs.model {
+                Model::LogGp(g) => (g.inter, g.detector),
+                Model::Seeds => panic!("LogGP expected"),
+            };
+        let threads = Link { o_send: 0, o_recv: 0, latency: 79, gap_milli: 0 };
+        assert_eq!(link(Runtime::Threads, 2), (threads, Detector::Counter));
+        assert_eq!(link(Runtime::Threads, 8).0.latency, 4_999);
+        let mpi = Link { o_send: 100, o_recv: 100, latency: 800, gap_milli: 250 };
+        assert_eq!(link(Runtime::Mpi, 8), (mpi, Detector::Waves));
+        assert!(matches!(cal.costs().model, Model::LogGp(_)));
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub struct PingPong {
     pub t_rout: f64,
     /// One `MPI_Improbe` that finds nothing, in nanoseconds.
     pub t_probe: f64,
+    /// Nanoseconds per byte: the difference of the half round trips of a
+    /// large and a one-word message over the difference of their sizes,
+    /// if measured.
+    #[serde(default)]
+    pub gap_per_byte: Option<f64>,
 }
 
 /// The parts of `treelb … --runtime mpi --json`'s report a measured run

@@ -60,6 +60,33 @@ pub fn judge(s: Option<f64>, loaded_share: f64) -> String {
 
 /// The application as the table names it: a clique instance by its file
 /// name.
+/// How the calibrated model prices a message: the seeds' model for a
+/// calibration without LogGP parameters, LogGP's otherwise.
+fn messages(cal: &Calibration) -> String {
+    match &cal.loggp {
+        None => "a message costs T_rout to travel and T_rout to each end (the seeds' model)".to_owned(),
+        Some(n) => {
+            let l = |l: &super::LinkNs| {
+                format!(
+                    "o_s = o_r = {:.1}, L = {:.0}, G = {:.3} per byte",
+                    l.o_send, l.latency, l.gap_per_byte
+                )
+            };
+            format!(
+                "a message is priced by LogGP (`treelb_sim::loggp`): overheads o_s and o_r charged to \
+                 its ends, latency L, a gap G per byte at each PE's interface, one message at a time \
+                 (ns: between spinning threads {}; to a waiting thread {}; between MPI ranks {}), \
+                 o + L + o being the measured half round trip; termination is simulated as messages \
+                 (the threads runtime's counter of live work: the last PE wakes the others; the MPI \
+                 runtime's four-counter waves)",
+                l(&n.threads),
+                l(&n.wake),
+                n.mpi.as_ref().map_or("not measured".to_owned(), l)
+            )
+        }
+    }
+}
+
 fn short_app(app: &str) -> &str {
     match app.split_once(':') {
         Some(("clique", file)) => file.rsplit('/').next().unwrap_or(file),
@@ -147,8 +174,7 @@ impl Prediction {
             w,
             "**Model.** The simulator runs the same `Search` node by node (`DfsWork`, oldest-half \
              donation, Δt = {} units), so its PEs split the pieces the runtimes would; each node costs \
-             the application's calibrated time; a message costs T_rout to travel and T_rout to each \
-             end (the seeds' model); a crossbar. **Cores** (`treelb_sim::Cores`): with P ≤ C = {c} \
+             the application's calibrated time; {messages}; a crossbar. **Cores** (`treelb_sim::Cores`): with P ≤ C = {c} \
              every PE has a core of its own; with P > C, work advances only on C cores, so no \
              prediction can exceed C / P:\n\n\
              * threads: *run to idle* — the pool's turns: a busy PE keeps its core until its work runs \
@@ -161,6 +187,7 @@ impl Prediction {
              is the simulator's T_seq / (P · T_par). The bound column is min(1, C / P).\n",
             RunSpec::default().budget,
             cal.quantum / 1e3,
+            messages = messages(cal),
         );
         let _ = writeln!(
             w,
