@@ -229,7 +229,7 @@ pub struct Calibration {
     /// Per application.
     pub apps: Vec<AppCost>,
     /// Splitting an open depth-first search (the first UTS tree after
-    /// 1,000 nodes; NaN without a UTS tree).
+    /// 1,000 nodes; without a UTS tree, the first application's split).
     pub t_split: f64,
     /// One probe of a mailbox.
     pub t_poll: f64,
@@ -363,7 +363,7 @@ fn cores() -> usize {
 pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Result<Calibration, Error> {
     let c = cfg.cores.unwrap_or_else(cores);
     let mut apps = Vec::new();
-    let mut t_split = f64::NAN;
+    let (mut t_split, mut split_from_uts) = (f64::NAN, false);
     for app in &cfg.apps {
         let (nodes, wall, cpu, split) =
             apps::with_search(app, cfg.instances.as_deref(), &mut |s| -> Result<_, Error> {
@@ -377,8 +377,11 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
                 }
                 Ok((nodes, wall, cpu, s.split_ns()))
             })??;
-        if app.starts_with("uts:") && t_split.is_nan() {
+        // The first UTS tree's split (the workload the costs were chosen
+        // for); without one, the first application's that has a split.
+        if split.is_finite() && (t_split.is_nan() || (app.starts_with("uts:") && !split_from_uts)) {
             t_split = split;
+            split_from_uts = app.starts_with("uts:");
         }
         let n = nodes.max(1) as f64;
         // A P = 1 run works on the calling thread: its CPU time is the
@@ -391,6 +394,14 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         };
         on_app(&cost);
         apps.push(cost);
+    }
+    if t_split.is_nan() {
+        // Every search ended before it could be split: nothing to time.
+        let app = cfg.apps.first().cloned().unwrap_or_default();
+        return Err(Error::BadApp {
+            app,
+            message: "none of the applications was large enough to split, so T_split cannot be measured: add a larger one (uts:T1, nqueens:12)".into(),
+        });
     }
     let (t_rout_mpi, t_poll_mpi, mpi_gap) = match &cfg.mpi {
         Some(mpirun) => {
