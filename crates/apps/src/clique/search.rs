@@ -611,9 +611,12 @@ pub struct Options {
     /// propagation over the colour classes (MaxSAT reasoning, as in
     /// IncMaxCLQ and CliSAT) shows to be inconsistent with some classes,
     /// beyond the sets of two and three classes always looked for. Fewer
-    /// nodes, each dearer: on gen400_p0.9_55 59 % fewer nodes and 15 % less
-    /// CPU time, on p_hat500-3 39 % fewer and 4 % more, on brock400_2 19 %
-    /// fewer and 7 % more (`docs/benchmarks/2026-11-27-clique-bounds`).
+    /// nodes, each dearer: on p_hat500-3 39 % fewer nodes and 4 % more CPU
+    /// time, on brock400_2 19 % fewer and 12 % more, and on gen400_p0.9_55,
+    /// which the first burst's walk ends after 65,545 nodes either way,
+    /// twice the time (`docs/benchmarks/2026-11-27-clique-maxsat`; before
+    /// the walk, 59 % fewer nodes and 15 % less time there:
+    /// `docs/benchmarks/2026-11-27-clique-bounds`).
     pub propagate: bool,
 }
 
@@ -1967,9 +1970,15 @@ impl Units {
 /// only when `v` has a single neighbour in some class (without one, nothing
 /// is forced).
 ///
-/// Failed literals (trying each vertex of a class of two left, as
-/// IncMaxCLQ does) were measured and left out: on brock200_1 and
-/// p_hat500-3 they pruned no more nodes.
+/// Failed literals (trying each vertex of an open class of two left, as
+/// IncMaxCLQ does, and freezing the union of the conflicts' classes when
+/// every one fails) were measured and left out: on brock200_1 and
+/// p_hat500-3 they pruned no more nodes, on keller4 and hamming8-4 1–2 %
+/// more, and on gen200_p0.9_44 the larger frozen sets left 5 times as many
+/// nodes. Recording `v`'s neighbours per class during the re-colouring's
+/// pass instead of counting them in a pass of its own, with the union of
+/// the unfrozen classes kept up to date, changed no CPU time measurably
+/// (`docs/benchmarks/2026-11-27-clique-maxsat`).
 #[inline(always)]
 fn propagate<W: Width>(
     width: W,
