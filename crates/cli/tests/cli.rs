@@ -1814,9 +1814,9 @@ fn names_and_paths_reach_the_terminal_escaped() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Blind forecasts: a bad case set, a file that is no forecast file and
-/// results that are no results each get one line and exit code 2, before
-/// any run.
+/// Blind forecasts: a bad case set, a file that is no forecast file,
+/// results that are no results and a calibration that cannot measure
+/// T_split each get one line and exit code 2, and write nothing.
 #[test]
 fn blind_forecast_commands_refuse_bad_input_in_one_line() {
     let dir = std::env::temp_dir().join(format!("treelb-blind-{}", std::process::id()));
@@ -1841,6 +1841,12 @@ fn blind_forecast_commands_refuse_bad_input_in_one_line() {
         (
             vec!["sim", "measure", "--from-results", &junk, "--out", &out],
             "not the JSON results of `treelb sim measure`",
+        ),
+        // A calibration whose searches are too small to split: no T_split,
+        // refused instead of a file that `sim freeze` could not read.
+        (
+            vec!["sim", "calibrate", "--apps", "nqueens:4", "--repeat", "1", "--out", &out],
+            "none of the applications was large enough to split",
         ),
     ];
     for (args, expected) in &cases {
