@@ -77,9 +77,10 @@ impl Progress {
     /// `12.0 s: 4.13 M/4.13 M nodes (3.40 M/s, eta 0 s)`.
     fn status(&self, snap: &Snapshot) -> String {
         let secs = snap.elapsed.as_secs_f64();
-        let done = crate::report::human_rate(snap.work_units as f64);
-        let total =
-            self.total.map_or_else(String::new, |t| format!("/{}", crate::report::human_rate(t as f64)));
+        let done = treelb_apps::report::human_rate(snap.work_units as f64);
+        let total = self
+            .total
+            .map_or_else(String::new, |t| format!("/{}", treelb_apps::report::human_rate(t as f64)));
         format!("{secs:.1} s: {done}{total} {} ({})", self.unit, self.rate(snap))
     }
 
@@ -93,7 +94,7 @@ impl Progress {
             }
             _ => String::new(),
         };
-        format!("{}/s{eta}", crate::report::human_rate(rate))
+        format!("{}/s{eta}", treelb_apps::report::human_rate(rate))
     }
 
     /// The bar on a terminal, from the first second on.

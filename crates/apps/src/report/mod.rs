@@ -44,6 +44,10 @@ pub mod nqueens;
 pub mod tsp;
 pub mod uts;
 
+mod text;
+
+pub use text::{human_rate, pe_table};
+
 /// How the run was configured, as reported.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunSetup {
