@@ -784,82 +784,11 @@ value_enum!(
 /// value, on one line.
 pub(crate) mod parse {
     use treelb::spec::Rho;
+    pub(crate) use treelb_files::values::{count, dimension, duration, fanout, positive, repeat, threads};
 
-    /// An integer of at least 1.
     /// Δt (`--budget`): a whole number of units, at least 1.
     pub(crate) fn budget(value: &str) -> Result<treelb::spec::Budget, String> {
         positive(value).map(treelb::spec::Budget::of)
-    }
-
-    pub(crate) fn positive(value: &str) -> Result<u64, String> {
-        match value.trim().parse::<u64>() {
-            Ok(0) => Err("must be at least 1".into()),
-            Ok(n) => Ok(n),
-            Err(_) if value.trim().parse::<i128>().is_ok_and(|n| n < 0) => Err("must be at least 1".into()),
-            Err(_) => Err("expects a positive integer".into()),
-        }
-    }
-
-    /// A number of PEs: 1 to 4096.
-    pub(crate) fn threads(value: &str) -> Result<usize, String> {
-        let n = positive(value)?;
-        usize::try_from(n).ok().filter(|&n| n <= 4096).ok_or_else(|| "too many (at most 4096)".into())
-    }
-
-    /// A number of repetitions: 1 to 1000000.
-    pub(crate) fn repeat(value: &str) -> Result<usize, String> {
-        let n = positive(value)?;
-        usize::try_from(n).ok().filter(|&n| n <= 1_000_000).ok_or_else(|| "too many (at most 1000000)".into())
-    }
-
-    /// A size in pixels or a count of iterations or tiles: 1 to 2^32 - 1.
-    pub(crate) fn dimension(value: &str) -> Result<u32, String> {
-        let n = positive(value)?;
-        u32::try_from(n).map_err(|_| format!("too large (at most {})", u32::MAX))
-    }
-
-    /// One fan-out of the producer tree: 1 to 4096.
-    pub(crate) fn fanout(value: &str) -> Result<usize, String> {
-        threads(value).map_err(|e| e.replace("too many", "too wide"))
-    }
-
-    /// A count of at least 1, as an integer (`1000000`) or in scientific
-    /// notation (`1e6`, which must be a whole number).
-    pub(crate) fn count(value: &str) -> Result<u64, String> {
-        let v = value.trim();
-        let n = match v.parse::<u64>() {
-            Ok(n) => n,
-            Err(_) => v
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x < 1.8e19)
-                .map(|x| x as u64)
-                .ok_or_else(|| "expects a whole number such as 1000000 or 1e6".to_owned())?,
-        };
-        if n == 0 {
-            return Err("must be at least 1".into());
-        }
-        Ok(n)
-    }
-
-    /// A positive duration as people write it, in humantime's units:
-    /// `90s`, `5m`, `1h30m`, `1h 30m`, `250ms`.
-    pub(crate) fn duration(value: &str) -> Result<std::time::Duration, String> {
-        const FORMAT: &str = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
-        let d = humantime::parse_duration(value.trim()).map_err(|e| match e {
-            humantime::DurationError::UnknownUnit { unit, .. } if !unit.is_empty() => {
-                format!("`{unit}` is not a unit of time: expects {FORMAT}")
-            }
-            humantime::DurationError::NumberOverflow => "must be less than 30 years".to_owned(),
-            _ => format!("expects a duration: {FORMAT}"),
-        })?;
-        if d.is_zero() {
-            return Err("must be more than 0".into());
-        }
-        if d > std::time::Duration::from_secs(1_000_000_000) {
-            return Err("must be less than 30 years".into());
-        }
-        Ok(d)
     }
 
     /// `--rho`: strictly between 1 and 1.5.
@@ -872,25 +801,9 @@ pub(crate) mod parse {
     #[cfg(test)]
     mod tests {
         #[test]
-        fn counts_take_scientific_notation_when_whole() {
-            assert_eq!(super::count("1000"), Ok(1000));
-            assert_eq!(super::count("1e6"), Ok(1_000_000));
-            assert_eq!(super::count("2.5e3"), Ok(2500));
-            assert!(super::count("1.5").is_err());
-            assert!(super::count("0").is_err());
-            assert!(super::count("1.5e3x").is_err());
-            assert_eq!(super::threads("4096"), Ok(4096));
-            assert!(super::threads("4097").is_err());
+        fn rho_lies_strictly_between_1_and_1_5() {
             assert!(super::rho("1.5").is_err());
-            assert_eq!(super::threads("-1"), Err("must be at least 1".into()));
-            assert_eq!(super::positive("-7"), Err("must be at least 1".into()));
-            let format = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
-            assert_eq!(super::duration("garbage"), Err(format!("expects a duration: {format}")));
-            assert_eq!(super::duration("5"), Err(format!("expects a duration: {format}")));
-            assert_eq!(
-                super::duration("5 parsecs"),
-                Err(format!("`parsecs` is not a unit of time: expects {format}"))
-            );
+            assert_eq!(super::rho("1.25").map(|r| r.value()), Ok(1.25));
         }
 
         /// No short flag means two things in one command: UTS's `-q` is
