@@ -15,39 +15,12 @@ pub(crate) fn threads(value: Option<usize>) -> usize {
     value.unwrap_or_else(|| treelb_threads::Config::default().threads)
 }
 
-/// How a run shows itself on stderr while it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Feedback {
-    /// Nothing: `--quiet`, or stderr is not a terminal.
-    Off,
-    /// A bar that redraws itself after the first second, with the
-    /// incumbents above it: stderr is a terminal.
-    Terminal,
-    /// Plain lines that a log keeps: `--progress` where stderr is not a
-    /// terminal.
-    Lines,
-}
+pub(crate) use treelb_run::progress::Feedback;
 
-impl Feedback {
-    /// What `--progress` and `--quiet` ask for, where stderr is a terminal
-    /// or not: progress on a terminal only, as cargo and ripgrep do.
-    pub(crate) fn from_args(args: &crate::args::FeedbackArgs) -> Self {
-        Self::decide(args, std::io::stderr().is_terminal())
-    }
-
-    fn decide(args: &crate::args::FeedbackArgs, terminal: bool) -> Self {
-        match (args.quiet || args.no_progress, args.progress, terminal) {
-            (true, _, _) => Feedback::Off,
-            (false, _, true) => Feedback::Terminal,
-            (false, true, false) => Feedback::Lines,
-            (false, false, false) => Feedback::Off,
-        }
-    }
-
-    /// Whether anything is shown.
-    pub(crate) fn on(self) -> bool {
-        self != Feedback::Off
-    }
+/// What `--progress` and `--quiet` ask for, where stderr is a terminal or
+/// not ([`Feedback::decide`]): progress on a terminal only.
+pub(crate) fn feedback(args: &crate::args::FeedbackArgs) -> Feedback {
+    Feedback::decide(args.quiet || args.no_progress, args.progress, std::io::stderr().is_terminal())
 }
 
 /// A validated run configuration: the balancing ([`RunSpec`], the same for
@@ -147,7 +120,7 @@ impl RunConfig {
             pin: args.pin,
             split_policy,
             json: args.json,
-            feedback: Feedback::from_args(&args.feedback),
+            feedback: feedback(&args.feedback),
             quiet: args.feedback.quiet,
             trace: args.trace.clone(),
             max_nodes: args.max_nodes,
@@ -186,16 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn progress_shows_on_a_terminal_or_when_asked() {
-        let ask = |progress, quiet| crate::args::FeedbackArgs { progress, quiet, no_progress: false };
-        assert_eq!(Feedback::decide(&ask(false, false), true), Feedback::Terminal);
-        assert_eq!(Feedback::decide(&ask(false, false), false), Feedback::Off);
-        assert_eq!(Feedback::decide(&ask(true, false), false), Feedback::Lines);
-        assert_eq!(Feedback::decide(&ask(true, false), true), Feedback::Terminal);
-        assert_eq!(Feedback::decide(&ask(false, true), true), Feedback::Off);
-        assert_eq!(Feedback::decide(&ask(false, true), false), Feedback::Off);
-        let quiet_progress = crate::args::FeedbackArgs { progress: false, quiet: false, no_progress: true };
-        assert_eq!(Feedback::decide(&quiet_progress, true), Feedback::Off);
+    fn quiet_and_no_progress_parse() {
         assert!(parse(&["--no-progress"]).unwrap().feedback.no_progress);
         assert!(parse(&["-q"]).unwrap().feedback.quiet);
         assert!(parse(&["--progress", "--quiet"]).is_err());

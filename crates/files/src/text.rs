@@ -146,3 +146,19 @@ impl Quote {
         self.text
     }
 }
+
+/// A rate or a count for people: `4.91 M`, `12.00 k`, `7`.
+///
+/// ```
+/// use treelb_files::text::human_rate;
+/// assert_eq!(human_rate(4_910_000.0), "4.91 M");
+/// assert_eq!(human_rate(999.0), "999");
+/// ```
+pub fn human_rate(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2} M", x / 1e6),
+        x if x >= 1e3 => format!("{:.2} k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}

@@ -54,6 +54,7 @@ use treelb_checkpoint::{Checkpoint, Segment};
 use treelb_mpi::wire::{Codec, DfsCodec};
 
 pub mod game;
+pub mod progress;
 pub mod signals;
 
 pub use treelb::limit::{Limit, StopReason, Stops};

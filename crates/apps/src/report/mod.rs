@@ -46,7 +46,8 @@ pub mod uts;
 
 mod text;
 
-pub use text::{human_rate, pe_table};
+pub use text::pe_table;
+pub use treelb_files::text::human_rate;
 
 /// How the run was configured, as reported.
 #[derive(Clone, Debug, Serialize)]

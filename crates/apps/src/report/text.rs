@@ -9,6 +9,7 @@ use treelb::{MIN_MEASURED_WALL, PeStats};
 
 use super::Report;
 use crate::input::escape_text;
+use treelb_files::text::human_rate;
 
 impl<I: Serialize, A: Serialize> Report<I, A> {
     /// The report as text: the title, the answer's lines (and, first, a
@@ -83,22 +84,6 @@ impl<I: Serialize, A: Serialize> Report<I, A> {
         let _ = writeln!(out);
         let _ = writeln!(out, "{}", pe_table(&self.pes, self.unit));
         out
-    }
-}
-
-/// A rate for people: `4.91 M`, `12.00 k`, `7`.
-///
-/// ```
-/// use treelb_apps::report::human_rate;
-/// assert_eq!(human_rate(4_910_000.0), "4.91 M");
-/// assert_eq!(human_rate(999.0), "999");
-/// ```
-pub fn human_rate(x: f64) -> String {
-    match x {
-        x if x >= 1e9 => format!("{:.2} G", x / 1e9),
-        x if x >= 1e6 => format!("{:.2} M", x / 1e6),
-        x if x >= 1e3 => format!("{:.2} k", x / 1e3),
-        x => format!("{x:.0}"),
     }
 }
 
