@@ -162,3 +162,23 @@ pub fn human_rate(x: f64) -> String {
         x => format!("{x:.0}"),
     }
 }
+
+/// A command line as one string a POSIX shell reads back the same: each
+/// argument quoted where it holds anything but letters, digits and
+/// `-_=:,./+@%`.
+///
+/// ```
+/// use treelb_files::text::command_line;
+/// let args = ["bench", "--out", "a b", "it's"].map(String::from);
+/// assert_eq!(command_line("treelb", args), r"treelb bench --out 'a b' 'it'\''s'");
+/// ```
+pub fn command_line(program: &str, args: impl IntoIterator<Item = String>) -> String {
+    let quote = |a: String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=:,./+@%".contains(c)) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once(program.to_owned()).chain(args.into_iter().map(quote)).collect::<Vec<_>>().join(" ")
+}

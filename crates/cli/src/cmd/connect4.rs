@@ -283,23 +283,7 @@ fn pes(games: &GameRun<'_>) -> String {
 /// the serving ranks and reports their messages on stderr; then MPI is
 /// finalized.
 fn finish(games: GameRun<'_>, ok: bool) {
-    #[cfg(feature = "mpi")]
-    if let Some(s) = games.finish(ok) {
-        let w = s.windows;
-        eprintln!(
-            "treelb: mpi: {} ranks × {} threads ({}); {} window searches, \
-             {} termination waves; {} results and {} aborts sent between ranks, {} results for \
-             frames already finished",
-            s.ranks,
-            s.threads,
-            s.thread_support,
-            w.searches,
-            w.waves,
-            w.net.results,
-            w.net.aborts,
-            w.net.discarded
-        );
+    if let Some(summary) = games.finish(ok) {
+        eprintln!("treelb: {summary}");
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = games.finish(ok);
 }
