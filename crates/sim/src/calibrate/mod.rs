@@ -61,6 +61,7 @@
 
 mod apps;
 pub mod blind;
+mod lines;
 mod mpirun;
 mod predict;
 mod report;
