@@ -51,7 +51,7 @@ pub(crate) struct RunConfig {
     pub(crate) deterministic: bool,
     /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
     /// resumed run continues from.
-    pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
+    pub(crate) checkpoint: Option<treelb_checkpoint::Plan>,
 }
 
 impl RunConfig {
@@ -126,7 +126,7 @@ impl RunConfig {
             max_nodes: args.max_nodes,
             time_limit: args.time_limit,
             deterministic: args.deterministic,
-            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint, kind)?,
+            checkpoint: crate::checkpoint::plan(&args.checkpoint, kind)?,
         })
     }
 
