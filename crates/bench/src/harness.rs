@@ -892,7 +892,7 @@ impl Report {
 }
 
 /// The command line as one string a shell reads back the same, with the
-/// program named `program` ([`treelb_files::text::command_line`]).
+/// program named `program`.
 pub use treelb_apps::input::command_line;
 
 #[cfg(test)]
