@@ -27,7 +27,7 @@
 use std::io::{self, BufRead};
 
 use std::ops::Range;
-pub use treelb_files::text::{MAX_QUOTE_CHARS, escape, escape_path, escape_text, quote};
+pub use treelb_files::text::{MAX_QUOTE_CHARS, command_line, escape, escape_path, escape_text, quote};
 
 /// The longest line accepted, in bytes (without its line end): 1 MiB. The
 /// longest lines of real instances are a few kilobytes (a row of a TSPLIB

@@ -18,12 +18,14 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
 use treelb::spec::Budget;
 use treelb::{Init, MIN_MEASURED_WALL, Strategy};
 
 use crate::harness::{Matrix, Status};
 use crate::host::Host;
+use crate::html::{Page, bar_chart};
 use crate::workload::{Engine, Traffic, Workload};
 
 /// One strategy's reported run (the fastest; the median under MPI).
@@ -111,6 +113,104 @@ impl Comparison {
             ));
         }
         legend
+    }
+}
+
+impl Row {
+    /// The row's cells, under [`Comparison::HEADER`].
+    pub fn cells(&self) -> [String; 10] {
+        let [speedup, efficiency] = self.figures();
+        let t = &self.traffic;
+        [
+            self.strategy.to_string(),
+            format!("{:.3}", self.wall_secs),
+            speedup,
+            efficiency,
+            t.requests_sent.to_string(),
+            t.requests_failed.to_string(),
+            t.pieces_transferred.to_string(),
+            t.messages.to_string(),
+            t.heap_ops.to_string(),
+            format!("{:.1}", 100.0 * t.idle_fraction),
+        ]
+    }
+}
+
+impl Comparison {
+    /// The columns of the comparison's table.
+    pub const HEADER: [&str; 10] = [
+        "strategy",
+        "wall s",
+        "speedup",
+        "efficiency",
+        "req sent",
+        "req failed",
+        "transfers",
+        "messages",
+        "heap ops",
+        "idle %",
+    ];
+
+    /// What ran, in one line above the table.
+    pub fn heading(&self) -> String {
+        let pes = if self.runtime == "mpi" { "MPI PEs" } else { "threads" };
+        format!(
+            "{} · {} {pes} · Δt {} · init {} · {} of {} · sequential {:.3} s ({})",
+            self.workload,
+            self.threads,
+            self.budget,
+            self.init,
+            self.reported,
+            self.repeat,
+            self.seq_secs,
+            self.machine
+        )
+    }
+
+    /// The comparison as text: the heading, a table and the legend.
+    pub fn text(&self) -> String {
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED);
+        table.set_header(Self::HEADER);
+        for r in &self.rows {
+            table.add_row(r.cells().map(|s| Cell::new(s).set_alignment(CellAlignment::Right)));
+        }
+        format!("{}\n{table}\n{}\n", self.heading(), self.legend())
+    }
+
+    /// The comparison as Markdown, under the `command` that made it.
+    pub fn markdown(&self, command: &str) -> String {
+        let mut md = format!("`{command}`\n\n{}\n\n", self.heading());
+        md.push_str(&format!("| {} |\n|{}\n", Self::HEADER.join(" | "), "---|".repeat(Self::HEADER.len())));
+        for r in &self.rows {
+            md.push_str(&format!("| {} |\n", r.cells().join(" | ")));
+        }
+        md.push_str(&format!("\n{}\n", self.legend()));
+        md
+    }
+
+    /// The comparison as one HTML page ([`crate::html`]): the `command`
+    /// that made it, what ran, the table, the efficiencies as bars.
+    pub fn html(&self, command: &str) -> String {
+        let mut page = Page::new(&format!("treelb compare {}", self.workload));
+        page.code(command).paragraph(&format!(
+            "{} runtime, {} PEs, Δt {}, init {}, {} of {} runs; sequential baseline {:.3} s; {}",
+            self.runtime,
+            self.threads,
+            self.budget,
+            self.init,
+            self.reported,
+            self.repeat,
+            self.seq_secs,
+            self.machine
+        ));
+        let rows: Vec<[String; 10]> = self.rows.iter().map(Row::cells).collect();
+        page.heading("Strategies side by side").table(&Self::HEADER, &rows);
+        page.paragraph(&self.legend());
+        let bars: Vec<(String, f64)> =
+            self.rows.iter().map(|r| (r.strategy.to_string(), r.efficiency)).collect();
+        page.heading("Efficiency: T_seq / (P · T_P)").svg(&bar_chart("efficiency", &bars, 1.0));
+        page.finish()
     }
 }
 

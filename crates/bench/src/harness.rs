@@ -893,16 +893,7 @@ impl Report {
 
 /// The command line as one string a shell reads back the same, with the
 /// program named `program`.
-pub fn command_line(program: &str, args: impl IntoIterator<Item = String>) -> String {
-    let quote = |a: String| {
-        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=:,./+@%".contains(c)) {
-            a
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    };
-    std::iter::once(program.to_owned()).chain(args.into_iter().map(quote)).collect::<Vec<_>>().join(" ")
-}
+pub use treelb_apps::input::command_line;
 
 #[cfg(test)]
 mod tests {

@@ -28,6 +28,7 @@ pub mod compare;
 pub mod forkjoin;
 pub mod harness;
 pub mod host;
+pub mod html;
 pub mod peers;
 pub mod trace_plot;
 pub mod uts_c;

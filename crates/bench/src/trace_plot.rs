@@ -31,12 +31,15 @@
 
 use std::path::Path;
 
+use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 use treelb_sim::plot::{register_fonts, short};
 use treelb_threads::trace::{State, Trace, slot};
+
+use crate::html::Page;
 
 /// The colour of each state, in the order of [`State::ALL`].
 const COLOURS: [RGBColor; 5] = [
@@ -104,6 +107,67 @@ impl Summary {
             per_pe,
         }
     }
+}
+
+impl Summary {
+    /// The header of the shares' table: the PE, a column per state, the
+    /// intervals.
+    pub fn header() -> Vec<String> {
+        let mut header = vec!["PE".to_owned()];
+        header.extend(State::ALL.iter().map(|st| format!("{st} %")));
+        header.push("intervals".to_owned());
+        header
+    }
+
+    /// The rows of the shares' table: one per PE, then all of them.
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let row = |label: String, shares: &[(&str, f64)], intervals: usize| {
+            let mut cells = vec![label];
+            cells.extend(shares.iter().map(|(_, v)| format!("{:.1}", 100.0 * v)));
+            cells.push(intervals.to_string());
+            cells
+        };
+        let mut rows: Vec<Vec<String>> =
+            self.per_pe.iter().map(|pe| row(pe.pe.to_string(), &pe.shares, pe.intervals)).collect();
+        rows.push(row("all".into(), &self.shares, self.intervals));
+        rows
+    }
+
+    /// The shares' table as text, numbers aligned right.
+    pub fn table(&self) -> String {
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED);
+        table.set_header(Self::header());
+        for row in self.rows() {
+            let right =
+                |(i, c)| if i == 0 { Cell::new(c) } else { Cell::new(c).set_alignment(CellAlignment::Right) };
+            table.add_row(row.into_iter().enumerate().map(right).collect::<Vec<_>>());
+        }
+        table.to_string()
+    }
+}
+
+/// The notes of a trace that say what ran: its command and its strategy.
+pub fn run_notes(trace: &Trace) -> impl Iterator<Item = &String> {
+    trace.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: "))
+}
+
+/// The trace `file` as one HTML page ([`crate::html`]): what ran, the
+/// share of each state per PE, and both plots inline as SVG (the
+/// utilization as `utilization` draws it).
+pub fn html_page(file: &str, trace: &Trace, utilization: Plot, title: &str) -> Result<String, String> {
+    let s = Summary::of(trace);
+    let mut page = Page::new(&format!("treelb trace {file}"));
+    for note in run_notes(trace) {
+        page.code(note);
+    }
+    page.paragraph(&format!("{} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals));
+    let header = Summary::header();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    page.heading("Share of each PE's time in each state").table(&header, &s.rows());
+    page.heading("PE utilization over time").svg(&utilization.svg(trace, title)?);
+    page.heading("Timeline: one row per PE").svg(&Plot::Timeline.svg(trace, title)?);
+    Ok(page.finish())
 }
 
 fn named(shares: [f64; 5]) -> Vec<(&'static str, f64)> {

@@ -15,39 +15,12 @@ pub(crate) fn threads(value: Option<usize>) -> usize {
     value.unwrap_or_else(|| treelb_threads::Config::default().threads)
 }
 
-/// How a run shows itself on stderr while it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Feedback {
-    /// Nothing: `--quiet`, or stderr is not a terminal.
-    Off,
-    /// A bar that redraws itself after the first second, with the
-    /// incumbents above it: stderr is a terminal.
-    Terminal,
-    /// Plain lines that a log keeps: `--progress` where stderr is not a
-    /// terminal.
-    Lines,
-}
+pub(crate) use treelb_run::progress::Feedback;
 
-impl Feedback {
-    /// What `--progress` and `--quiet` ask for, where stderr is a terminal
-    /// or not: progress on a terminal only, as cargo and ripgrep do.
-    pub(crate) fn from_args(args: &crate::args::FeedbackArgs) -> Self {
-        Self::decide(args, std::io::stderr().is_terminal())
-    }
-
-    fn decide(args: &crate::args::FeedbackArgs, terminal: bool) -> Self {
-        match (args.quiet || args.no_progress, args.progress, terminal) {
-            (true, _, _) => Feedback::Off,
-            (false, _, true) => Feedback::Terminal,
-            (false, true, false) => Feedback::Lines,
-            (false, false, false) => Feedback::Off,
-        }
-    }
-
-    /// Whether anything is shown.
-    pub(crate) fn on(self) -> bool {
-        self != Feedback::Off
-    }
+/// What `--progress` and `--quiet` ask for, where stderr is a terminal or
+/// not ([`Feedback::decide`]): progress on a terminal only.
+pub(crate) fn feedback(args: &crate::args::FeedbackArgs) -> Feedback {
+    Feedback::decide(args.quiet || args.no_progress, args.progress, std::io::stderr().is_terminal())
 }
 
 /// A validated run configuration: the balancing ([`RunSpec`], the same for
@@ -78,7 +51,7 @@ pub(crate) struct RunConfig {
     pub(crate) deterministic: bool,
     /// `--checkpoint FILE --checkpoint-every DURATION`, and the state a
     /// resumed run continues from.
-    pub(crate) checkpoint: Option<crate::checkpoint::Plan>,
+    pub(crate) checkpoint: Option<treelb_checkpoint::Plan>,
 }
 
 impl RunConfig {
@@ -147,13 +120,13 @@ impl RunConfig {
             pin: args.pin,
             split_policy,
             json: args.json,
-            feedback: Feedback::from_args(&args.feedback),
+            feedback: feedback(&args.feedback),
             quiet: args.feedback.quiet,
             trace: args.trace.clone(),
             max_nodes: args.max_nodes,
             time_limit: args.time_limit,
             deterministic: args.deterministic,
-            checkpoint: crate::checkpoint::Plan::from_args(&args.checkpoint, kind)?,
+            checkpoint: crate::checkpoint::plan(&args.checkpoint, kind)?,
         })
     }
 
@@ -186,16 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn progress_shows_on_a_terminal_or_when_asked() {
-        let ask = |progress, quiet| crate::args::FeedbackArgs { progress, quiet, no_progress: false };
-        assert_eq!(Feedback::decide(&ask(false, false), true), Feedback::Terminal);
-        assert_eq!(Feedback::decide(&ask(false, false), false), Feedback::Off);
-        assert_eq!(Feedback::decide(&ask(true, false), false), Feedback::Lines);
-        assert_eq!(Feedback::decide(&ask(true, false), true), Feedback::Terminal);
-        assert_eq!(Feedback::decide(&ask(false, true), true), Feedback::Off);
-        assert_eq!(Feedback::decide(&ask(false, true), false), Feedback::Off);
-        let quiet_progress = crate::args::FeedbackArgs { progress: false, quiet: false, no_progress: true };
-        assert_eq!(Feedback::decide(&quiet_progress, true), Feedback::Off);
+    fn quiet_and_no_progress_parse() {
         assert!(parse(&["--no-progress"]).unwrap().feedback.no_progress);
         assert!(parse(&["-q"]).unwrap().feedback.quiet);
         assert!(parse(&["--progress", "--quiet"]).is_err());
@@ -241,39 +205,5 @@ mod tests {
         assert_eq!((c.spec.budget.get(), c.split_policy), (256, SplitPolicy::Bottom));
         let c = RunConfig::from_args(&parse(&[]).unwrap()).unwrap();
         assert_eq!((c.spec.budget, c.split_policy), (Budget::DEFAULT, SplitPolicy::default()));
-    }
-
-    #[test]
-    fn each_bad_argument_names_its_flag_and_value() {
-        let cases: [(&[&str], &str); 15] = [
-            (&["--max-nodes", "0"], "invalid value '0' for '--max-nodes <N>': must be at least 1"),
-            (
-                &["--max-nodes", "1.5e3x"],
-                "invalid value '1.5e3x' for '--max-nodes <N>': expects a whole number",
-            ),
-            (&["--fanout", "4,0"], "invalid value '0' for '--fanout <D,D,…>': must be at least 1"),
-            (&["--rho", "1.5"], "invalid value '1.5' for '--rho <RHO>': must lie strictly between 1 and 1.5"),
-            (&["--rho", "x"], "invalid value 'x' for '--rho <RHO>': expects a number"),
-            (&["--threads", "0"], "invalid value '0' for '--threads <P>': must be at least 1"),
-            (&["--threads", "-1"], "invalid value '-1' for '--threads <P>': must be at least 1"),
-            (
-                &["--time-limit", "garbage"],
-                "invalid value 'garbage' for '--time-limit <DURATION>': expects a duration: a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m",
-            ),
-            (
-                &["--time-limit", "3 fortnights"],
-                "invalid value '3 fortnights' for '--time-limit <DURATION>': `fortnights` is not a unit of time",
-            ),
-            (&["--threads", "two"], "invalid value 'two' for '--threads <P>': expects a positive integer"),
-            (&["--threads", "100000"], "invalid value '100000' for '--threads <P>': too many (at most 4096)"),
-            (&["--budget", "0"], "invalid value '0' for '--budget <UNITS>': must be at least 1"),
-            (&["--init", "all"], "invalid value 'all' for '--init <INIT>'"),
-            (&["--split-policy", "top"], "invalid value 'top' for '--split-policy <POLICY>'"),
-            (&["--strategy", "guess"], "invalid value 'guess' for '--strategy <NAME>'"),
-        ];
-        for (args, message) in cases {
-            let e = parse(args).unwrap_err().render().to_string();
-            assert!(e.starts_with(&format!("error: {message}")), "{args:?}: {e}");
-        }
     }
 }

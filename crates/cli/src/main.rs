@@ -14,7 +14,6 @@ mod checkpoint;
 mod cmd;
 mod config;
 mod error;
-mod html;
 mod outputs;
 mod progress;
 mod report;

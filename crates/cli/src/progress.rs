@@ -4,8 +4,9 @@
 //! has taken a second, and is cleared before the report. Where stderr is
 //! not a terminal, nothing, unless `--progress` asks for plain lines: one
 //! when the run starts, then one at growing intervals (1 s, 2 s, 5 s, 10 s,
-//! 30 s, then every minute), so that a log of a long run stays short. What
-//! stderr gets is decided once, in [`Feedback`]. The simulator's long
+//! 30 s, then every minute), so that a log of a long run stays short
+//! ([`treelb_run::progress`] says what and when). What stderr gets is
+//! decided once, in [`Feedback`]. The simulator's long
 //! commands show their phases instead ([`Phases`]).
 
 use std::io::Write;
@@ -16,28 +17,24 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use treelb_sim::sweep::Observer;
 use treelb_threads::Snapshot;
 
-use crate::config::{Feedback, RunConfig};
+use treelb_run::progress::Feedback;
+
+use crate::config::RunConfig;
 
 const SHOW_AFTER: Duration = Duration::from_secs(1);
-
-/// When the plain lines of `--progress` come, in seconds since the start;
-/// after the last, every minute.
-const LINE_TIMES: [u64; 6] = [1, 2, 5, 10, 30, 60];
 
 /// Shows work done so far: a bar when the total is known, else a counter.
 pub(crate) struct Progress {
     feedback: Feedback,
-    total: Option<u64>,
-    unit: &'static str,
+    /// What to say, and when ([`treelb_run::progress`]).
+    text: treelb_run::progress::Progress,
     bar: Option<ProgressBar>,
-    /// Plain lines: the time of the next one, in seconds.
-    next_line: u64,
 }
 
 impl Progress {
     /// A progress indicator for a run of `total` units (if known) of `unit`.
     pub(crate) fn new(feedback: Feedback, total: Option<u64>, unit: &'static str) -> Self {
-        Progress { feedback, total, unit, bar: None, next_line: LINE_TIMES[0] }
+        Progress { feedback, text: treelb_run::progress::Progress::new(total, unit), bar: None }
     }
 
     /// Says, in plain lines, that the run has started (its signal handler is
@@ -48,14 +45,8 @@ impl Progress {
             return;
         }
         ONCE.call_once(|| {
-            let total = self.total.map_or_else(String::new, |t| format!(" of {t} {}", self.unit));
-            let _ = writeln!(
-                std::io::stderr(),
-                "treelb: started a run{total} on {} {} ({})",
-                cfg.threads,
-                if cfg.threads == 1 { "PE" } else { "PEs" },
-                cfg.spec.strategy
-            );
+            let line = self.text.started(cfg.threads, cfg.spec.strategy);
+            let _ = writeln!(std::io::stderr(), "treelb: {line}");
         });
     }
 
@@ -65,35 +56,11 @@ impl Progress {
             Feedback::Off => {}
             Feedback::Terminal => self.draw(snap),
             Feedback::Lines => {
-                if snap.elapsed.as_secs() >= self.next_line {
-                    let _ = writeln!(std::io::stderr(), "treelb: {}", self.status(snap));
-                    let i = LINE_TIMES.iter().position(|&t| t > snap.elapsed.as_secs());
-                    self.next_line = i.map_or(snap.elapsed.as_secs() / 60 * 60 + 60, |i| LINE_TIMES[i]);
+                if self.text.line_due(snap) {
+                    let _ = writeln!(std::io::stderr(), "treelb: {}", self.text.status(snap));
                 }
             }
         }
-    }
-
-    /// `12.0 s: 4.13 M/4.13 M nodes (3.40 M/s, eta 0 s)`.
-    fn status(&self, snap: &Snapshot) -> String {
-        let secs = snap.elapsed.as_secs_f64();
-        let done = crate::report::human_rate(snap.work_units as f64);
-        let total =
-            self.total.map_or_else(String::new, |t| format!("/{}", crate::report::human_rate(t as f64)));
-        format!("{secs:.1} s: {done}{total} {} ({})", self.unit, self.rate(snap))
-    }
-
-    /// The rate over the whole run, and the time left where the total is
-    /// known: `3.40 M/s, eta 12 s`.
-    fn rate(&self, snap: &Snapshot) -> String {
-        let rate = snap.work_units as f64 / snap.elapsed.as_secs_f64().max(1e-9);
-        let eta = match self.total {
-            Some(total) if rate > 0.0 && total > snap.work_units => {
-                format!(", eta {:.0} s", (total - snap.work_units) as f64 / rate)
-            }
-            _ => String::new(),
-        };
-        format!("{}/s{eta}", crate::report::human_rate(rate))
     }
 
     /// The bar on a terminal, from the first second on.
@@ -101,7 +68,7 @@ impl Progress {
         if snap.elapsed < SHOW_AFTER {
             return;
         }
-        let (total, unit) = (self.total, self.unit);
+        let (total, unit) = (self.text.total(), self.text.unit());
         let bar = self.bar.get_or_insert_with(|| {
             let (length, template) = match total {
                 Some(total) => (
@@ -118,10 +85,7 @@ impl Progress {
         // The rate over the whole run: indicatif's own estimate would start
         // when the bar appears, a second into the run.
         bar.set_position(snap.work_units);
-        let message = format!("({})", self.rate(snap));
-        if let Some(bar) = &self.bar {
-            bar.set_message(message);
-        }
+        bar.set_message(format!("({})", self.text.rate(snap)));
     }
 
     /// Removes the indicator before the report is printed.

@@ -201,12 +201,10 @@ fn with_run<O>(
     let Some(mut outcome) = outcome else {
         return Ok(None);
     };
-    if let Some(figures) = outcome.mpi {
-        // A line on the runtime, with the progress (on a terminal, or
-        // --progress): a normal run prints nothing on stderr.
-        if cfg.feedback.on() {
-            mpi_line(&outcome, &figures);
-        }
+    // A line on the runtime, with the progress (on a terminal, or
+    // --progress): a normal run prints nothing on stderr.
+    if let Some(line) = outcome.mpi_line().filter(|_| cfg.feedback.on()) {
+        eprintln!("treelb: {line}");
     }
     if let (Some(path), Some(trace)) = (&cfg.trace, outcome.trace.take()) {
         write_trace(cfg, path, trace, outcome.stats.wall);
@@ -215,67 +213,17 @@ fn with_run<O>(
     Ok(Some((Ran { output: outcome.output, stats: outcome.stats, stopped: outcome.stopped }, bound)))
 }
 
-/// The MPI runtime's figures, on stderr.
-fn mpi_line<O>(o: &Outcome<O>, figures: &treelb_run::MpiFigures) {
-    let busy = o.stats.total().busy.as_secs_f64();
-    let probe = figures.probe;
-    let probe_share = if busy > 0.0 { probe.nanos * 1e-9 * probe.probes as f64 / busy } else { 0.0 };
-    let broadcasts = if figures.improvements > 0 {
-        format!("; {} improvement messages", figures.improvements)
-    } else {
-        String::new()
-    };
-    eprintln!(
-        "treelb: mpi: {} ranks × {} threads ({}); one empty probe costs {:.0} ns, {} probes ≈ {:.2} % of busy time; {} termination waves{broadcasts}",
-        o.ranks,
-        o.threads,
-        figures.thread_support,
-        probe.nanos,
-        probe.probes,
-        100.0 * probe_share,
-        figures.waves
-    );
-}
-
 /// Writes the trace to `path` after the report (the path was checked
 /// before the run, see [`crate::outputs`]), with notes on the run.
 fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
-    let c = &cfg.spec;
-    trace.notes = vec![
-        "treelb trace: one line per interval in which a PE stayed in one state; times in ns since the run started".into(),
-        "states: working, splitting (cutting a piece for another PE), sending (handing it over), requesting (a request out, waiting for the answer), idle".into(),
-        "marks (after `pe,at_ns,mark,value`): request (value: the PE asked), give (to), receive (from), worked (the units of a busy phase)".into(),
-        format!("command: {}", command_line()),
-        format!(
-            "strategy: {}, threads: {}, budget: {}, init: {}, split policy: {}, wall: {:.6} s",
-            c.strategy,
-            cfg.threads,
-            c.budget,
-            c.init,
-            cfg.split_policy,
-            wall.as_secs_f64()
-        ),
-        // What `treelb sim replay` reads back: the run's specification and
-        // its arguments, as JSON.
-        format!("spec: {}", serde_json::to_string(c).unwrap_or_default()),
-        format!("split-policy: {}", cfg.split_policy),
-        format!("argv: {}", serde_json::to_string(&std::env::args().skip(1).collect::<Vec<_>>()).unwrap_or_default()),
-    ];
-    crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
-}
-
-/// This process's command line, quoted for a POSIX shell where needed.
-fn command_line() -> String {
-    let quote = |a: String| {
-        let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c));
-        if plain { a } else { format!("'{}'", a.replace('\'', "'\\''")) }
-    };
     let mut args = std::env::args();
     let program = args.next().map_or_else(
         || "treelb".to_owned(),
         |p| std::path::Path::new(&p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned()),
     );
-    std::iter::once(program).chain(args.map(quote)).collect::<Vec<_>>().join(" ")
+    let args: Vec<String> = args.collect();
+    trace.notes = treelb_run::trace_notes(&cfg.spec, cfg.threads, cfg.split_policy, wall, &program, &args);
+    crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
 }
 
 /// The MPI library of `--runtime mpi`, initialized (`None` on threads).

@@ -211,6 +211,37 @@ fn bad_input_gets_one_line_and_exit_code_2() {
             &["nqueens", "8", "--strategy", "multilevel", "--fanout", "2,x"],
             "invalid value 'x' for '--fanout <D,D,…>'",
         ),
+        (
+            &["nqueens", "8", "--max-nodes", "0"],
+            "invalid value '0' for '--max-nodes <N>': must be at least 1",
+        ),
+        (
+            &["nqueens", "8", "--max-nodes", "1.5e3x"],
+            "invalid value '1.5e3x' for '--max-nodes <N>': expects a whole number",
+        ),
+        (
+            &["nqueens", "8", "--fanout", "4,0"],
+            "invalid value '0' for '--fanout <D,D,…>': must be at least 1",
+        ),
+        (&["nqueens", "8", "--rho", "x"], "invalid value 'x' for '--rho <RHO>': expects a number"),
+        (&["nqueens", "8", "--threads", "-1"], "invalid value '-1' for '--threads <P>': must be at least 1"),
+        (
+            &["nqueens", "8", "--threads", "two"],
+            "invalid value 'two' for '--threads <P>': expects a positive integer",
+        ),
+        (
+            &["nqueens", "8", "--threads", "100000"],
+            "invalid value '100000' for '--threads <P>': too many (at most 4096)",
+        ),
+        (
+            &["nqueens", "8", "--time-limit", "garbage"],
+            "invalid value 'garbage' for '--time-limit <DURATION>': expects a duration: a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m",
+        ),
+        (
+            &["nqueens", "8", "--time-limit", "3 fortnights"],
+            "invalid value '3 fortnights' for '--time-limit <DURATION>': `fortnights` is not a unit of time",
+        ),
+        (&["nqueens", "8", "--init", "all"], "invalid value 'all' for '--init <INIT>'"),
         (&["uts", "-t", "7"], "UTS parameters"),
         (&["uts", "-t", "0", "-b", "2000", "-q", "0.5", "-m", "4"], "UTS parameters"),
         (&["uts", "-q", "1.5", "-t", "0"], "UTS parameters"),

@@ -5,7 +5,10 @@
 //!   written whole after it — a temporary file created exclusively without
 //!   following a link, flushed, renamed over the target;
 //! * [`text`]: input a message repeats (a name read from a file, a path)
-//!   is shown with its control and invisible characters escaped.
+//!   is shown with its control and invisible characters escaped;
+//! * [`values`]: values as people write them on a command line (`1e6`,
+//!   `90s`), each refused in a few words.
 
 pub mod output;
 pub mod text;
+pub mod values;

@@ -146,3 +146,39 @@ impl Quote {
         self.text
     }
 }
+
+/// A rate or a count for people: `4.91 M`, `12.00 k`, `7`.
+///
+/// ```
+/// use treelb_files::text::human_rate;
+/// assert_eq!(human_rate(4_910_000.0), "4.91 M");
+/// assert_eq!(human_rate(999.0), "999");
+/// ```
+pub fn human_rate(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2} G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2} M", x / 1e6),
+        x if x >= 1e3 => format!("{:.2} k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// A command line as one string a POSIX shell reads back the same: each
+/// argument quoted where it holds anything but letters, digits and
+/// `-_=:,./+@%`.
+///
+/// ```
+/// use treelb_files::text::command_line;
+/// let args = ["bench", "--out", "a b", "it's"].map(String::from);
+/// assert_eq!(command_line("treelb", args), r"treelb bench --out 'a b' 'it'\''s'");
+/// ```
+pub fn command_line(program: &str, args: impl IntoIterator<Item = String>) -> String {
+    let quote = |a: String| {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=:,./+@%".contains(c)) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    std::iter::once(program.to_owned()).chain(args.into_iter().map(quote)).collect::<Vec<_>>().join(" ")
+}

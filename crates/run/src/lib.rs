@@ -54,7 +54,11 @@ use treelb_checkpoint::{Checkpoint, Segment};
 use treelb_mpi::wire::{Codec, DfsCodec};
 
 pub mod game;
+mod notes;
+pub mod progress;
 pub mod signals;
+
+pub use notes::trace_notes;
 
 pub use treelb::limit::{Limit, StopReason, Stops};
 pub use treelb::{RunSpec, RunStats};

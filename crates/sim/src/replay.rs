@@ -78,6 +78,10 @@ use crate::engine::{SimConfig, simulate_with};
 use crate::platform::{Costs, Network, Overhead, Platform};
 use crate::queue::Time;
 
+mod text;
+
+pub use text::{NoteError, Recorded};
+
 /// The costs a replay measured in its trace.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Measured {

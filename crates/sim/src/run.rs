@@ -451,5 +451,7 @@ pub fn utilization_chart(r: &SimReport) -> crate::plot::Chart {
     }
 }
 
+mod summary;
+
 #[cfg(test)]
 mod tests;

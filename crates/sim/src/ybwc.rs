@@ -42,6 +42,7 @@ use crate::queue::Time;
 use crate::workload::SimWork;
 
 pub mod compare;
+mod table;
 
 impl<G: Game> SimWork for YbwWork<'_, G> {}
 

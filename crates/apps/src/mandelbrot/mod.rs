@@ -73,6 +73,7 @@
 
 mod image;
 mod piece;
+mod png;
 
 use std::fmt;
 use std::str::FromStr;
@@ -82,6 +83,7 @@ use treelb::work::Rebuild;
 
 pub use image::{Counts, CoverageError, Image, Patches};
 pub use piece::{Piece, PieceState};
+pub use png::{Colour, human_bytes};
 
 /// A rectangle `[x0, x1] × [y0, y1]` of the complex plane: real parts from
 /// `x0` to `x1`, imaginary parts from `y0` to `y1`.

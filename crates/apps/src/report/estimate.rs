@@ -129,6 +129,21 @@ impl<I: Serialize> Report<I> {
         }
     }
 
+    /// The estimate as text for people: the title, then its
+    /// [`lines`](Self::lines), labels aligned.
+    pub fn text(&self) -> String {
+        let lines = self.lines();
+        let mut out = format!("{}\n", self.title);
+        let width = lines.iter().map(|l| l.label.len()).max().unwrap_or(0);
+        for l in &lines {
+            out.push_str(&match &l.note {
+                Some(note) => format!("  {:<width$}  {}  ({note})\n", l.label, l.value),
+                None => format!("  {:<width$}  {}\n", l.label, l.value),
+            });
+        }
+        out
+    }
+
     /// The estimate as lines for people.
     pub fn lines(&self) -> Vec<Line> {
         let a = &self.estimate;

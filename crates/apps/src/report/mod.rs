@@ -44,6 +44,11 @@ pub mod nqueens;
 pub mod tsp;
 pub mod uts;
 
+mod text;
+
+pub use text::pe_table;
+pub use treelb_files::text::human_rate;
+
 /// How the run was configured, as reported.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunSetup {

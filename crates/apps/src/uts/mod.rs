@@ -27,8 +27,10 @@
 mod params;
 pub mod rng;
 mod samples;
+mod size;
 mod tree;
 
 pub use params::{GeoShape, MAX_NUM_CHILDREN, Params, ParamsError, TreeType};
 pub use samples::{SAMPLE_TREES, SampleTree, sample_names};
+pub use size::{DEFAULT_SIZE_LIMIT, TooBig};
 pub use tree::{Uts, UtsNode, UtsResult};

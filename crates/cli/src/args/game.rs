@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::RunArgs;
+use super::run::RunArgs;
 
 /// `treelb connect4`
 #[derive(Debug, Args)]

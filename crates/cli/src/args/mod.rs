@@ -1,20 +1,20 @@
 //! The command line as clap parses it; `config` turns it into checked values.
 
-use std::time::Duration;
-
-use clap::builder::PossibleValue;
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use treelb::spec::Rho;
-use treelb::{Init, SplitPolicy, Strategy};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use treelb::Init;
 use treelb_apps::knapsack::Class;
 use treelb_apps::mandelbrot::Method;
 
 pub(crate) use crate::apps::Runtime;
 
 mod game;
+mod run;
 mod sim;
 
 pub(crate) use game::{Connect4Args, GameTreeArgs};
+pub(crate) use run::{
+    BudgetArg, CheckpointArgs, ClassArg, FeedbackArgs, InitArg, MethodArg, RunArgs, heading, parse,
+};
 pub(crate) use sim::{
     CalibrateArgs, FreezeArgs, MeasureArgs, PingPongArgs, PredictArgs, ReplayArgs, ReproduceArgs, SimArgs,
     SimCommand, SimRunArgs, YbwcArgs,
@@ -169,127 +169,6 @@ fn for_app(mut sub: clap::Command, app: &crate::apps::App) -> clap::Command {
         sub = sub.mut_arg(*id, |a| a.hide(true));
     }
     sub
-}
-
-/// `--budget UNITS`: Δt, defined once for every command that takes it.
-/// Each command says its own default in the help ([`command`] writes it)
-/// and applies it where the option is absent.
-#[derive(Clone, Copy, Debug, Default, clap::Args)]
-pub(crate) struct BudgetArg {
-    /// Δt: units of work between two checks for requests, at least 1
-    /// [default: set per command]
-    #[arg(allow_negative_numbers = true, long, value_name = "UNITS", value_parser = parse::budget, help_heading = heading::BALANCING)]
-    pub(crate) budget: Option<treelb::spec::Budget>,
-}
-
-impl BudgetArg {
-    /// The Δt given, or `default`.
-    pub(crate) fn or(self, default: treelb::spec::Budget) -> treelb::spec::Budget {
-        self.budget.unwrap_or(default)
-    }
-}
-
-/// The headings under which `--help` groups the runtime's options (the
-/// application's own come first, under "Options").
-pub(crate) mod heading {
-    /// The PEs and the runtime that runs them.
-    pub(crate) const RUN: &str = "Run";
-    /// How the work moves between PEs.
-    pub(crate) const BALANCING: &str = "Balancing";
-    /// When the run stops early, and what survives it.
-    pub(crate) const LIMITS: &str = "Limits";
-    /// What the run prints and writes.
-    pub(crate) const OUTPUT: &str = "Output";
-}
-
-/// How to run: the options every application takes (an application's
-/// `--help` shows only those it accepts: [`crate::apps::APPS`]).
-///
-/// `--budget` and `--split-policy` have no clap default: an application may
-/// declare its own ([`crate::apps::AppDefaults`]), and a value given on
-/// the command line always wins over both.
-#[derive(Debug, Args)]
-pub(crate) struct RunArgs {
-    /// Number of PEs (worker threads), 1 to 4096 [default: all cores]
-    #[arg(allow_negative_numbers = true, short = 'p', long, value_name = "P", value_parser = parse::threads, help_heading = heading::RUN)]
-    pub(crate) threads: Option<usize>,
-    /// threads (the PEs are threads of this process) or mpi (the PEs are the
-    /// ranks that mpirun starts, times --threads per rank [default 1]; needs
-    /// a build with the `mpi` feature)
-    #[arg(long, value_name = "RUNTIME", value_enum, default_value_t = Runtime::Threads, help_heading = heading::RUN)]
-    pub(crate) runtime: Runtime,
-    /// Seed of the PEs' random choices
-    #[arg(long, value_name = "N", help_heading = heading::RUN)]
-    pub(crate) seed: Option<u64>,
-    /// Pin PE i to the i-th core (threads runtime; off by default)
-    #[arg(long, help_heading = heading::RUN)]
-    pub(crate) pin: bool,
-    /// Balancing strategy (the README's table says what each does)
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling), help_heading = heading::BALANCING)]
-    pub(crate) strategy: StrategyArg,
-    #[command(flatten)]
-    pub(crate) budget: BudgetArg,
-    /// Which open nodes a split gives away [default: set per application]
-    #[arg(long, value_name = "POLICY", value_enum, help_heading = heading::BALANCING)]
-    pub(crate) split_policy: Option<SplitPolicyArg>,
-    /// How the root reaches the PEs
-    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root), help_heading = heading::BALANCING)]
-    pub(crate) init: InitArg,
-    /// multilevel: fan-out of each level of the producer tree, root first,
-    /// each 1 to 4096, e.g. 4,2 [default: Kimura and Ichiyoshi's Theorem 4]
-    #[arg(allow_negative_numbers = true, long, value_name = "D,D,…", value_delimiter = ',', value_parser = parse::fanout, help_heading = heading::BALANCING)]
-    pub(crate) fanout: Vec<usize>,
-    /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
-    /// grows), 1 < ρ < 1.5
-    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4", help_heading = heading::BALANCING)]
-    pub(crate) rho: Rho,
-    /// Stop after about N units of work with a partial report marked
-    /// interrupted and exit code 3; with --runtime mpi each rank stops
-    /// after its share N/ranks. An integer or a whole number in scientific
-    /// notation (1e6)
-    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::count, help_heading = heading::LIMITS)]
-    pub(crate) max_nodes: Option<u64>,
-    /// Stop after DURATION of wall time (e.g. 90s, 5m, 1h30m, 250ms) with a
-    /// partial report marked interrupted and exit code 3; with --runtime mpi
-    /// every rank stops at the same time and rank 0 reports
-    #[arg(long, value_name = "DURATION", value_parser = parse::duration, help_heading = heading::LIMITS)]
-    pub(crate) time_limit: Option<std::time::Duration>,
-    #[command(flatten)]
-    pub(crate) checkpoint: CheckpointArgs,
-    /// The same optimal solution for every P, strategy and runtime (of
-    /// equal values, the smallest witness wins); explores the ties, so it
-    /// costs nodes
-    #[arg(long)]
-    pub(crate) deterministic: bool,
-    /// Print the report as JSON on stdout instead of tables
-    #[arg(long, help_heading = heading::OUTPUT)]
-    pub(crate) json: bool,
-    /// Record when each PE was working, requesting, idle, splitting or
-    /// sending, and its requests and pieces given and received, into FILE
-    /// (CSV, one line per interval, then the marks; draw it with `treelb
-    /// plot-trace FILE`, replay it with `treelb sim replay FILE`)
-    #[arg(long, value_name = "FILE", help_heading = heading::OUTPUT)]
-    pub(crate) trace: Option<String>,
-    #[command(flatten)]
-    pub(crate) feedback: FeedbackArgs,
-}
-
-/// `--progress` and `--quiet`: what a run shows on stderr while it runs.
-#[derive(Clone, Copy, Debug, Default, Args)]
-pub(crate) struct FeedbackArgs {
-    /// Show progress on stderr even when it is not a terminal: a line when
-    /// the run starts, one per improvement of the incumbent, and the work
-    /// done at growing intervals [default: only on a terminal]
-    #[arg(long, conflicts_with = "quiet", help_heading = heading::OUTPUT)]
-    pub(crate) progress: bool,
-    /// Show nothing on stderr while the run runs (no progress, no
-    /// incumbents, no notes); errors and warnings still appear
-    #[arg(short = 'q', long, help_heading = heading::OUTPUT)]
-    pub(crate) quiet: bool,
-    /// No progress and no incumbents on stderr, even on a terminal (the
-    /// notes of an interrupted run remain)
-    #[arg(long, conflicts_with = "progress", help_heading = heading::OUTPUT)]
-    pub(crate) no_progress: bool,
 }
 
 /// `treelb uts`
@@ -677,291 +556,6 @@ pub(crate) struct CompletionsArgs {
     pub(crate) shell: clap_complete::Shell,
 }
 
-/// A closed set of names from `treelb` made a clap [`ValueEnum`], so that
-/// `--help` lists every name (with a line on each) and completions offer
-/// them: a wrapper around the library's type, whose `ALL` and `name` give
-/// the names, so that the command line and the library cannot disagree.
-macro_rules! value_enum {
-    ($(#[$doc:meta])* $wrapper:ident($inner:ty), $n:expr, $help:expr) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub(crate) struct $wrapper(pub(crate) $inner);
-
-        impl ValueEnum for $wrapper {
-            fn value_variants<'a>() -> &'a [Self] {
-                const VARIANTS: [$wrapper; $n] = {
-                    let mut v = [$wrapper(<$inner>::ALL[0]); $n];
-                    let mut i = 0;
-                    while i < $n {
-                        v[i] = $wrapper(<$inner>::ALL[i]);
-                        i += 1;
-                    }
-                    v
-                };
-                &VARIANTS
-            }
-
-            fn to_possible_value(&self) -> Option<PossibleValue> {
-                let help: fn($inner) -> &'static str = $help;
-                Some(PossibleValue::new(self.0.name()).help(help(self.0)))
-            }
-        }
-
-        impl std::fmt::Display for $wrapper {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.0.name())
-            }
-        }
-    };
-}
-
-value_enum!(
-    /// `--strategy`: a [`Strategy`].
-    StrategyArg(Strategy),
-    13,
-    |s| match s {
-        Strategy::RandomPolling => "an idle PE asks a random PE for half of its work",
-        Strategy::GlobalRoundRobin => "idle PEs take victims in turn from one shared counter",
-        Strategy::AsyncRoundRobin => "each PE asks the others in turn, from its own counter",
-        Strategy::WorkSharing => "busy PEs offer work to a random PE",
-        Strategy::ExtremeWorkSharing => "every slice's new work goes to a random PE's pool",
-        Strategy::TwoChoice => "offers go to the less loaded of two random PEs",
-        Strategy::AlwaysGoLeft => "offers go to the less loaded of one PE from each half",
-        Strategy::MaxLoad => "idle PEs visit the PE with the largest reported load (--rho)",
-        Strategy::Multilevel => "a tree of producers with a fan-out per level (--fanout)",
-        Strategy::MasterWorker => "a central pool hands out pieces, largest first",
-        Strategy::StaticBlock => "the root's parts in contiguous blocks, nothing moves",
-        Strategy::StaticCyclic => "the root's parts round robin, nothing moves",
-        Strategy::StaticRandom => "the root's parts at random, nothing moves",
-    }
-);
-
-value_enum!(
-    /// `knapsack --class`: a [`Class`] of Pisinger's generated instances.
-    ClassArg(Class),
-    4,
-    |c| match c {
-        Class::Uncorrelated => "profits and weights independent",
-        Class::WeaklyCorrelated => "profit within R/10 of the weight",
-        Class::StronglyCorrelated => "profit = weight + R/10",
-        Class::SubsetSum => "profit = weight",
-    }
-);
-
-value_enum!(
-    /// `mandelbrot --method`: a [`Method`].
-    MethodArg(Method),
-    2,
-    |m| match m {
-        Method::Pixels => "every pixel by escape time",
-        Method::Subdivide => "fill rectangles whose boundary is in the set",
-    }
-);
-
-value_enum!(
-    /// `--init`: an [`Init`].
-    InitArg(Init),
-    2,
-    |i| match i {
-        Init::Root => "PE 0 starts with the root; the others steal",
-        Init::Selective => "the root is split by the bits of the PE index before the run",
-    }
-);
-
-value_enum!(
-    /// `--split-policy`: a [`SplitPolicy`].
-    SplitPolicyArg(SplitPolicy),
-    3,
-    |p| match p {
-        SplitPolicy::OldestHalf => "half of the oldest generation of open nodes",
-        SplitPolicy::Bottom => "the single bottom-most open node",
-        SplitPolicy::HalfEachLevel => "half of every level of open nodes",
-    }
-);
-
-/// clap value parsers: each error is the part after clap's `invalid value
-/// 'V' for '--flag <NAME>': `, so that the message names the flag and the
-/// value, on one line.
-pub(crate) mod parse {
-    use treelb::spec::Rho;
-
-    /// An integer of at least 1.
-    /// Δt (`--budget`): a whole number of units, at least 1.
-    pub(crate) fn budget(value: &str) -> Result<treelb::spec::Budget, String> {
-        positive(value).map(treelb::spec::Budget::of)
-    }
-
-    pub(crate) fn positive(value: &str) -> Result<u64, String> {
-        match value.trim().parse::<u64>() {
-            Ok(0) => Err("must be at least 1".into()),
-            Ok(n) => Ok(n),
-            Err(_) if value.trim().parse::<i128>().is_ok_and(|n| n < 0) => Err("must be at least 1".into()),
-            Err(_) => Err("expects a positive integer".into()),
-        }
-    }
-
-    /// A number of PEs: 1 to 4096.
-    pub(crate) fn threads(value: &str) -> Result<usize, String> {
-        let n = positive(value)?;
-        usize::try_from(n).ok().filter(|&n| n <= 4096).ok_or_else(|| "too many (at most 4096)".into())
-    }
-
-    /// A number of repetitions: 1 to 1000000.
-    pub(crate) fn repeat(value: &str) -> Result<usize, String> {
-        let n = positive(value)?;
-        usize::try_from(n).ok().filter(|&n| n <= 1_000_000).ok_or_else(|| "too many (at most 1000000)".into())
-    }
-
-    /// A size in pixels or a count of iterations or tiles: 1 to 2^32 - 1.
-    pub(crate) fn dimension(value: &str) -> Result<u32, String> {
-        let n = positive(value)?;
-        u32::try_from(n).map_err(|_| format!("too large (at most {})", u32::MAX))
-    }
-
-    /// One fan-out of the producer tree: 1 to 4096.
-    pub(crate) fn fanout(value: &str) -> Result<usize, String> {
-        threads(value).map_err(|e| e.replace("too many", "too wide"))
-    }
-
-    /// A count of at least 1, as an integer (`1000000`) or in scientific
-    /// notation (`1e6`, which must be a whole number).
-    pub(crate) fn count(value: &str) -> Result<u64, String> {
-        let v = value.trim();
-        let n = match v.parse::<u64>() {
-            Ok(n) => n,
-            Err(_) => v
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x < 1.8e19)
-                .map(|x| x as u64)
-                .ok_or_else(|| "expects a whole number such as 1000000 or 1e6".to_owned())?,
-        };
-        if n == 0 {
-            return Err("must be at least 1".into());
-        }
-        Ok(n)
-    }
-
-    /// A positive duration as people write it, in humantime's units:
-    /// `90s`, `5m`, `1h30m`, `1h 30m`, `250ms`.
-    pub(crate) fn duration(value: &str) -> Result<std::time::Duration, String> {
-        const FORMAT: &str = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
-        let d = humantime::parse_duration(value.trim()).map_err(|e| match e {
-            humantime::DurationError::UnknownUnit { unit, .. } if !unit.is_empty() => {
-                format!("`{unit}` is not a unit of time: expects {FORMAT}")
-            }
-            humantime::DurationError::NumberOverflow => "must be less than 30 years".to_owned(),
-            _ => format!("expects a duration: {FORMAT}"),
-        })?;
-        if d.is_zero() {
-            return Err("must be more than 0".into());
-        }
-        if d > std::time::Duration::from_secs(1_000_000_000) {
-            return Err("must be less than 30 years".into());
-        }
-        Ok(d)
-    }
-
-    /// `--rho`: strictly between 1 and 1.5.
-    pub(crate) fn rho(value: &str) -> Result<Rho, String> {
-        let rho: f64 = value.trim().parse().map_err(|_| "expects a number".to_owned())?;
-        Rho::new(rho)
-            .map_err(|_| "must lie strictly between 1 and 1.5 (Loui and Sohoni's ρ < 3/2)".to_owned())
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn counts_take_scientific_notation_when_whole() {
-            assert_eq!(super::count("1000"), Ok(1000));
-            assert_eq!(super::count("1e6"), Ok(1_000_000));
-            assert_eq!(super::count("2.5e3"), Ok(2500));
-            assert!(super::count("1.5").is_err());
-            assert!(super::count("0").is_err());
-            assert!(super::count("1.5e3x").is_err());
-            assert_eq!(super::threads("4096"), Ok(4096));
-            assert!(super::threads("4097").is_err());
-            assert!(super::rho("1.5").is_err());
-            assert_eq!(super::threads("-1"), Err("must be at least 1".into()));
-            assert_eq!(super::positive("-7"), Err("must be at least 1".into()));
-            let format = "a number with a unit (ms, s, m, h, d), such as 250ms, 90s, 5m or 1h30m";
-            assert_eq!(super::duration("garbage"), Err(format!("expects a duration: {format}")));
-            assert_eq!(super::duration("5"), Err(format!("expects a duration: {format}")));
-            assert_eq!(
-                super::duration("5 parsecs"),
-                Err(format!("`parsecs` is not a unit of time: expects {format}"))
-            );
-        }
-
-        /// No short flag means two things in one command: UTS's `-q` is
-        /// its q, not `--quiet` (clap checks this only where debug
-        /// assertions are on; this test checks it in every build).
-        #[test]
-        fn no_short_flag_is_defined_twice_in_a_command() {
-            let command = crate::args::command();
-            command.clone().debug_assert();
-            let nested = command.get_subcommands().flat_map(|s| s.get_subcommands());
-            for sub in command.get_subcommands().chain(nested) {
-                let mut shorts: Vec<char> = sub.get_arguments().filter_map(|a| a.get_short()).collect();
-                let n = shorts.len();
-                shorts.sort_unstable();
-                shorts.dedup();
-                assert_eq!(shorts.len(), n, "`treelb {}` defines a short flag twice", sub.get_name());
-            }
-            let uts = command.find_subcommand("uts").unwrap();
-            let q: Vec<_> =
-                uts.get_arguments().filter(|a| a.get_short() == Some('q')).map(|a| a.get_id()).collect();
-            assert_eq!(q, ["q"]);
-            let nqueens = command.find_subcommand("nqueens").unwrap();
-            assert!(nqueens.get_arguments().any(|a| a.get_short() == Some('q') && a.get_id() == "quiet"));
-        }
-
-        /// Each application's help names its own defaults and offers only
-        /// the options it accepts.
-        #[test]
-        fn each_application_offers_its_own_options() {
-            let command = crate::args::command();
-            let help = |app: &str, id: &str| {
-                let sub = command.find_subcommand(app).unwrap();
-                let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
-                (arg.get_help().unwrap().to_string(), arg.is_hide_set())
-            };
-            let default = treelb::spec::Budget::DEFAULT;
-            assert!(help("uts", "budget").0.contains(&format!(
-                "(nodes) between two checks for requests, at least 1 [default: {default}]"
-            )));
-            assert!(help("tsp", "budget").0.ends_with("[default: 1]"), "{:?}", help("tsp", "budget"));
-            assert!(help("integrate", "max_nodes").0.contains("(intervals)"));
-            assert!(help("mandelbrot", "max_nodes").0.contains("(iterations)"));
-            assert!(!help("uts", "max_nodes").0.contains("greedy"));
-            assert!(help("clique", "max_nodes").0.contains("greedy"));
-            for app in ["clique", "knapsack", "tsp"] {
-                assert!(!help(app, "deterministic").1, "{app}");
-            }
-            for app in ["uts", "nqueens", "integrate", "mandelbrot", "connect4", "gametree"] {
-                assert!(help(app, "deterministic").1, "{app}");
-            }
-            assert!(help("connect4", "time_limit").1 && help("connect4", "init").1);
-            assert!(!help("uts", "time_limit").1 && !help("uts", "checkpoint").1);
-            assert!(help("integrate", "checkpoint").1 && help("integrate", "split_policy").1);
-        }
-    }
-}
-
-/// `--checkpoint FILE --checkpoint-every DURATION`: the options of every run
-/// command that checkpoints.
-#[derive(Clone, Debug, Default, Args)]
-pub(crate) struct CheckpointArgs {
-    /// Write the run's state to FILE every --checkpoint-every (atomically:
-    /// FILE is always a whole checkpoint); `treelb resume FILE` continues
-    /// the run after a crash
-    #[arg(long, value_name = "FILE", help_heading = heading::LIMITS)]
-    pub(crate) checkpoint: Option<String>,
-    /// How often to checkpoint, e.g. 60s, 10m, 1h, 500ms [default: 60s]
-    #[arg(long, value_name = "DURATION", requires = "checkpoint", value_parser = parse::duration, help_heading = heading::LIMITS)]
-    pub(crate) checkpoint_every: Option<Duration>,
-}
-
 /// `treelb compare`
 #[derive(Debug, Args)]
 pub(crate) struct CompareArgs {
@@ -1025,4 +619,62 @@ pub(crate) struct ResumeArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) feedback: FeedbackArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    /// No short flag means two things in one command: UTS's `-q` is
+    /// its q, not `--quiet` (clap checks this only where debug
+    /// assertions are on; this test checks it in every build).
+    #[test]
+    fn no_short_flag_is_defined_twice_in_a_command() {
+        let command = crate::args::command();
+        command.clone().debug_assert();
+        let nested = command.get_subcommands().flat_map(|s| s.get_subcommands());
+        for sub in command.get_subcommands().chain(nested) {
+            let mut shorts: Vec<char> = sub.get_arguments().filter_map(|a| a.get_short()).collect();
+            let n = shorts.len();
+            shorts.sort_unstable();
+            shorts.dedup();
+            assert_eq!(shorts.len(), n, "`treelb {}` defines a short flag twice", sub.get_name());
+        }
+        let uts = command.find_subcommand("uts").unwrap();
+        let q: Vec<_> =
+            uts.get_arguments().filter(|a| a.get_short() == Some('q')).map(|a| a.get_id()).collect();
+        assert_eq!(q, ["q"]);
+        let nqueens = command.find_subcommand("nqueens").unwrap();
+        assert!(nqueens.get_arguments().any(|a| a.get_short() == Some('q') && a.get_id() == "quiet"));
+    }
+
+    /// Each application's help names its own defaults and offers only
+    /// the options it accepts.
+    #[test]
+    fn each_application_offers_its_own_options() {
+        let command = crate::args::command();
+        let help = |app: &str, id: &str| {
+            let sub = command.find_subcommand(app).unwrap();
+            let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
+            (arg.get_help().unwrap().to_string(), arg.is_hide_set())
+        };
+        let default = treelb::spec::Budget::DEFAULT;
+        assert!(
+            help("uts", "budget").0.contains(&format!(
+                "(nodes) between two checks for requests, at least 1 [default: {default}]"
+            ))
+        );
+        assert!(help("tsp", "budget").0.ends_with("[default: 1]"), "{:?}", help("tsp", "budget"));
+        assert!(help("integrate", "max_nodes").0.contains("(intervals)"));
+        assert!(help("mandelbrot", "max_nodes").0.contains("(iterations)"));
+        assert!(!help("uts", "max_nodes").0.contains("greedy"));
+        assert!(help("clique", "max_nodes").0.contains("greedy"));
+        for app in ["clique", "knapsack", "tsp"] {
+            assert!(!help(app, "deterministic").1, "{app}");
+        }
+        for app in ["uts", "nqueens", "integrate", "mandelbrot", "connect4", "gametree"] {
+            assert!(help(app, "deterministic").1, "{app}");
+        }
+        assert!(help("connect4", "time_limit").1 && help("connect4", "init").1);
+        assert!(!help("uts", "time_limit").1 && !help("uts", "checkpoint").1);
+        assert!(help("integrate", "checkpoint").1 && help("integrate", "split_policy").1);
+    }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use treelb::{Init, SplitPolicy, Strategy};
 
-use super::{InitArg, SplitPolicyArg, StrategyArg, parse};
+use super::run::{BudgetArg, InitArg, SplitPolicyArg, StrategyArg, parse};
 
 /// The applications calibrated by default: two UTS sample trees, N-Queens
 /// and a DIMACS clique instance (found as `clique_file` of `treelb sim calibrate` finds it).
@@ -165,7 +165,7 @@ pub(crate) struct SimRunArgs {
     #[arg(long, value_name = "BYTES", help_heading = "LogGP (--model loggp)")]
     pub(crate) word_bytes: Option<u64>,
     #[command(flatten)]
-    pub(crate) budget: crate::args::BudgetArg,
+    pub(crate) budget: BudgetArg,
     /// Ticks the hub spends per message (global round robin's counter,
     /// max-load's heap, master–worker's central pool)
     #[arg(long, value_name = "TICKS")]
@@ -235,7 +235,7 @@ pub(crate) struct YbwcArgs {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) node_ticks: u64,
     #[command(flatten)]
-    pub(crate) budget: crate::args::BudgetArg,
+    pub(crate) budget: BudgetArg,
 }
 
 /// `treelb sim calibrate`

@@ -169,7 +169,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
         peers,
         child: vec![exe.into_os_string(), "bench".into()],
         scratch: scratch.clone(),
-        progress: crate::config::Feedback::from_args(&args.feedback).on(),
+        progress: crate::config::feedback(&args.feedback).on(),
     };
     let command = harness::command_line("treelb", std::env::args().skip(1));
     let report = plan.run(command, machine, treelb_bench::host::nice()).map_err(|e| err!("{e}"));

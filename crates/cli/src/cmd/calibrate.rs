@@ -35,29 +35,13 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
     let mut printed = Ok(());
     let mut cal = calibrate::calibrate(&cfg, &mut |app| {
         if printed.is_ok() {
-            printed = writeln!(
-                out,
-                "{}: {} units, {:.1} ns per unit (CPU), {:.1} ns (wall)",
-                app.app, app.nodes, app.ns_per_node, app.wall_ns_per_node
-            );
+            printed = writeln!(out, "{app}");
         }
     })
     .map_err(error)?;
     printed?;
     cal.others_share = others.and_then(|m| m.share());
-    writeln!(
-        out,
-        "T_split {:.1} ns · T_poll {:.2} ns · T_rout (threads, spinning) {:.1} ns · wake-up {:.0} ns · \
-         T_rout (MPI) {} · quantum {:.0} µs · {} cores, {}",
-        cal.t_split,
-        cal.t_poll,
-        cal.t_rout_threads,
-        cal.t_wake,
-        cal.t_rout_mpi.map_or("not measured".into(), |t| format!("{t:.0} ns")),
-        cal.quantum / 1e3,
-        cal.cores,
-        calibrate::judge(cal.others_share, LOADED_SHARE)
-    )?;
+    writeln!(out, "{}", cal.line(LOADED_SHARE))?;
     let json = serde_json::to_vec_pretty(&cal)?;
     out.flush()?;
     crate::outputs::write_now("--out", &a.out, |w| w.write_all(&json))?;
@@ -115,13 +99,7 @@ pub(crate) fn predict(a: &PredictArgs, out: &mut dyn std::io::Write) -> Result<b
     let mut printed = Ok(());
     let prediction = calibrate::predict(&cal, &cfg, &mut |r| {
         if printed.is_ok() {
-            let (rt, strategy) = (r.runtime.name(), r.strategy.name());
-            let (measured, predicted) = (r.measured_efficiency, r.predicted.efficiency);
-            printed = writeln!(
-                out,
-                "{} {rt} P = {} {strategy}: measured {measured:.3}, predicted {predicted:.3}",
-                r.app, r.p
-            );
+            printed = writeln!(out, "{r}");
         }
     })
     .map_err(error)?;
@@ -161,16 +139,7 @@ pub(crate) fn freeze(a: &FreezeArgs, out: &mut dyn std::io::Write) -> Result<boo
     let mut printed = Ok(());
     let forecasts = blind::freeze(&cal, &cases, Some(&treelb_bench::workload::instances()), &mut |f| {
         if printed.is_ok() {
-            let p = &f.predicted;
-            printed = writeln!(
-                out,
-                "{}: efficiency {:.3}, {} requests, {} transfers",
-                f.case.label(),
-                p.efficiency,
-                p.requests,
-                p.transfers
-            )
-            .and_then(|()| out.flush());
+            printed = writeln!(out, "{f}").and_then(|()| out.flush());
         }
     })
     .map_err(error)?;
@@ -191,7 +160,7 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
             err!("--from-results {}: not the JSON results of `treelb sim measure`: {e}", escape_path(from))
         })?;
         checking.refigure();
-        let md = checking.markdown(&forecasts_name(&checking, from));
+        let md = checking.markdown(&checking.forecasts_name(from));
         crate::outputs::write_now("--out", &a.out, |w| w.write_all(md.as_bytes()))?;
         writeln!(out, "wrote {}", escape_path(&a.out))?;
         return Ok(true);
@@ -208,15 +177,7 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
     let mut printed = Ok(());
     let checking = blind::measure(&bytes, baseline.as_ref(), &cfg, &mut |r| {
         if printed.is_ok() {
-            printed = writeln!(
-                out,
-                "{}: measured {:.3}, forecast {:.3} ({:+.1} %)",
-                r.forecast.case.label(),
-                r.efficiency(),
-                r.forecast.predicted.efficiency,
-                100.0 * r.error()
-            )
-            .and_then(|()| out.flush());
+            printed = writeln!(out, "{r}").and_then(|()| out.flush());
         }
     })
     .map(|mut c| {
@@ -228,11 +189,7 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
         e => err!("{e}"),
     })?;
     printed?;
-    let f = &checking.figures;
-    writeln!(out, "forecasts sha256 {}", checking.sha256)?;
-    writeln!(out, "efficiency: {}", f.efficiency_verdict)?;
-    writeln!(out, "messages: {}", f.messages_verdict)?;
-    writeln!(out, "ranking: {}", f.ranking_verdict)?;
+    write!(out, "{}", checking.verdicts())?;
     let md = checking.markdown(&forecasts.to_string_lossy());
     let json = serde_json::to_vec_pretty(&checking)?;
     out.flush()?;
@@ -240,18 +197,4 @@ pub(crate) fn measure(a: &MeasureArgs, out: &mut dyn std::io::Write) -> Result<b
     crate::outputs::write_now("--out", &json_out, |w| w.write_all(&json))?;
     writeln!(out, "wrote {} and {}", escape_path(&a.out), escape_path(&json_out))?;
     Ok(true)
-}
-
-/// The forecast file's name for the Markdown of `--from-results`: the one
-/// recorded in the results, else `forecasts.json` beside them if its
-/// SHA-256 is the one measured, else "the forecasts of FILE".
-fn forecasts_name(checking: &blind::Checking, from: &std::path::Path) -> String {
-    if let Some(name) = &checking.forecasts_file {
-        return name.clone();
-    }
-    let beside = from.with_file_name("forecasts.json");
-    match std::fs::read(&beside) {
-        Ok(bytes) if blind::sha256_hex(&bytes) == checking.sha256 => "forecasts.json".into(),
-        _ => format!("the forecasts of {}", from.display()),
-    }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use treelb::Init;
 use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
-use treelb_apps::connect4::{Connect4, Position, describe_score, random_positions, read_positions};
+use treelb_apps::connect4::{Connect4, Position, random_positions, read_positions};
 use treelb_apps::gametree::GameTree;
 use treelb_apps::report::connect4::{Row, Summary};
 use treelb_run::game::GameRun;
@@ -199,31 +199,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         serde_json::to_writer_pretty(&mut *out, &rows).map_err(|e| err!("{e}"))?;
         writeln!(out)?;
     } else if args.position.is_some() {
-        let r = &rows[0];
-        let s = &r.solved;
-        writeln!(
-            out,
-            "Connect Four, position \"{}\" ({} moves), {how}",
-            r.position,
-            r.position.chars().count()
-        )?;
-        writeln!(out, "score: {}{}", s.score, describe_score(s.score, args.weak))?;
-        match s.best_move {
-            Some(c) => writeln!(out, "best move: {c}")?,
-            None if args.score_only => {}
-            None => writeln!(out, "best move: none (the board is full)")?,
-        }
-        writeln!(out, "nodes: {}", s.nodes)?;
-        writeln!(out, "aborted nodes: {}", s.aborted_nodes)?;
-        writeln!(out, "time: {:.3} s", r.seconds)?;
+        write!(out, "{}", rows[0].text(&how, args.weak, args.score_only))?;
     } else {
-        let s = summary;
-        writeln!(out, "Connect Four, {} positions, {how}", s.positions)?;
-        writeln!(out, "mean time: {:.3} ms", s.mean_seconds() * 1e3)?;
-        writeln!(out, "mean nodes: {:.1}", s.mean_nodes())?;
-        writeln!(out, "aborted nodes: {} ({:.2} %)", s.aborted_nodes, s.aborted_percent())?;
-        writeln!(out, "total time: {:.3} s", s.seconds)?;
-        writeln!(out, "checked: {}, mismatches: {}", s.checked, s.mismatches)?;
+        write!(out, "{}", summary.text(&how))?;
     }
     for r in rows.iter().filter(|r| r.mismatch()) {
         eprintln!(
@@ -283,23 +261,7 @@ fn pes(games: &GameRun<'_>) -> String {
 /// the serving ranks and reports their messages on stderr; then MPI is
 /// finalized.
 fn finish(games: GameRun<'_>, ok: bool) {
-    #[cfg(feature = "mpi")]
-    if let Some(s) = games.finish(ok) {
-        let w = s.windows;
-        eprintln!(
-            "treelb: mpi: {} ranks × {} threads ({}); {} window searches, \
-             {} termination waves; {} results and {} aborts sent between ranks, {} results for \
-             frames already finished",
-            s.ranks,
-            s.threads,
-            s.thread_support,
-            w.searches,
-            w.waves,
-            w.net.results,
-            w.net.aborts,
-            w.net.discarded
-        );
+    if let Some(summary) = games.finish(ok) {
+        eprintln!("treelb: {summary}");
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = games.finish(ok);
 }

@@ -120,7 +120,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
-        write_text(&report, out)?;
+        write!(out, "{}", report.text())?;
     }
     if interrupted && !cfg.quiet {
         eprintln!(
@@ -130,18 +130,4 @@ pub(crate) fn run<S: Search, I: Serialize>(
         return Ok(Status::Interrupted);
     }
     Ok(Status::Done)
-}
-
-/// Writes the estimate as text for people.
-fn write_text<I: Serialize>(report: &Report<I>, out: &mut impl Write) -> std::io::Result<()> {
-    let lines = report.lines();
-    writeln!(out, "{}", report.title)?;
-    let width = lines.iter().map(|l| l.label.len()).max().unwrap_or(0);
-    for l in &lines {
-        match &l.note {
-            Some(note) => writeln!(out, "  {:<width$}  {}  ({note})", l.label, l.value)?,
-            None => writeln!(out, "  {:<width$}  {}", l.label, l.value)?,
-        }
-    }
-    Ok(())
 }

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use treelb_apps::mandelbrot::{Image, MAX_TILES, Mandelbrot, View, bytes_per_pixel};
+use treelb_apps::mandelbrot::{Colour, Image, MAX_TILES, Mandelbrot, View, bytes_per_pixel, human_bytes};
 use treelb_apps::report::mandelbrot::{self, Sequential};
 use treelb_mpi::wire::StateCodec;
 
@@ -13,15 +13,6 @@ use super::Status;
 use crate::args::MandelbrotArgs;
 use crate::config::{Error, RunConfig, Runtime, bytes, err, numbers};
 use crate::report::{report, write};
-
-/// A number of bytes for people: `4.5 GiB`.
-fn human_bytes(n: u64) -> String {
-    match n {
-        n if n >= 1 << 30 => format!("{:.1} GiB", n as f64 / f64::from(1u32 << 30)),
-        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1u32 << 20)),
-        n => format!("{n} bytes"),
-    }
-}
 
 pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status, Error> {
     let cfg = RunConfig::from_args(&args.run)?;
@@ -100,7 +91,7 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     for (flag, path, colour) in colours {
         if let Some(path) = path {
             let image = std::sync::Arc::clone(&image);
-            crate::outputs::later(flag, path, move |w| write_png(w, &image, colour));
+            crate::outputs::later(flag, path, move |w| image.write_png(w, colour));
         }
     }
     if interrupted {
@@ -120,30 +111,4 @@ fn view(args: &MandelbrotArgs, width: u32, height: u32) -> Result<View, Error> {
     let extent = args.extent.as_deref().map(|e| numbers("--extent", "a width along the real axis", e));
     let extent = extent.transpose()?.map(|[x]| x);
     View::around(center, extent, width, height).map_err(|e| err!("--extent: {e}"))
-}
-
-/// The colour of a pixel of an image.
-type Colour = fn(&Image, usize) -> [u8; 3];
-
-/// Writes `image` to `out` as an RGB PNG, one colour per pixel by `colour`.
-fn write_png(out: &mut dyn Write, image: &Image, colour: Colour) -> std::io::Result<()> {
-    let fail = |e: png::EncodingError| match e {
-        png::EncodingError::IoError(e) => e,
-        e => std::io::Error::other(e),
-    };
-    let mut encoder = png::Encoder::new(out, image.width, image.height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(fail)?;
-    // Row by row: no copy of the whole image in RGB.
-    let mut stream = writer.stream_writer().map_err(fail)?;
-    let width = image.width as usize;
-    let mut row = Vec::with_capacity(3 * width);
-    for y in 0..image.height as usize {
-        row.clear();
-        row.extend((y * width..(y + 1) * width).flat_map(|i| colour(image, i)));
-        stream.write_all(&row)?;
-    }
-    stream.finish().map_err(fail)?;
-    writer.finish().map_err(fail)
 }

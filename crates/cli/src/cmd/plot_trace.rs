@@ -6,10 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use comfy_table::{Cell, CellAlignment, Table, presets::UTF8_FULL_CONDENSED};
 use serde::Serialize;
-use treelb_bench::trace_plot::{Format, MAX_BUCKETS, Plot, Summary, title};
-use treelb_threads::trace::{State, Trace};
+use treelb_bench::trace_plot::{Format, MAX_BUCKETS, Plot, Summary, html_page, title};
+use treelb_threads::trace::Trace;
 
 use crate::args::PlotTraceArgs;
 use treelb_apps::input::{escape, escape_text};
@@ -75,10 +74,8 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
             files.push((flag, path, image.map_err(|e| err!("{}: {e}", escape(path.as_bytes())))?));
         }
     }
-    let report =
-        |written| Report { file: &args.file, notes: &trace.notes, summary: Summary::of(&trace), written };
     if let Some(path) = &args.html {
-        let page = html_page(&report(Vec::new()), &trace, utilization, &title)?;
+        let page = html_page(&args.file, &trace, utilization, &title).map_err(|e| err!("--html: {e}"))?;
         files.push(("--html", path, page.into_bytes()));
     }
     if let Some(path) = &args.chrome {
@@ -86,7 +83,8 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
         trace.write_chrome(&mut json).map_err(|e| err!("--chrome: {e}"))?;
         files.push(("--chrome", path, json));
     }
-    let report = report(files.iter().map(|&(_, path, _)| path).collect());
+    let written = files.iter().map(|&(_, path, _)| path).collect();
+    let report = Report { file: &args.file, notes: &trace.notes, summary: Summary::of(&trace), written };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
@@ -105,46 +103,6 @@ fn image_format(flag: &str, path: &str) -> Result<Format, Error> {
         .ok_or_else(|| err!("{flag} {}: the image must end in .png or .svg", escape(path.as_bytes())))
 }
 
-/// The header of the shares' table.
-fn header() -> Vec<String> {
-    let mut header = vec!["PE".to_owned()];
-    header.extend(State::ALL.iter().map(|st| format!("{st} %")));
-    header.push("intervals".to_owned());
-    header
-}
-
-/// The rows of the shares' table: one per PE, then all of them.
-fn rows(s: &Summary) -> Vec<Vec<String>> {
-    let row = |label: String, shares: &[(&str, f64)], intervals: usize| {
-        let mut cells = vec![label];
-        cells.extend(shares.iter().map(|(_, v)| format!("{:.1}", 100.0 * v)));
-        cells.push(intervals.to_string());
-        cells
-    };
-    let mut rows: Vec<Vec<String>> =
-        s.per_pe.iter().map(|pe| row(pe.pe.to_string(), &pe.shares, pe.intervals)).collect();
-    rows.push(row("all".into(), &s.shares, s.intervals));
-    rows
-}
-
-/// The trace as one HTML page: the run, the share of each state per PE, and
-/// both plots inline as SVG.
-fn html_page(r: &Report<'_>, trace: &Trace, utilization: Plot, title: &str) -> Result<String, Error> {
-    let s = &r.summary;
-    let mut page = crate::html::Page::new(&format!("treelb trace {}", r.file));
-    for note in r.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
-        page.code(note);
-    }
-    page.paragraph(&format!("{} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals));
-    let header = header();
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    page.heading("Share of each PE's time in each state").table(&header, &rows(s));
-    let svg = |plot: Plot| plot.svg(trace, title).map_err(|e| err!("--html: {e}"));
-    page.heading("PE utilization over time").svg(&svg(utilization)?);
-    page.heading("Timeline: one row per PE").svg(&svg(Plot::Timeline)?);
-    Ok(page.finish())
-}
-
 fn print_summary(r: &Report<'_>, out: &mut impl Write) -> Result<(), Error> {
     let s = &r.summary;
     let file = escape(r.file.as_bytes());
@@ -153,15 +111,7 @@ fn print_summary(r: &Report<'_>, out: &mut impl Write) -> Result<(), Error> {
     for note in r.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
         writeln!(out, "  {}", escape_text(note))?;
     }
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_header(header());
-    for row in rows(s) {
-        let right =
-            |(i, c)| if i == 0 { Cell::new(c) } else { Cell::new(c).set_alignment(CellAlignment::Right) };
-        table.add_row(row.into_iter().enumerate().map(right).collect::<Vec<_>>());
-    }
-    writeln!(out, "{table}")?;
+    writeln!(out, "{}", s.table())?;
     for path in &r.written {
         writeln!(out, "wrote {}", escape(path.as_bytes()))?;
     }

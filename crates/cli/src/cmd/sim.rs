@@ -24,11 +24,11 @@ use treelb::{RunSpec, Strategy};
 use treelb_apps::input::escape_path;
 use treelb_apps::uts::{Params, SampleTree};
 use treelb_bench::host::{LOADED_SHARE, OthersMeter};
-use treelb_sim::engine::{REFERENCE_BUDGET, SimReport};
+use treelb_sim::engine::REFERENCE_BUDGET;
 use treelb_sim::loggp::LogGpParams;
 use treelb_sim::multilevel::MAX_LEVELS;
 use treelb_sim::reproduce::{self, Scale};
-use treelb_sim::run::{IidTree, RunConfig, RunError, TreeShape, Workload, WorkloadSummary};
+use treelb_sim::run::{IidTree, RunConfig, RunError, TreeShape, Workload};
 use treelb_sim::{Costs, Model, Platform};
 
 use crate::args::{ReproduceArgs, SimArgs, SimCommand, SimRunArgs};
@@ -206,76 +206,9 @@ fn run_one(a: &SimRunArgs, out: &mut dyn Write) -> Result<bool, Error> {
         serde_json::to_writer_pretty(&mut *out, report)?;
         writeln!(out)?;
     } else {
-        summary(report, &outcome.workload, out)?;
+        write!(out, "{}", outcome.summary())?;
     }
     Ok(report.complete)
-}
-
-fn summary(r: &SimReport, workload: &WorkloadSummary, out: &mut dyn Write) -> Result<(), Error> {
-    let m = &r.machine;
-    let c = &m.costs;
-    let p = f64::from(m.p);
-    writeln!(out, "strategy      {} ({} init)", r.strategy, r.init)?;
-    writeln!(out, "machine       P = {} on {}, diameter {} hops", m.p, m.network, m.diameter())?;
-    writeln!(
-        out,
-        "costs         T_rout {} ({}) · T_split {} · T_poll {} · T_counter {} · t_word {} × s(w) {} (ticks) · Δt {} units",
-        c.t_rout, c.overhead, c.t_split, c.t_poll, c.t_counter, c.t_word, c.size, r.budget
-    )?;
-    if let Model::LogGp(g) = &c.model {
-        writeln!(out, "network       {g}; start-up and termination as messages")?;
-    }
-    writeln!(out, "workload      {workload}")?;
-    if !r.levels.is_empty() {
-        let join = |f: &dyn Fn(&treelb_sim::multilevel::Level) -> String, sep: &str| {
-            r.levels.iter().map(f).collect::<Vec<_>>().join(sep)
-        };
-        writeln!(
-            out,
-            "tree          {} level{}: fan-out {}, grain {} ticks, pieces {} (root first)",
-            r.levels.len(),
-            if r.levels.len() == 1 { "" } else { "s" },
-            join(&|l| l.fanout.to_string(), " × "),
-            join(&|l| format!("{:.0}", l.grain), " / "),
-            join(&|l| l.pieces.to_string(), " / "),
-        )?;
-    }
-    writeln!(out, "T_seq         {} ticks ({} units)", r.t_seq, r.work_units)?;
-    writeln!(
-        out,
-        "T_par         {} ticks (last work at {}, T_seq/P = {:.0})",
-        r.t_par,
-        r.t_last_work,
-        r.t_seq as f64 / p
-    )?;
-    writeln!(out, "efficiency    {:.4}", r.efficiency)?;
-    if r.requests == 0 && r.transfers > 0 {
-        writeln!(out, "pushes        {} pieces pushed (and as many acknowledgements)", r.transfers)?;
-    } else {
-        writeln!(
-            out,
-            "requests      {} sent, {} failed ({:.1} %), {} transfers{}",
-            r.requests,
-            r.requests_failed,
-            100.0 * r.requests_failed as f64 / (r.requests.max(1) as f64),
-            r.transfers,
-            if r.counter_ops > 0 { format!(", {} counter tickets", r.counter_ops) } else { String::new() }
-        )?;
-    }
-    if let Some(t) = r.utilization.first_reaching(0.9) {
-        writeln!(out, "utilization   90 % reached at {t} ticks")?;
-    } else {
-        writeln!(out, "utilization   never reached 90 %")?;
-    }
-    writeln!(
-        out,
-        "simulation    {} events in {:.3} s ({:.1} M events/s){}",
-        r.events,
-        r.wall_seconds,
-        r.events_per_second() / 1e6,
-        if r.complete { "" } else { " — stopped at --max-events" }
-    )?;
-    Ok(())
 }
 
 fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> {
@@ -306,33 +239,7 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
     crate::outputs::write_now("--out", &a.out.join("README.md"), |w| w.write_all(md.as_bytes()))?;
     let json = serde_json::to_vec_pretty(&all)?;
     crate::outputs::write_now("--out", &a.out.join("data.json"), |w| w.write_all(&json))?;
-    for t in &all.seconds {
-        let cpu = t.cpu.map_or(String::new(), |c| format!(", {c:.1} s CPU"));
-        writeln!(out, "{:>7.1} s{cpu}  {}", t.wall, t.name)?;
-    }
-    let total_wall: f64 = all.seconds.iter().map(|t| t.wall).sum();
-    let total_cpu: f64 = all.seconds.iter().filter_map(|t| t.cpu).sum();
-    writeln!(out, "{total_wall:>7.1} s, {total_cpu:.1} s CPU  in all")?;
-    if let Some(l) = all.load {
-        writeln!(
-            out,
-            "other processes took {:.0} % of the cores during the run ({})",
-            100.0 * l.others_share,
-            if l.loaded { "loaded: the wall times are longer than on a quiet machine" } else { "quiet" }
-        )?;
-    }
-    for r in &all.speed.runs {
-        writeln!(
-            out,
-            "simulator speed, P = {}: {} {}: {:.1} M events per {} second (median of {})",
-            all.speed.p,
-            r.strategy.name(),
-            r.init.name(),
-            r.median(),
-            if r.cpu { "CPU" } else { "wall-clock" },
-            r.rates.len()
-        )?;
-    }
+    write!(out, "{}", all.timings())?;
     writeln!(
         out,
         "wrote {} ({:.1} s)",
@@ -341,6 +248,3 @@ fn run_reproduce(a: &ReproduceArgs, out: &mut dyn Write) -> Result<bool, Error> 
     )?;
     Ok(true)
 }
-
-#[cfg(test)]
-mod tests;

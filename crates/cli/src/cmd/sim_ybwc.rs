@@ -36,43 +36,6 @@ pub(crate) fn run(a: &YbwcArgs, out: &mut dyn Write) -> Result<bool, Error> {
         e => err!("sim ybwc: {e}"),
     })?;
     bar.finish();
-    let costs = &cfg.costs;
-    writeln!(
-        out,
-        "synthetic trees: branching {}, depth {}, ordering {}, {} seeds, solved by null-window searches; random polling, Δt = {}",
-        cfg.branching, cfg.depth, cfg.ordering, cfg.seeds, cfg.budget
-    )?;
-    writeln!(
-        out,
-        "model: crossbar, T_rout = {} ticks, T_split = {}, T_poll = {}, a position {} ticks",
-        costs.t_rout, costs.t_split, costs.t_poll, cfg.node_ticks
-    )?;
-    writeln!(out, "sequential alpha-beta: {} nodes, {:.3} s", c.seq_nodes, c.seq_seconds)?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:<8} {:>5} {:<10} {:>9} {:>9} {:>9} {:>9}",
-        "engine", "P", "waiting", "overhead", "aborted%", "speedup", "effic."
-    )?;
-    for r in &c.rows {
-        writeln!(
-            out,
-            "{:<8} {:>5} {:<10} {:>9.3} {:>9.2} {:>9.2} {:>9.2}",
-            r.engine,
-            r.p,
-            if r.ybw { "ybw" } else { "no waiting" },
-            r.overhead,
-            r.aborted_percent(),
-            r.speedup,
-            r.efficiency()
-        )?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "overhead: nodes over sequential nodes; aborted%: of the nodes, those in subtrees thrown away; \
-         threads: wall time, fastest of {}, on {} cores (more PEs than cores share them)",
-        cfg.repeat, c.cores
-    )?;
+    write!(out, "{}", c.table(&cfg))?;
     Ok(true)
 }

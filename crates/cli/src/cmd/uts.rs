@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use treelb_apps::report::uts::{self, format_size};
-use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, TreeType, Uts};
+use treelb_apps::report::uts;
+use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, Uts};
 
 use super::Status;
 use crate::args::UtsArgs;
@@ -13,17 +13,9 @@ use crate::report::{report, write};
 /// The sample tree run when neither `--tree` nor parameters are given.
 pub(crate) const DEFAULT_TREE: &str = "T1";
 
-/// Without `--max-nodes`, trees of more nodes than this (published, or
-/// expected over the random root state), or of more SHA-1 evaluations, are
-/// refused before the run.
-const DEFAULT_SIZE_LIMIT: f64 = 1e11;
-
 /// The sample tree `name` (ignoring case).
 pub(crate) fn sample(name: &str) -> Result<&'static SampleTree, Error> {
-    SampleTree::find(name).ok_or_else(|| {
-        let names: Vec<_> = SAMPLE_TREES.iter().map(|t| t.name).collect();
-        err!("unknown sample tree `{name}` (known: {})", names.join(", "))
-    })
+    SampleTree::named(name).map_err(|e| err!("{e}"))
 }
 
 pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
@@ -46,7 +38,9 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     // Parameters given as flags that are a sample tree's: its published size.
     let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| t.params() == params));
     let expected_nodes = params.expected_nodes();
-    check_size(&params, tree, expected_nodes, cfg.max_nodes.is_some())?;
+    params
+        .check_size(tree, expected_nodes, cfg.max_nodes.is_some())
+        .map_err(|e| err!("UTS parameters: {e}"))?;
     let expected = tree.map(|t| t.nodes);
     let Some(outcome) = crate::run::search(&uts, &cfg, expected, "nodes")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
@@ -65,45 +59,4 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         eprintln!("treelb: error: the tree has {} nodes, the published count is {expected:?}", result.nodes);
     }
     Ok(ok.into())
-}
-
-/// Refuses trees that would run unboundedly: a binomial part with q·m ≥ 1
-/// that the tree reaches (infinite expected size; the published T3L runs by
-/// its name), and
-/// without `--max-nodes` a published or expected size, or a number of
-/// SHA-1 evaluations, above [`DEFAULT_SIZE_LIMIT`].
-fn check_size(params: &Params, tree: Option<&SampleTree>, expected: f64, limited: bool) -> Result<(), Error> {
-    let binomial = matches!(params.tree_type, TreeType::Binomial | TreeType::Hybrid);
-    let qm = params.binomial_branching();
-    if tree.is_none() && binomial && qm >= 1.0 && !expected.is_finite() {
-        return Err(err!(
-            "UTS parameters: expected binomial branching factor q * m = {} * {} = {qm} is not below 1: the \
-             expected tree size is infinite (the published T3L runs as --tree T3L)",
-            params.q,
-            params.m
-        ));
-    }
-    if limited {
-        return Ok(());
-    }
-    let size = tree.map_or(expected, |t| t.nodes as f64);
-    let what = if tree.is_some() { "published" } else { "expected" };
-    if size > DEFAULT_SIZE_LIMIT {
-        return Err(err!(
-            "UTS parameters: the {what} tree size is {}, above the limit of {DEFAULT_SIZE_LIMIT:e} nodes \
-             (--max-nodes N runs at most about N nodes)",
-            format_size(size)
-        ));
-    }
-    let evaluations = size * f64::from(params.granularity);
-    if evaluations > DEFAULT_SIZE_LIMIT {
-        return Err(err!(
-            "UTS parameters: the {what} work is {} × {} SHA-1 evaluations per child (-g) = {:.2e}, above the \
-             limit of {DEFAULT_SIZE_LIMIT:e} (--max-nodes N runs at most about N nodes)",
-            format_size(size),
-            params.granularity,
-            evaluations
-        ));
-    }
-    Ok(())
 }

@@ -43,12 +43,14 @@ pub(crate) fn absent(key: &str, program: &str, install: &str, required: &str) {
 }
 
 /// A benchmark instance in `../shared/instances`.
+#[allow(dead_code)] // not every test file reads the instances
 pub(crate) fn shared_instance(path: &str) -> String {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/instances");
     root.join(path).to_string_lossy().into_owned()
 }
 
 /// The numbers of a report line `  label  1 2 3  (note)`.
+#[allow(dead_code)] // not every test file reads a report
 pub(crate) fn numbers_on_line(out: &str, label: &str) -> Vec<u32> {
     let line =
         out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}: {out}"));

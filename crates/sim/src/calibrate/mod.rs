@@ -67,6 +67,7 @@
 
 mod apps;
 pub mod blind;
+mod lines;
 mod mpirun;
 mod predict;
 mod report;

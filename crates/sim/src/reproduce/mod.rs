@@ -33,6 +33,7 @@ mod maxload;
 mod multilevel;
 mod sharing;
 mod speed;
+mod timings;
 mod trim;
 mod verdict;
 

@@ -1,26 +1,19 @@
 //! `treelb sim` from its arguments to its report and files.
 
-use clap::Parser;
+mod common;
 
-use super::*;
+use std::process::Command;
 
-/// `treelb sim …` on its own.
-#[derive(Debug, Parser)]
-struct Sim {
-    #[command(flatten)]
-    args: SimArgs,
-}
-
-fn sim(args: &[&str]) -> Result<String, Error> {
-    let parsed = Sim::try_parse_from(std::iter::once("sim").chain(args.iter().copied()))
-        .unwrap_or_else(|e| panic!("{args:?}: {e}"));
-    let mut out = Vec::new();
-    run(&parsed.args, &mut out)?;
-    // The files `main` writes after the report.
-    if let Some(e) = crate::outputs::write_pending().pop() {
-        return Err(e);
+/// `treelb sim ARGS…`: its report, or its error line.
+fn sim(args: &[&str]) -> Result<String, String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+    cmd.arg("sim").args(args);
+    let o = common::output_within(cmd, std::time::Duration::from_secs(600));
+    if o.status.success() {
+        Ok(String::from_utf8(o.stdout).expect("utf-8"))
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
     }
-    Ok(String::from_utf8(out).expect("utf-8"))
 }
 
 #[test]
@@ -45,7 +38,7 @@ fn multilevel_runs_by_name_and_reports_its_tree() {
         "--per-pe",
     ])
     .unwrap();
-    let r: SimReport = serde_json::from_str(&out).unwrap();
+    let r: treelb_sim::SimReport = serde_json::from_str(&out).unwrap();
     assert_eq!((r.strategy.as_str(), r.machine.p, r.t_seq), ("multilevel", 64, 2_000_000));
     assert_eq!(r.levels.iter().map(|l| l.grain).collect::<Vec<_>>(), [4.0 * 64.0 * 10.0, 8.0 * 10.0]);
     assert_eq!(r.per_pe.len(), 64);
@@ -90,7 +83,7 @@ fn run_writes_json_with_per_pe_times_and_plots() {
             plot.to_str().unwrap(),
         ])
         .unwrap();
-        let r: SimReport = serde_json::from_str(&out).unwrap();
+        let r: treelb_sim::SimReport = serde_json::from_str(&out).unwrap();
         assert_eq!((r.t_seq, r.per_pe.len()), (1_000_000, 16), "{strategy}");
         assert!(!r.utilization.values.is_empty(), "{strategy}");
         let bytes = std::fs::read(&plot).unwrap();

@@ -1,44 +1,57 @@
 //! One self-contained HTML page for a report: a heading, tables and inline
 //! SVG plots, no script, no file beside it — a user opens it in any browser
-//! or mails it.
+//! or mails it. The pages of a comparison ([`Comparison::html`]) and of a
+//! trace ([`trace_plot::html_page`]) are made of it.
+//!
+//! ```
+//! use treelb_bench::html::{Page, bar_chart};
+//!
+//! let mut page = Page::new("efficiency");
+//! page.table(&["strategy", "efficiency"], &[vec!["random-polling".to_owned(), "0.97".to_owned()]]);
+//! page.svg(&bar_chart("efficiency", &[("random-polling".to_owned(), 0.97)], 1.0));
+//! assert!(page.finish().contains("<td class=\"n\">0.97</td>"));
+//! ```
+//!
+//! [`Comparison::html`]: crate::compare::Comparison::html
+//! [`trace_plot::html_page`]: crate::trace_plot::html_page
 
 use std::fmt::Write as _;
 
 /// A page being built: sections appended in order, then [`Page::finish`].
-pub(crate) struct Page {
+pub struct Page {
     body: String,
     title: String,
 }
 
 impl Page {
     /// A page with this title (also its first heading).
-    pub(crate) fn new(title: &str) -> Self {
+    pub fn new(title: &str) -> Self {
         let mut body = String::new();
         let _ = writeln!(body, "<h1>{}</h1>", escape(title));
         Page { body, title: title.to_owned() }
     }
 
     /// A heading of a section.
-    pub(crate) fn heading(&mut self, text: &str) -> &mut Self {
+    pub fn heading(&mut self, text: &str) -> &mut Self {
         let _ = writeln!(self.body, "<h2>{}</h2>", escape(text));
         self
     }
 
     /// A paragraph of text.
-    pub(crate) fn paragraph(&mut self, text: &str) -> &mut Self {
+    pub fn paragraph(&mut self, text: &str) -> &mut Self {
         let _ = writeln!(self.body, "<p>{}</p>", escape(text));
         self
     }
 
     /// A line of code (a command).
-    pub(crate) fn code(&mut self, text: &str) -> &mut Self {
+    pub fn code(&mut self, text: &str) -> &mut Self {
         let _ = writeln!(self.body, "<pre><code>{}</code></pre>", escape(text));
         self
     }
 
     /// A table: a header row, then the rows; a cell that parses as a number
     /// is aligned right.
-    pub(crate) fn table<R: AsRef<[String]>>(&mut self, header: &[&str], rows: &[R]) -> &mut Self {
+    pub fn table<R: AsRef<[String]>>(&mut self, header: &[&str], rows: &[R]) -> &mut Self {
         self.body.push_str("<table>\n<thead><tr>");
         for h in header {
             let _ = write!(self.body, "<th>{}</th>", escape(h));
@@ -57,14 +70,14 @@ impl Page {
     }
 
     /// An SVG image, inline (its XML declaration dropped).
-    pub(crate) fn svg(&mut self, svg: &str) -> &mut Self {
+    pub fn svg(&mut self, svg: &str) -> &mut Self {
         let start = svg.find("<svg").unwrap_or(0);
         let _ = writeln!(self.body, "<figure>{}</figure>", &svg[start..]);
         self
     }
 
     /// The whole document.
-    pub(crate) fn finish(&self) -> String {
+    pub fn finish(&self) -> String {
         format!(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n\
              <style>\n{STYLE}</style>\n</head>\n<body>\n{}<footer>written by treelb {}</footer>\n</body>\n</html>\n",
@@ -86,7 +99,7 @@ figure { margin: 1em 0; } footer { margin-top: 2em; color: #888; font-size: 0.8e
 ";
 
 /// `text` with the characters HTML gives a meaning escaped.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -103,7 +116,7 @@ pub(crate) fn escape(text: &str) -> String {
 
 /// A horizontal bar chart as SVG: one bar per label, values from 0 to
 /// `max` (at least the largest value), each bar labelled with its value.
-pub(crate) fn bar_chart(title: &str, bars: &[(String, f64)], max: f64) -> String {
+pub fn bar_chart(title: &str, bars: &[(String, f64)], max: f64) -> String {
     let max = bars.iter().map(|b| b.1).fold(max, f64::max).max(f64::MIN_POSITIVE);
     let (label_w, bar_w, row_h) = (190.0, 560.0, 24.0);
     let height = 40.0 + row_h * bars.len() as f64;
