@@ -481,7 +481,9 @@ pub fn simulate_with<W: SimWork>(
     let heap_ops = sim.hub.heap_operations();
     for (i, pe) in sim.pes.iter_mut().enumerate() {
         if sim.hot[i].busy {
-            pe.busy += t_last - pe.busy_since;
+            // A run stopped by the event limit: a PE whose piece arrives
+            // after the last event processed has not started it.
+            pe.busy += t_last.saturating_sub(pe.busy_since);
         }
         let mut s = PeStats {
             pe: i,

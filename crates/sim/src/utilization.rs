@@ -15,27 +15,39 @@ use crate::queue::Time;
 pub const MAX_BINS: usize = 1024;
 
 /// Integrates the busy-PE count over time.
+///
+/// It records the count's changes, each at its own time and in any order
+/// (the simulator notes a PE busy from when it will start, which may lie
+/// after another PE's later event): a change of `d` at time `t` adds
+/// `d·(end of its bin − t)` to its bin and `d` to the level of every later
+/// bin (`carry`, summed when the curve is made).
 #[derive(Clone, Debug)]
 pub struct Recorder {
     width: Time,
-    /// Busy PE-ticks in each bin.
-    bins: Vec<u128>,
-    last: Time,
+    /// Busy PE-ticks in each bin from the changes inside it.
+    bins: Vec<i128>,
+    /// The changes of the level at the start of each bin.
+    carry: Vec<i64>,
+    /// The changes in the last bin, whose level starts beyond it.
+    overflow: i64,
+    /// The count after the last call of [`set`](Self::set).
     busy: u64,
 }
 
 impl Default for Recorder {
     fn default() -> Self {
-        Recorder { width: 1, bins: vec![0; MAX_BINS], last: 0, busy: 0 }
+        Recorder { width: 1, bins: vec![0; MAX_BINS], carry: vec![0; MAX_BINS], overflow: 0, busy: 0 }
     }
 }
 
 impl Recorder {
-    /// The busy count changes to `busy` at time `t` (not before the last change).
+    /// The busy count changes to `busy` at time `t`: by `busy` minus the
+    /// count the previous call set, whatever the order of the times.
     #[inline]
     pub fn set(&mut self, t: Time, busy: u64) {
-        self.advance(t);
+        let delta = busy as i64 - self.busy as i64;
         self.busy = busy;
+        self.change(t, delta);
     }
 
     /// The current busy count.
@@ -45,8 +57,7 @@ impl Recorder {
 
     /// One PE is busy from `start` to `end`, whatever was recorded before:
     /// for models that produce busy intervals out of time order (the
-    /// producer tree of [`crate::multilevel`]). Not to be mixed with
-    /// [`set`](Self::set) in one recording.
+    /// producer tree of [`crate::multilevel`]).
     ///
     /// ```
     /// use treelb_sim::utilization::Recorder;
@@ -58,52 +69,68 @@ impl Recorder {
     /// assert_eq!(u.values, [0.5, 0.5, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0]);
     /// ```
     pub fn add_interval(&mut self, start: Time, end: Time) {
-        debug_assert!(self.busy == 0, "add_interval after set");
-        self.coarsen(end);
-        let mut t = start;
-        while t < end {
-            let bin = (t / self.width) as usize;
-            let stop = end.min((bin as Time + 1) * self.width);
-            self.bins[bin] += u128::from(stop - t);
-            t = stop;
+        if start < end {
+            self.change(start, 1);
+            self.change(end, -1);
+        }
+    }
+
+    /// The level changes by `delta` at time `t`.
+    fn change(&mut self, t: Time, delta: i64) {
+        if delta == 0 {
+            return;
+        }
+        self.coarsen(t);
+        let bin = (t / self.width) as usize;
+        let bin_end = (bin as Time + 1) * self.width;
+        self.bins[bin] += i128::from(delta) * i128::from(bin_end - t);
+        if bin + 1 < MAX_BINS {
+            self.carry[bin + 1] += delta;
+        } else {
+            self.overflow += delta;
         }
     }
 
     /// Widens the bins until time `t` lies in the last one or before.
     fn coarsen(&mut self, t: Time) {
         while t >= self.width * MAX_BINS as Time {
+            let w = i128::from(self.width);
             for i in 0..MAX_BINS / 2 {
-                self.bins[i] = self.bins[2 * i] + self.bins[2 * i + 1];
+                // The odd bin's level started one carry later than the even
+                // one's, for its whole width.
+                self.bins[i] =
+                    self.bins[2 * i] + self.bins[2 * i + 1] + i128::from(self.carry[2 * i + 1]) * w;
+                self.carry[i] =
+                    if i == 0 { self.carry[0] } else { self.carry[2 * i - 1] + self.carry[2 * i] };
             }
+            // The level of the new bins: every change so far, of which the
+            // prefix sums up to the new middle miss the old last bin's start
+            // and the changes inside it.
+            let beyond = self.carry[MAX_BINS - 1] + self.overflow;
             self.bins[MAX_BINS / 2..].fill(0);
+            self.carry[MAX_BINS / 2..].fill(0);
+            self.carry[MAX_BINS / 2] = beyond;
+            self.overflow = 0;
             self.width *= 2;
         }
     }
 
-    fn advance(&mut self, t: Time) {
-        debug_assert!(t >= self.last);
-        self.coarsen(t);
-        if self.busy == 0 {
-            self.last = t;
-            return;
-        }
-        while self.last < t {
-            let bin = (self.last / self.width) as usize;
-            let end = t.min((bin as Time + 1) * self.width);
-            self.bins[bin] += u128::from(self.busy) * u128::from(end - self.last);
-            self.last = end;
-        }
-    }
-
-    /// The curve up to time `end`, as fractions of `p` PEs.
+    /// The curve up to time `end`, as fractions of `p` PEs (every PE still
+    /// busy then stops there).
     pub fn finish(mut self, end: Time, p: u32) -> Utilization {
-        self.advance(end);
+        self.coarsen(end);
+        let busy = self.busy;
+        self.set(end, 0);
+        self.busy = busy;
         let n = (end.div_ceil(self.width) as usize).min(MAX_BINS);
+        let mut level = 0i64;
         let values = (0..n)
             .map(|i| {
+                level += self.carry[i];
                 let start = i as Time * self.width;
                 let len = (start + self.width).min(end) - start;
-                if len == 0 { 0.0 } else { self.bins[i] as f64 / (f64::from(p) * len as f64) }
+                let area = self.bins[i] + i128::from(level) * i128::from(self.width);
+                if len == 0 { 0.0 } else { area as f64 / (f64::from(p) * len as f64) }
             })
             .collect();
         Utilization { bin_width: self.width, values }
@@ -142,6 +169,34 @@ impl Utilization {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changes_in_any_order_give_the_same_curve() {
+        let changes: Vec<(Time, u64)> = (0..3000u64).map(|i| (1 + (i * 7919) % 9000, (i * 31) % 9)).collect();
+        // As a step function: the count after each change, in time order.
+        let mut sorted = changes.clone();
+        sorted.sort_by_key(|c| c.0);
+        let mut in_order = Recorder::default();
+        let mut deltas = Vec::new();
+        let mut busy = 0i64;
+        for &(t, b) in &sorted {
+            in_order.set(t, b);
+            deltas.push((t, b as i64 - busy));
+            busy = b as i64;
+        }
+        // The same changes as deltas, applied in reverse time order.
+        let mut shuffled = Recorder::default();
+        let mut level = 0i64;
+        for &(t, d) in deltas.iter().rev() {
+            level += d;
+            shuffled.set(t, level as u64);
+        }
+        let (a, b) = (in_order.finish(9500, 8), shuffled.finish(9500, 8));
+        assert_eq!(a.bin_width, b.bin_width);
+        for (x, y) in a.values.iter().zip(&b.values) {
+            assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+        }
+    }
 
     #[test]
     fn integral_is_exact_across_coarsening() {
