@@ -119,9 +119,7 @@ impl Recorder {
     /// busy then stops there).
     pub fn finish(mut self, end: Time, p: u32) -> Utilization {
         self.coarsen(end);
-        let busy = self.busy;
         self.set(end, 0);
-        self.busy = busy;
         let n = (end.div_ceil(self.width) as usize).min(MAX_BINS);
         let mut level = 0i64;
         let values = (0..n)
