@@ -20,10 +20,12 @@ fn calibration() -> Calibration {
         quantum: 1.5e6,
         t_rout_mpi: None,
         t_poll_mpi: None,
+        t_rout_mpi_tcp: None,
+        t_poll_mpi_tcp: None,
         loggp: None,
     };
     // Forecasts price messages under LogGP, as a calibration now records.
-    cal.loggp = Some(NetworkNs::derive(&cal, None));
+    cal.loggp = Some(NetworkNs::derive(&cal, None, None));
     cal
 }
 

@@ -244,7 +244,7 @@ pub(crate) struct CalibrateArgs {
     /// Where to write the calibration (JSON)
     #[arg(long, value_name = "FILE", default_value = "docs/reproductions/calibration.json")]
     pub(crate) out: PathBuf,
-    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq (a path, or a file of the shared instances), separated by commas
+    /// The applications: uts:TREE, nqueens:N, clique:FILE.clq (a path, or a file of the shared instances), kclique:K:FILE.clq (is there a K-clique?), separated by commas
     #[arg(long, value_name = "LIST", default_value = DEFAULT_APPS)]
     pub(crate) apps: String,
     /// The cores of the modelled machine [default: the cores this process may use]
@@ -261,6 +261,10 @@ pub(crate) struct CalibrateArgs {
     /// `mpirun` (needs a build with `--features mpi`)
     #[arg(long)]
     pub(crate) mpi: bool,
+    /// With --mpi, also over TCP on the loopback interface (`mpirun --mca
+    /// pml ob1 --mca btl tcp,self`), for forecasts of `mpi-tcp:` cases
+    #[arg(long, requires = "mpi")]
+    pub(crate) mpi_tcp: bool,
 }
 
 /// `treelb sim predict`
@@ -292,7 +296,7 @@ pub(crate) struct FreezeArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) calibration: PathBuf,
     /// The runs to forecast for every calibrated application, as
-    /// `[mpi:]PES:STRATEGIES` (`16:all`, `2,4,8:random-polling,max-load`);
+    /// `[mpi:|mpi-tcp:]PES:STRATEGIES` (`16:all`, `2,4,8:random-polling,max-load`, `mpi-tcp:16:all`);
     /// repeat the option for more sets
     #[arg(long = "cases", value_name = "SET", required = true)]
     pub(crate) cases: Vec<String>,

@@ -29,6 +29,7 @@ pub(crate) fn calibrate(a: &CalibrateArgs, out: &mut dyn std::io::Write) -> Resu
         quantum_ns: a.quantum_us.map(|q| q * 1e3),
         repeat: a.repeat,
         mpi: a.mpi.then(Mpirun::default),
+        mpi_tcp: a.mpi_tcp,
         instances: Some(treelb_bench::workload::instances()),
     };
     let others = OthersMeter::start();

@@ -42,7 +42,7 @@ fn unknown(app: &str, kind: &str) -> Error {
 pub(super) fn with_search<R>(
     app: &str,
     instances: Option<&Path>,
-    f: &mut dyn FnMut(&dyn AnySearch) -> R,
+    f: &mut dyn FnMut(&(dyn AnySearch + Sync)) -> R,
 ) -> Result<R, Error> {
     let (kind, arg) = kind_arg(app)?;
     let bad = |e: &dyn std::fmt::Display| Error::BadApp { app: app.to_owned(), message: e.to_string() };
@@ -60,12 +60,23 @@ pub(super) fn with_search<R>(
             let q = NQueens::new(n).map_err(|e| bad(&e))?;
             Ok(f(&q))
         }
-        "clique" => {
+        "clique" | "kclique" => {
+            let (k, arg) = match kind {
+                "kclique" => {
+                    let (k, file) = arg.split_once(':').ok_or_else(|| bad(&"not kclique:K:FILE"))?;
+                    let k: u32 = k.parse().map_err(|e| bad(&format_args!("K `{k}`: {e}")))?;
+                    (Some(k), file)
+                }
+                _ => (None, arg),
+            };
             let path = clique_file(arg, instances);
             let file =
                 std::fs::File::open(&path).map_err(|e| bad(&format_args!("{}: {e}", escape_path(&path))))?;
             let g = treelb_apps::clique::dimacs::parse(std::io::BufReader::new(file)).map_err(|e| bad(&e))?;
-            let s = CliqueSearch::max_clique(&g);
+            let s = match k {
+                Some(k) => CliqueSearch::k_clique(&g, k),
+                None => CliqueSearch::max_clique(&g),
+            };
             Ok(f(&s))
         }
         _ => Err(unknown(app, kind)),
@@ -84,6 +95,13 @@ pub(super) fn app_args(app: &str, instances: Option<&Path>) -> Result<Vec<String
         }
         "nqueens" => vec!["nqueens".into(), arg.into()],
         "clique" => vec!["clique".into(), clique_file(arg, instances).to_string_lossy().into_owned()],
+        "kclique" => {
+            let (k, file) = arg
+                .split_once(':')
+                .ok_or_else(|| Error::BadApp { app: app.to_owned(), message: "not kclique:K:FILE".into() })?;
+            let file = clique_file(file, instances).to_string_lossy().into_owned();
+            vec!["clique".into(), file, "--k".into(), k.into()]
+        }
         _ => return Err(unknown(app, kind)),
     })
 }

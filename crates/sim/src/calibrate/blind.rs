@@ -95,11 +95,13 @@ impl Case {
     }
 }
 
-/// A set of cases as written on a command line: `[mpi:]PES:STRATEGIES`,
-/// e.g. `16:all`, `2,4,8:random-polling,max-load`, `mpi:2,4:work-sharing`.
+/// A set of cases as written on a command line:
+/// `[threads:|mpi:|mpi-tcp:]PES:STRATEGIES`, e.g. `16:all`,
+/// `2,4,8:random-polling,max-load`, `mpi:2,4:work-sharing`,
+/// `mpi-tcp:16:all` ([`Runtime::MpiTcp`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseSet {
-    /// The runtime (threads unless `mpi:`).
+    /// The runtime (threads unless `mpi:` or `mpi-tcp:`).
     pub runtime: Runtime,
     /// The P of each run.
     pub pes: Vec<usize>,
@@ -111,12 +113,16 @@ impl FromStr for CaseSet {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let (runtime, rest) = match s.strip_prefix("mpi:") {
-            Some(rest) => (Runtime::Mpi, rest),
-            None => (Runtime::Threads, s.strip_prefix("threads:").unwrap_or(s)),
+        let (runtime, rest) = if let Some(rest) = s.strip_prefix("mpi:") {
+            (Runtime::Mpi, rest)
+        } else if let Some(rest) = s.strip_prefix("mpi-tcp:") {
+            (Runtime::MpiTcp, rest)
+        } else {
+            (Runtime::Threads, s.strip_prefix("threads:").unwrap_or(s))
         };
-        let (pes, strategies) =
-            rest.split_once(':').ok_or_else(|| format!("`{s}` is not [mpi:]PES:STRATEGIES (e.g. 16:all)"))?;
+        let (pes, strategies) = rest
+            .split_once(':')
+            .ok_or_else(|| format!("`{s}` is not [mpi:|mpi-tcp:]PES:STRATEGIES (e.g. 16:all)"))?;
         let pes = pes
             .split(',')
             .map(|x| {
@@ -202,10 +208,14 @@ pub fn freeze(
             message: "not among the calibration's applications".into(),
         })?;
         apps::with_search(&app, instances, &mut |s| -> Result<(), Error> {
-            for case in cases.iter().filter(|c| c.app == app) {
+            let todo: Vec<&Case> = cases.iter().filter(|c| c.app == app).collect();
+            let simulate = |case: &&Case| -> Result<Forecast, Error> {
                 let (sim, model) = cal.sim_config(case.runtime, case.p, case.strategy);
                 let predicted = s.simulate(sim, cost.ns_per_node)?;
-                let f = Forecast { case: case.clone(), predicted, model };
+                Ok(Forecast { case: (*case).clone(), predicted, model })
+            };
+            for f in each_on_cores(&todo, simulate) {
+                let f = f?;
                 on_forecast(&f);
                 forecasts.push(f);
             }
@@ -220,6 +230,32 @@ pub fn freeze(
         calibration: cal.clone(),
         tolerances: Tolerances::default(),
         forecasts,
+    })
+}
+
+/// `f` of every item, on as many threads as this process has cores: each
+/// simulation is a function of its case alone, so the forecasts are those
+/// of one thread, and arrive in any order (the caller sorts them).
+fn each_on_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let threads = super::cores().min(items.len()).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, f) = (&next, &f);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    if tx.send(f(item)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        rx.into_iter().collect()
     })
 }
 
@@ -476,7 +512,9 @@ pub fn measure(
                 for _ in 0..repeat {
                     runs.push(match c.runtime {
                         Runtime::Threads => s.threads(c.p, c.strategy)?.0,
-                        Runtime::Mpi => cfg.mpirun.measure(&c.app, c.p, c.strategy, instances)?,
+                        Runtime::Mpi | Runtime::MpiTcp => {
+                            cfg.mpirun.over(c.runtime).measure(&c.app, c.p, c.strategy, instances)?
+                        }
                     });
                 }
                 // The same tree: the units agree up to the few a pushing or
@@ -882,6 +920,8 @@ mod tests {
         assert_eq!(s.runtime, Runtime::Mpi);
         assert_eq!(s.pes, [2, 4]);
         assert_eq!(s.strategies, [Strategy::WorkSharing, Strategy::MaxLoad]);
+        let s: CaseSet = "mpi-tcp:16:all".parse().unwrap();
+        assert_eq!((s.runtime, s.pes.as_slice(), s.strategies.len()), (Runtime::MpiTcp, &[16][..], 13));
         for bad in ["16", "0:all", "x:all", "4:nope", "4:"] {
             assert!(bad.parse::<CaseSet>().is_err(), "{bad}");
         }

@@ -27,12 +27,13 @@ impl Calibration {
     pub fn line(&self, loaded_share: f64) -> String {
         format!(
             "T_split {:.1} ns · T_poll {:.2} ns · T_rout (threads, spinning) {:.1} ns · wake-up {:.0} ns · \
-             T_rout (MPI) {} · quantum {:.0} µs · {} cores, {}",
+             T_rout (MPI) {}{} · quantum {:.0} µs · {} cores, {}",
             self.t_split,
             self.t_poll,
             self.t_rout_threads,
             self.t_wake,
             self.t_rout_mpi.map_or("not measured".into(), |t| format!("{t:.0} ns")),
+            self.t_rout_mpi_tcp.map_or(String::new(), |t| format!(" · T_rout (MPI over TCP) {t:.0} ns")),
             self.quantum / 1e3,
             self.cores,
             judge(self.others_share, loaded_share)

@@ -135,7 +135,7 @@ impl fmt::Display for Error {
         match self {
             Error::NotKindArg { app } => write!(f, "`{app}` is not KIND:ARG"),
             Error::UnknownApp { app, kind } => {
-                write!(f, "unknown application `{kind}` in `{app}` (uts, nqueens, clique)")
+                write!(f, "unknown application `{kind}` in `{app}` (uts, nqueens, clique, kclique)")
             }
             Error::BadApp { app, message } => write!(f, "{app}: {message}"),
             Error::Run(e) => e.fmt(f),
@@ -162,7 +162,9 @@ pub struct CalibrateConfig {
     /// The applications: `uts:TREE` (a UTS sample tree such as `T1`, or
     /// UTS parameters such as `-t 1 -a 3 -d 10 -b 4 -r 19`), `nqueens:N`,
     /// `clique:FILE` (a DIMACS file, or the name of one in
-    /// [`CalibrateConfig::instances`]).
+    /// [`CalibrateConfig::instances`]), `kclique:K:FILE` (whether FILE has
+    /// a clique of K vertices: with K = ω + 1, the proof that ω is optimal,
+    /// a tree that does not depend on the order of the search).
     pub apps: Vec<String>,
     /// C, the cores of the modelled machine; `None`: the cores this process
     /// may use.
@@ -176,6 +178,10 @@ pub struct CalibrateConfig {
     /// Also measure T_rout and the probe between two MPI ranks, with this
     /// launcher.
     pub mpi: Option<Mpirun>,
+    /// With [`CalibrateConfig::mpi`], measure them also over TCP on the
+    /// loopback interface ([`Mpirun::TCP_ARGS`]), for forecasts of
+    /// [`Runtime::MpiTcp`].
+    pub mpi_tcp: bool,
     /// The folder of the shared benchmark instances, where `clique:NAME`
     /// finds NAME (in its `clique` folder) when NAME is not a path.
     pub instances: Option<PathBuf>,
@@ -191,6 +197,7 @@ impl Default for CalibrateConfig {
             quantum_ns: None,
             repeat: 5,
             mpi: None,
+            mpi_tcp: false,
             instances: None,
         }
     }
@@ -250,6 +257,13 @@ pub struct Calibration {
     /// One `MPI_Improbe` that finds nothing, if measured.
     #[serde(default)]
     pub t_poll_mpi: Option<f64>,
+    /// One message between two MPI ranks over TCP on the loopback
+    /// interface, if measured ([`CalibrateConfig::mpi_tcp`]).
+    #[serde(default)]
+    pub t_rout_mpi_tcp: Option<f64>,
+    /// One `MPI_Improbe` that finds nothing over TCP, if measured.
+    #[serde(default)]
+    pub t_poll_mpi_tcp: Option<f64>,
     /// The messages in LogGP's terms, derived from the measurements above
     /// ([`NetworkNs`]). Calibrations written before the simulator had
     /// LogGP lack it: their predictions keep the seeds' model, and so the
@@ -313,18 +327,24 @@ pub struct NetworkNs {
     pub wake: LinkNs,
     /// Between MPI ranks.
     pub mpi: Option<LinkNs>,
+    /// Between MPI ranks over TCP on the loopback interface.
+    #[serde(default)]
+    pub mpi_tcp: Option<LinkNs>,
 }
 
 impl NetworkNs {
     /// From the measurements of `cal` (its own `loggp` aside), with the
-    /// MPI gap per byte `mpi_gap` where measured.
-    pub fn derive(cal: &Calibration, mpi_gap: Option<f64>) -> Self {
+    /// MPI gap per byte `mpi_gap` (and over TCP `tcp_gap`) where measured.
+    pub fn derive(cal: &Calibration, mpi_gap: Option<f64>, tcp_gap: Option<f64>) -> Self {
         NetworkNs {
             threads: LinkNs::split(cal.t_rout_threads, cal.t_poll, 0.0),
             wake: LinkNs::split(cal.t_wake, cal.t_poll, 0.0),
             mpi: cal
                 .t_rout_mpi
                 .map(|t| LinkNs::split(t, cal.t_poll_mpi.unwrap_or(cal.t_poll), mpi_gap.unwrap_or(0.0))),
+            mpi_tcp: cal
+                .t_rout_mpi_tcp
+                .map(|t| LinkNs::split(t, cal.t_poll_mpi_tcp.unwrap_or(cal.t_poll), tcp_gap.unwrap_or(0.0))),
         }
     }
 }
@@ -411,6 +431,13 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         }
         None => (None, None, None),
     };
+    let (t_rout_mpi_tcp, t_poll_mpi_tcp, tcp_gap) = match &cfg.mpi {
+        Some(mpirun) if cfg.mpi_tcp => {
+            let pp = mpirun.over(Runtime::MpiTcp).ping_pong()?;
+            (Some(pp.t_rout), Some(pp.t_probe), pp.gap_per_byte)
+        }
+        _ => (None, None, None),
+    };
     let (t_poll, t_rout_threads, t_wake) = (poll_ns(), rout_threads_ns(), wake_ns());
     let mut cal = Calibration {
         cores: c,
@@ -424,9 +451,11 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         quantum: cfg.quantum_ns.unwrap_or_else(|| linux_slice(c)),
         t_rout_mpi,
         t_poll_mpi,
+        t_rout_mpi_tcp,
+        t_poll_mpi_tcp,
         loggp: None,
     };
-    cal.loggp = Some(NetworkNs::derive(&cal, mpi_gap));
+    cal.loggp = Some(NetworkNs::derive(&cal, mpi_gap, tcp_gap));
     Ok(cal)
 }
 
@@ -474,6 +503,11 @@ impl Calibration {
             // a message reaches it through the run queue and a woken thread.
             Runtime::Threads => (if over { self.t_wake } else { self.t_rout_threads }, self.t_poll),
             Runtime::Mpi => (self.t_rout_mpi.unwrap_or(self.t_wake), self.t_poll_mpi.unwrap_or(self.t_poll)),
+            // Without a TCP measurement, the ranks' own: an underestimate.
+            Runtime::MpiTcp => (
+                self.t_rout_mpi_tcp.or(self.t_rout_mpi).unwrap_or(self.t_wake),
+                self.t_poll_mpi_tcp.or(self.t_poll_mpi).unwrap_or(self.t_poll),
+            ),
         };
         // LogGP: the same links; the threads runtime counts live work, the
         // MPI runtime runs the four-counter waves.
@@ -481,6 +515,7 @@ impl Calibration {
             Runtime::Threads if over => self.model(|n| n.wake, Detector::Counter),
             Runtime::Threads => self.model(|n| n.threads, Detector::Counter),
             Runtime::Mpi => self.model(|n| n.mpi.unwrap_or(n.wake), Detector::Waves),
+            Runtime::MpiTcp => self.model(|n| n.mpi_tcp.or(n.mpi).unwrap_or(n.wake), Detector::Waves),
         };
         let costs = Costs {
             t_rout: tick(t_rout),
@@ -502,7 +537,7 @@ impl Calibration {
                         Some(Cores { cores: c as u32, quantum: None, switch: tick(self.t_rout_threads) });
                     CoreModel::RunToIdle
                 }
-                Runtime::Mpi => {
+                Runtime::Mpi | Runtime::MpiTcp => {
                     cfg.cores = Some(Cores {
                         cores: c as u32,
                         quantum: Some(tick(self.quantum)),
@@ -668,6 +703,8 @@ mod tests {
             quantum: 1.5e6,
             t_rout_mpi: None,
             t_poll_mpi: None,
+            t_rout_mpi_tcp: None,
+            t_poll_mpi_tcp: None,
             loggp: None,
         }
     }
@@ -679,7 +716,7 @@ mod tests {
         };
         assert!(matches!(fails("uts"), Err(Error::NotKindArg { .. })));
         let e = fails("chess:1").unwrap_err();
-        assert_eq!(e.to_string(), "unknown application `chess` in `chess:1` (uts, nqueens, clique)");
+        assert_eq!(e.to_string(), "unknown application `chess` in `chess:1` (uts, nqueens, clique, kclique)");
         assert!(matches!(fails("nqueens:x"), Err(Error::BadApp { .. })));
         let e = fails("clique:no-such-file.clq").unwrap_err();
         assert!(
@@ -717,18 +754,33 @@ mod tests {
         // Derived: o_s = o_r = the probe, o_s + L + o_r = the half round trip.
         cal.t_rout_mpi = Some(1_000.0);
         cal.t_poll_mpi = Some(100.0);
-        cal.loggp = Some(NetworkNs::derive(&cal, Some(0.25)));
-        let link =
-            |runtime, p| match cal.sim_config(runtime, p, Strategy::RandomPolling).0.machine.costs.model {
-                Model::LogGp(g) => (g.inter, g.detector),
-                Model::Seeds => panic!("LogGP expected"),
-            };
+        cal.loggp = Some(NetworkNs::derive(&cal, Some(0.25), None));
+        let link = |cal: &Calibration, runtime, p| match cal
+            .sim_config(runtime, p, Strategy::RandomPolling)
+            .0
+            .machine
+            .costs
+            .model
+        {
+            Model::LogGp(g) => (g.inter, g.detector),
+            Model::Seeds => panic!("LogGP expected"),
+        };
         let threads = Link { o_send: 0, o_recv: 0, latency: 79, gap_milli: 0 };
-        assert_eq!(link(Runtime::Threads, 2), (threads, Detector::Counter));
-        assert_eq!(link(Runtime::Threads, 8).0.latency, 4_999);
+        assert_eq!(link(&cal, Runtime::Threads, 2), (threads, Detector::Counter));
+        assert_eq!(link(&cal, Runtime::Threads, 8).0.latency, 4_999);
         let mpi = Link { o_send: 100, o_recv: 100, latency: 800, gap_milli: 250 };
-        assert_eq!(link(Runtime::Mpi, 8), (mpi, Detector::Waves));
+        assert_eq!(link(&cal, Runtime::Mpi, 8), (mpi, Detector::Waves));
         assert!(matches!(cal.costs().model, Model::LogGp(_)));
+        // Over TCP: its own ping-pong where measured, else the ranks' one.
+        assert_eq!(link(&cal, Runtime::MpiTcp, 2), (mpi, Detector::Waves));
+        cal.t_rout_mpi_tcp = Some(20_000.0);
+        cal.t_poll_mpi_tcp = Some(2_000.0);
+        cal.loggp = Some(NetworkNs::derive(&cal, Some(0.25), Some(0.5)));
+        let tcp = Link { o_send: 2_000, o_recv: 2_000, latency: 16_000, gap_milli: 500 };
+        assert_eq!(link(&cal, Runtime::MpiTcp, 2), (tcp, Detector::Waves));
+        assert_eq!(link(&cal, Runtime::Mpi, 2).0, mpi);
+        let (cfg, _) = cal.sim_config(Runtime::MpiTcp, 2, Strategy::RandomPolling);
+        assert_eq!(cfg.machine.costs.t_rout, 20_000);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use treelb::{RunSpec, Strategy};
 
 use super::apps::app_args;
-use super::{Error, Measured};
+use super::{Error, Measured, Runtime};
 
 /// How the calibration starts MPI runs: `mpirun --oversubscribe -np N` on
 /// a `treelb` program built with the MPI runtime — `treelb sim ping-pong`
@@ -21,12 +21,16 @@ pub struct Mpirun {
     pub program: Option<PathBuf>,
     /// The longest one `mpirun` may take; it is killed after that.
     pub limit: Duration,
+    /// Messages through TCP on the loopback interface instead of Open
+    /// MPI's choice (shared memory on one host): `mpirun` gets
+    /// [`Mpirun::TCP_ARGS`].
+    pub tcp: bool,
 }
 
 impl Default for Mpirun {
-    /// The running program, five minutes a run.
+    /// The running program, five minutes a run, Open MPI's transport.
     fn default() -> Self {
-        Mpirun { program: None, limit: Duration::from_secs(300) }
+        Mpirun { program: None, limit: Duration::from_secs(300), tcp: false }
     }
 }
 
@@ -69,6 +73,26 @@ struct PeReport {
 }
 
 impl Mpirun {
+    /// Open MPI's options that send every message between ranks through
+    /// TCP sockets on the loopback interface: the `ob1` messaging layer
+    /// (the UCX one would bypass the transports named), the `tcp` transport
+    /// (and `self` for a rank's messages to itself), and `lo`, which the
+    /// `tcp` transport excludes by default.
+    pub const TCP_ARGS: [&'static str; 9] =
+        ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"];
+
+    /// The options before `-np` as a command line shows them: the TCP
+    /// ones and a space, or nothing.
+    fn shown(&self) -> String {
+        if self.tcp { format!("{} ", Self::TCP_ARGS.join(" ")) } else { String::new() }
+    }
+
+    /// This launcher for `runtime`'s runs: over TCP for
+    /// [`Runtime::MpiTcp`], as it is otherwise.
+    pub fn over(&self, runtime: Runtime) -> Mpirun {
+        Mpirun { tcp: runtime == Runtime::MpiTcp, ..self.clone() }
+    }
+
     /// Runs `mpirun --oversubscribe -np NP` on the program with `args`;
     /// returns rank 0's standard output. Fails with a message naming the
     /// command if it fails or runs past [`Mpirun::limit`] (it is then
@@ -80,9 +104,12 @@ impl Mpirun {
             None => std::env::current_exe()
                 .map_err(|e| fail("mpirun", format!("cannot find this program: {e}")))?,
         };
-        let shown = format!("mpirun -np {np} treelb {}", args.join(" "));
+        let tcp: &[&str] = if self.tcp { &Self::TCP_ARGS } else { &[] };
+        let shown = format!("mpirun {}-np {np} treelb {}", self.shown(), args.join(" "));
         let mut child = Command::new("mpirun")
-            .args(["--oversubscribe", "-np", &np.to_string()])
+            .arg("--oversubscribe")
+            .args(tcp)
+            .args(["-np", &np.to_string()])
             .arg(&exe)
             .args(args)
             .stdout(Stdio::piped())
@@ -122,7 +149,7 @@ impl Mpirun {
     pub fn ping_pong(&self) -> Result<PingPong, Error> {
         let o = self.run(2, &["sim".into(), "ping-pong".into()])?;
         serde_json::from_str(o.trim()).map_err(|e| Error::Mpirun {
-            command: "mpirun -np 2 treelb sim ping-pong".into(),
+            command: format!("mpirun {}-np 2 treelb sim ping-pong", self.shown()),
             message: format!("no result on rank 0 ({e}): {o}"),
         })
     }
@@ -157,7 +184,7 @@ impl Mpirun {
         );
         let o = self.run(np, &args)?;
         let r: RunReport = serde_json::from_str(o.trim()).map_err(|e| Error::Mpirun {
-            command: format!("mpirun -np {np} treelb {}", args.join(" ")),
+            command: format!("mpirun {}-np {np} treelb {}", self.shown(), args.join(" ")),
             message: format!("no JSON report ({e})"),
         })?;
         Ok(Measured {

@@ -54,17 +54,28 @@ impl Default for PredictConfig {
 pub enum Runtime {
     /// The threads runtime, `treelb_threads`.
     Threads,
-    /// The MPI runtime, one rank a PE, under `mpirun --oversubscribe`.
+    /// The MPI runtime, one rank a PE, under `mpirun --oversubscribe`
+    /// (Open MPI's choice of transport: shared memory on one host).
     Mpi,
+    /// The MPI runtime with its messages through TCP sockets on the
+    /// loopback interface (`--mca pml ob1 --mca btl tcp,self`): the kernel's
+    /// network stack between the ranks, as between hosts.
+    MpiTcp,
 }
 
 impl Runtime {
-    /// "threads" or "MPI".
+    /// "threads", "MPI" or "MPI over TCP".
     pub fn name(self) -> &'static str {
         match self {
             Runtime::Threads => "threads",
             Runtime::Mpi => "MPI",
+            Runtime::MpiTcp => "MPI over TCP",
         }
+    }
+
+    /// Whether its PEs are MPI ranks.
+    pub fn is_mpi(self) -> bool {
+        self != Runtime::Threads
     }
 }
 
@@ -269,8 +280,9 @@ pub fn predict(
                 for strategy in COMPARED {
                     let measured = match runtime {
                         Runtime::Threads => fastest(cfg.repeat, || Ok(s.threads(p, strategy)?.0))?,
-                        Runtime::Mpi => {
-                            fastest(cfg.repeat, || cfg.mpirun.measure(&app.app, p, strategy, instances))?
+                        Runtime::Mpi | Runtime::MpiTcp => {
+                            let mpirun = cfg.mpirun.over(runtime);
+                            fastest(cfg.repeat, || mpirun.measure(&app.app, p, strategy, instances))?
                         }
                     };
                     let (sim, model) = cal.sim_config(runtime, p, strategy);
