@@ -10,6 +10,7 @@
 # hashes. Each step has its own time limit, so that a slow step leaves the
 # others' results.
 #   TREELB=path/to/treelb OUT=folder bash run.sh
+# CALIBRATION=file: step 1 done before (the file committed), steps 2 and 3.
 # TREELB must be built with --features mpi; TREELB_INSTANCES must hold
 # clique/p_hat500-3.clq.
 set -u
@@ -24,19 +25,26 @@ t() { echo "rc=$1 t=$(( $(date +%s) - S ))"; }
 cat "$R/host.txt"
 C=$(nproc)
 APPS=${APPS:-uts:T1L,uts:T3L,nqueens:16,kclique:51:p_hat500-3.clq}
-echo "== calibrate $(date -u +%T)"
-timeout 130 "$B" sim calibrate --mpi --mpi-tcp --cores "$C" --apps "$APPS" --repeat 2 \
-  --out "$R/calibration.json" > "$R/calibrate.log" 2>&1; t $?
-tail -2 "$R/calibrate.log"
+if [ -n "${CALIBRATION:-}" ]; then
+  cp "$CALIBRATION" "$R/calibration.json"
+else
+  echo "== calibrate $(date -u +%T)"
+  timeout 130 "$B" sim calibrate --mpi --mpi-tcp --cores "$C" --apps "$APPS" --repeat 2 \
+    --out "$R/calibration.json" > "$R/calibrate.log" 2>&1; t $?
+  tail -2 "$R/calibrate.log"
+fi
+# The three forecast files at once: each simulates one application's cases
+# on every core, and one file's cases fill the cores only in part.
 echo "== freeze $(date -u +%T)"
 F="$B sim freeze --calibration $R/calibration.json"
-timeout 80 $F --cases "$C:all" --cases 2,4,8:random-polling,work-sharing --out "$R/forecasts-threads.json" > "$R/freeze-threads.log" 2>&1; t $?
-timeout 40 $F --cases "mpi:$C:all" --out "$R/forecasts-mpi.json" > "$R/freeze-mpi.log" 2>&1; t $?
-timeout 40 $F --cases "mpi-tcp:$C:all" --out "$R/forecasts-tcp.json" > "$R/freeze-tcp.log" 2>&1; t $?
+timeout 240 $F --cases "$C:all" --cases 2,4,8:random-polling --out "$R/forecasts-threads.json" > "$R/freeze-threads.log" 2>&1 &
+timeout 240 $F --cases "mpi:$C:all" --out "$R/forecasts-mpi.json" > "$R/freeze-mpi.log" 2>&1 &
+timeout 240 $F --cases "mpi-tcp:$C:all" --out "$R/forecasts-tcp.json" > "$R/freeze-tcp.log" 2>&1 &
+wait; t 0
 (cd "$R" && sha256sum forecasts-*.json | tee forecasts.sha256)
 echo "== measure $(date -u +%T)"
 M="$B sim measure --baseline $R/calibration.json --repeat ${REPEAT:-1}"
-for x in threads:150 mpi:100 tcp:100; do
+for x in threads:130 mpi:100 tcp:100; do
   n=${x%:*}; lim=${x#*:}
   timeout "$lim" $M "$R/forecasts-$n.json" --out "$R/results-$n.md" > "$R/measure-$n.log" 2>&1; t $?
   tail -4 "$R/measure-$n.log"
