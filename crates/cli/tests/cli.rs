@@ -1858,7 +1858,7 @@ fn blind_forecast_commands_refuse_bad_input_in_one_line() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["sim", "freeze", "--calibration", &junk, "--cases", "16", "--out", &out],
-            "treelb: error: --cases: `16` is not [mpi:]PES:STRATEGIES",
+            "treelb: error: --cases: `16` is not [mpi:|mpi-tcp:]PES:STRATEGIES",
         ),
         (
             vec!["sim", "freeze", "--calibration", &junk, "--cases", "4:fastest", "--out", &out],
@@ -1878,6 +1878,14 @@ fn blind_forecast_commands_refuse_bad_input_in_one_line() {
         (
             vec!["sim", "calibrate", "--apps", "nqueens:4", "--repeat", "1", "--out", &out],
             "none of the applications was large enough to split",
+        ),
+        (
+            vec!["sim", "calibrate", "--apps", "kclique:x:brock200_1.clq", "--out", &out],
+            "treelb: error: --apps kclique:x:brock200_1.clq: K `x`: invalid digit",
+        ),
+        (
+            vec!["sim", "calibrate", "--apps", "kclique:22", "--out", &out],
+            "treelb: error: --apps kclique:22: not kclique:K:FILE",
         ),
     ];
     for (args, expected) in &cases {

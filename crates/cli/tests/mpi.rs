@@ -929,3 +929,55 @@ fn sigterm_to_the_ranks_gives_a_partial_report_and_exit_code_3() {
     assert_partial_clique_report(&out, &err);
     assert_eq!(code, Some(3), "{out}\n{err}");
 }
+
+/// The blind forecasts' pipeline over TCP: a calibration with the ping-pong
+/// through shared memory and through TCP on the loopback interface, a
+/// forecast of an `mpi-tcp:` case, and its run under `mpirun` with Open
+/// MPI's TCP transport (the same tree: the measurement checks the units).
+#[test]
+fn blind_forecasts_run_mpi_over_tcp() {
+    if !require_mpirun() {
+        return;
+    }
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("treelb-mpi-tcp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cal, fc, res) = (dir.join("c.json"), dir.join("f.json"), dir.join("r.md"));
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_treelb"));
+        cmd.args(args);
+        let o = common::output_within(cmd, Duration::from_secs(240));
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = run(&[
+        "sim",
+        "calibrate",
+        "--mpi",
+        "--mpi-tcp",
+        "--apps",
+        "uts:T1",
+        "--repeat",
+        "1",
+        "--out",
+        cal.to_str().unwrap(),
+    ]);
+    assert!(out.contains("T_rout (MPI over TCP) "), "{out}");
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&cal).unwrap()).unwrap();
+    assert!(c["t_rout_mpi_tcp"].as_f64().is_some_and(|t| t > 0.0), "{c}");
+    assert!(c["loggp"]["mpi_tcp"]["latency"].is_number(), "{c}");
+    run(&[
+        "sim",
+        "freeze",
+        "--calibration",
+        cal.to_str().unwrap(),
+        "--cases",
+        "mpi-tcp:2:random-polling",
+        "--out",
+        fc.to_str().unwrap(),
+    ]);
+    let out = run(&["sim", "measure", fc.to_str().unwrap(), "--repeat", "1", "--out", res.to_str().unwrap()]);
+    assert!(out.contains("uts:T1 MPI over TCP P = 2 random-polling: measured "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
