@@ -95,7 +95,11 @@ macro_rules! with_width {
 ///    two or three classes by direct checks (infra-chromatic sets, BBMCX;
 ///    see `absorb`), and with [`Options::propagate`] any number by unit
 ///    propagation over the classes read as soft clauses (MaxSAT reasoning,
-///    as in IncMaxCLQ and CliSAT; see `propagate`);
+///    as in IncMaxCLQ and CliSAT; see `propagate`). With
+///    [`Options::resolve`] (by default on a colour-sorted graph), the
+///    classes of such a set take the vertex in and serve the later
+///    vertices again instead of being frozen (max-resolution; see
+///    `conflict`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
@@ -633,10 +637,11 @@ pub struct Options {
     /// Manyà, 2018; San Segundo et al., 2023). `Some(true)`: on;
     /// `Some(false)`: off; `None` (the default): on exactly when the search
     /// renumbers the graph colour sorted (see [`CliqueSearch`]), where it
-    /// pays: keller5's proof 1.5× faster (predicted from its estimate),
-    /// while it costs 1.2–3× the CPU time of the colour bound alone on
-    /// p_hat500-3, brock400_2 and gen400_p0.9_55, which are not
-    /// (`docs/benchmarks/2026-11-27-clique-maxres`).
+    /// pays: keller5's proof at P = 1 took 67 CPU s and 17 M nodes with
+    /// it, 112 s and 77 M without; on p_hat500-3 and brock400_2, which are
+    /// not colour sorted, it leaves 2.5 and 2.0 times fewer nodes than the
+    /// colour bound alone but costs 1.35 and 1.25 times its CPU time, and
+    /// on gen400_p0.9_55 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`).
     pub resolve: Option<bool>,
 }
 
@@ -2112,10 +2117,21 @@ fn conflict<W: Width>(
 /// class in at most one such set (the classes used are frozen), the
 /// vertices left out of the branching list — the classes `1..=kmin` and the
 /// absorbed vertices — still hold no clique of more than `kmin` vertices.
-/// Subsumes [`absorb`]'s sets of two and three
+/// With [`BitMatrix::resolve`] the classes are transformed instead (see
+/// [`conflict`]) and the propagation reads every class, the transformed
+/// ones as sets of vertices that a clique meets or misses: a vertex in
+/// several classes satisfies them all when forced, and counts in each
+/// when ruled out. Subsumes [`absorb`]'s sets of two and three
 /// classes (chains of one and two forced vertices); tried after them, and
-/// only when `v` has a single neighbour in some class (without one, nothing
-/// is forced).
+/// only when `v` has at most one neighbour in some class it reads
+/// (without one, nothing is forced): `open_single` says whether an
+/// unfrozen class has one, as [`recolour_into`] found; with
+/// [`BitMatrix::resolve`] and without one, the frozen classes are looked
+/// at before the propagation starts. On keller5 that check saves 5 % of
+/// the time; propagating whenever a frozen class has one, rather than only
+/// when an unfrozen class has one, leaves 2.4 times fewer nodes in the
+/// proof's tree and costs about 1.5 times as much per node
+/// (`docs/benchmarks/2026-11-27-clique-maxres`).
 ///
 /// Failed literals (trying each vertex of an open class of two left, as
 /// IncMaxCLQ does, and freezing the union of the conflicts' classes when
