@@ -627,7 +627,19 @@ proptest! {
 /// ([`Options::propagate`]), sequentially, and its nodes; checks the
 /// witness.
 fn omega_propagating(g: &Graph, target: Option<u32>) -> (i64, u64) {
-    let options = Options { greedy: target.is_none(), target, propagate: true, ..Options::default() };
+    omega_propagating_with(g, target, false)
+}
+
+/// [`omega_propagating`], with max-resolution ([`Options::resolve`]) or
+/// not.
+fn omega_propagating_with(g: &Graph, target: Option<u32>, resolve: bool) -> (i64, u64) {
+    let options = Options {
+        greedy: target.is_none(),
+        target,
+        propagate: true,
+        resolve: Some(resolve),
+        ..Options::default()
+    };
     let search = CliqueSearch::with_options(g, options).unwrap();
     let (stats, nodes) = seq::run_search(&search);
     assert_eq!(stats.nodes(), nodes);
@@ -656,6 +668,21 @@ proptest! {
         prop_assert_eq!(omega_propagating(&g, Some(k)).0, omega);
         prop_assert!(omega_propagating(&g, Some(k + 1)).0 <= omega);
     }
+
+    /// The same with max-resolution ([`Options::resolve`]): the classes of
+    /// an inconsistent set, enlarged by its vertex, serve again.
+    #[test]
+    fn resolution_matches_brute_force(
+        (n, p) in prop_oneof![(1usize..=64, 0.3f64..0.95), (65usize..180, 0.3f64..0.6)],
+        seed in any::<u64>(),
+    ) {
+        let g = Graph::random(n, p, seed);
+        let omega = i64::from(brute_force_omega_wide(&g));
+        prop_assert_eq!(omega_propagating_with(&g, None, true).0, omega);
+        let k = u32::try_from(omega).unwrap();
+        prop_assert_eq!(omega_propagating_with(&g, Some(k), true).0, omega);
+        prop_assert!(omega_propagating_with(&g, Some(k + 1), true).0 <= omega);
+    }
 }
 
 /// The published clique numbers with unit propagation, which expands fewer
@@ -671,6 +698,9 @@ fn propagation_keeps_published_omegas_with_fewer_nodes() {
         let plain = CliqueSearch::max_clique(&g);
         let (_, plain_nodes) = seq::run_search(&plain);
         assert!(nodes < plain_nodes, "{name}: {nodes} nodes, {plain_nodes} without propagation");
+        let (found, resolved) = omega_propagating_with(&g, None, true);
+        assert_eq!(found, omega, "{name}, max-resolution");
+        assert!(resolved < nodes, "{name}: {resolved} nodes with max-resolution, {nodes} without");
     }
 }
 

@@ -95,7 +95,11 @@ macro_rules! with_width {
 ///    two or three classes by direct checks (infra-chromatic sets, BBMCX;
 ///    see `absorb`), and with [`Options::propagate`] any number by unit
 ///    propagation over the classes read as soft clauses (MaxSAT reasoning,
-///    as in IncMaxCLQ and CliSAT; see `propagate`);
+///    as in IncMaxCLQ and CliSAT; see `propagate`). With
+///    [`Options::resolve`] (by default on a colour-sorted graph), the
+///    classes of such a set take the vertex in and serve the later
+///    vertices again instead of being frozen (max-resolution; see
+///    `conflict`);
 /// 2. keeps the vertices whose colour `c` satisfies `|C| + c > floor`,
 ///    where `floor` is the incumbent's size (and `k − 1` for a decision):
 ///    a vertex of colour `c` heads a subtree whose cliques have at most
@@ -187,6 +191,8 @@ pub struct CliqueSearch {
     setup: SetupTimes,
     /// [`Options::propagate`], for the subproblems' graphs.
     propagate: bool,
+    /// [`Options::resolve`], for the subproblems' graphs.
+    resolve: bool,
     /// The classes of the root's colouring ([`root_colouring`]) once the
     /// root has been expanded (0 before): a bound on ω.
     root_bound: AtomicU32,
@@ -374,12 +380,16 @@ pub(crate) struct BitMatrix {
     /// of classes by unit propagation ([`propagate`]; with
     /// [`BitMatrix::infra`] only): [`Options::propagate`].
     propagate: bool,
+    /// Whether an inconsistent set of classes is transformed rather than
+    /// frozen (max-resolution, see [`conflict`]; with
+    /// [`BitMatrix::propagate`] only): [`Options::resolve`].
+    resolve: bool,
 }
 
 impl BitMatrix {
     fn new(n: usize) -> Self {
         let words = n.div_ceil(WORD);
-        BitMatrix { n, words, adj: vec![0; n * words], infra: false, propagate: false }
+        BitMatrix { n, words, adj: vec![0; n * words], infra: false, propagate: false, resolve: false }
     }
 
     /// Sets [`BitMatrix::infra`] once the edges are in.
@@ -618,6 +628,21 @@ pub struct Options {
     /// the walk, 59 % fewer nodes and 15 % less time there:
     /// `docs/benchmarks/2026-11-27-clique-bounds`).
     pub propagate: bool,
+    /// Max-resolution: unit propagation over the colour classes
+    /// ([`Options::propagate`], turned on with it), and an inconsistent set
+    /// of classes found for a vertex `v` (by unit propagation, or the sets
+    /// of two and three classes) is transformed instead of frozen: `v`
+    /// joins each of its classes, read as soft clauses, and the classes
+    /// take part in the propagations of the later vertices (Li, Jiang and
+    /// Manyà, 2018; San Segundo et al., 2023). `Some(true)`: on;
+    /// `Some(false)`: off; `None` (the default): on exactly when the search
+    /// renumbers the graph colour sorted (see [`CliqueSearch`]), where it
+    /// pays: keller5's proof at P = 1 took 67 CPU s and 17 M nodes with
+    /// it, 112 s and 77 M without; on p_hat500-3 and brock400_2, which are
+    /// not colour sorted, it leaves 2.5 and 2.0 times fewer nodes than the
+    /// colour bound alone but costs 1.35 and 1.25 times its CPU time, and
+    /// on gen400_p0.9_55 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`).
+    pub resolve: Option<bool>,
 }
 
 /// A search that would need a bitset graph larger than
@@ -882,7 +907,9 @@ impl CliqueSearch {
                 matrix = dense_matrix(graph, &resorted, &position);
                 sorted = Some(resorted);
             }
-            matrix.propagate = options.propagate;
+            let resolve = options.resolve.unwrap_or(sorted.is_some());
+            matrix.propagate = options.propagate || resolve;
+            matrix.resolve = resolve;
             (Space::Dense(matrix), sorted)
         };
         let label: Vec<u32> = sorted.as_deref().unwrap_or(&order[..kept]).iter().map(|&v| v as u32).collect();
@@ -902,7 +929,8 @@ impl CliqueSearch {
             id: SEARCH_IDS.fetch_add(1, Ordering::Relaxed),
             nodes_per_move: NODES_PER_MOVE,
             setup,
-            propagate: options.propagate,
+            propagate: options.propagate || options.resolve == Some(true),
+            resolve: options.resolve == Some(true),
             root_bound: AtomicU32::new(0),
             root_walked: AtomicBool::new(false),
         };
@@ -1210,6 +1238,7 @@ impl CliqueSearch {
         }
         let mut matrix = matrix.finish();
         matrix.propagate = self.propagate;
+        matrix.resolve = self.resolve;
         Local { members, matrix }
     }
 
@@ -1623,6 +1652,8 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
         }
         s.frozen.clear();
         s.frozen.resize(kmin as usize, false);
+        s.units.multi.clear();
+        s.units.multi.resize(words, 0);
     }
     let (u, q, classes) = (&mut s.uncoloured[..words], &mut s.class[..words], &mut s.classes);
     let (frozen, singles, witnesses, units) = (&mut s.frozen, &mut s.singles, &mut s.witnesses, &mut s.units);
@@ -1652,10 +1683,20 @@ fn colour<W: Width>(width: W, graph: &BitMatrix, cand: &[u64], kmin: u32, s: &mu
                     if recolour
                         && (recolour_into(width, graph, v, row, classes, frozen, singles, units)
                             || (graph.infra
-                                && (absorb(width, graph, row, classes, frozen, singles, witnesses)
-                                    || (graph.propagate
-                                        && !singles.is_empty()
-                                        && propagate(width, graph, row, classes, frozen, units)))))
+                                && (absorb(
+                                    width, graph, v, row, classes, frozen, singles, witnesses, units,
+                                ) || (graph.propagate
+                                    && (!singles.is_empty() || graph.resolve)
+                                    && propagate(
+                                        width,
+                                        graph,
+                                        v,
+                                        row,
+                                        classes,
+                                        frozen,
+                                        units,
+                                        !singles.is_empty(),
+                                    )))))
                     {
                         continue;
                     }
@@ -1771,14 +1812,17 @@ fn recolour_into<W: Width>(
 const TRIPLE_PAIRS: usize = 4;
 
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the scratch buffers, borrowed apart
 fn absorb<W: Width>(
     width: W,
     graph: &BitMatrix,
+    v: usize,
     row: &[u64],
-    classes: &[u64],
+    classes: &mut [u64],
     frozen: &mut [bool],
     singles: &[(u32, u32)],
     witnesses: &mut Vec<u64>,
+    units: &mut Units,
 ) -> bool {
     let words = width.get();
     if singles.len() < 2 {
@@ -1803,8 +1847,7 @@ fn absorb<W: Width>(
             if other != 0 {
                 let cj = (x * WORD + other.trailing_zeros() as usize) as u32;
                 let j = singles.iter().find(|&&(_, w)| w == cj).map(|&(j, _)| j).expect("a witness");
-                frozen[i as usize] = true;
-                frozen[j as usize] = true;
+                conflict(width, graph, v, [i as usize, j as usize], classes, frozen, units);
                 return true;
             }
         }
@@ -1824,9 +1867,7 @@ fn absorb<W: Width>(
             for k in (0..frozen.len()).filter(|&k| !frozen[k] && k != i && k != j) {
                 let ck = &classes[k * words..][..words];
                 if (0..words).fold(0, |acc, x| acc | (row[x] & row_i[x] & row_j[x] & ck[x])) == 0 {
-                    frozen[i] = true;
-                    frozen[j] = true;
-                    frozen[k] = true;
+                    conflict(width, graph, v, [i, j, k], classes, frozen, units);
                     return true;
                 }
             }
@@ -1838,17 +1879,24 @@ fn absorb<W: Width>(
 /// The buffers of [`propagate`], kept per thread.
 #[derive(Default)]
 struct Units {
-    /// `class_of[u]`: the class (`0..kmin`) of a vertex of an unfrozen class
-    /// `1..=kmin`; valid while [`Units::mapped`] (set by the first
-    /// propagation of a colouring, kept up to date by [`recolour_into`]).
+    /// `class_of[u]`: the class (`0..kmin`) of a vertex of a class
+    /// `1..=kmin` that holds no other class's vertex (unfrozen classes; with
+    /// [`BitMatrix::resolve`] every class, the vertices of
+    /// [`Units::multi`] left out); valid while [`Units::mapped`] (set by the
+    /// first propagation of a colouring, kept up to date by
+    /// [`recolour_into`]).
     class_of: Vec<u32>,
     /// Whether [`Units::class_of`] holds the current colouring's classes.
     mapped: bool,
-    /// The vertices of the unfrozen classes not yet ruled out.
+    /// With [`BitMatrix::resolve`]: the vertices that [`conflict`] added to
+    /// the classes of their inconsistent sets (each in two or more classes).
+    multi: Vec<u64>,
+    /// The vertices of the classes taking part not yet ruled out.
     alive: Vec<u64>,
     /// Per class: its vertices in [`Units::alive`].
     count: Vec<u32>,
-    /// Per class: whether one of its vertices is forced.
+    /// Per class: whether one of its vertices is forced (the class is
+    /// satisfied).
     forced: Vec<bool>,
     /// The classes left with at most one vertex, in the order found.
     queue: Vec<u32>,
@@ -1863,12 +1911,48 @@ struct Units {
 }
 
 impl Units {
-    /// Forces `w`, the last vertex of class `k`: rules out its
-    /// non-neighbours; returns a class it emptied, if any.
+    /// Whether `u` is in [`Units::multi`].
     #[inline(always)]
-    fn force<W: Width>(&mut self, width: W, graph: &BitMatrix, k: usize, w: usize) -> Option<usize> {
+    fn is_multi(&self, u: usize) -> bool {
+        self.multi[u / WORD] >> (u % WORD) & 1 != 0
+    }
+
+    /// One vertex fewer in the open class `c`: queues it when one is left;
+    /// whether none is.
+    #[inline(always)]
+    fn drop_one(&mut self, c: usize) -> bool {
+        self.count[c] -= 1;
+        match self.count[c] {
+            1 => {
+                self.queue.push(c as u32);
+                false
+            }
+            0 => true,
+            _ => false,
+        }
+    }
+
+    /// Forces `w`, the last vertex of class `k`: every class holding it is
+    /// satisfied, its non-neighbours are ruled out; returns a class it
+    /// emptied, if any.
+    #[inline(always)]
+    fn force<W: Width>(
+        &mut self,
+        width: W,
+        graph: &BitMatrix,
+        classes: &[u64],
+        k: usize,
+        w: usize,
+    ) -> Option<usize> {
         let words = width.get();
+        let kmin = self.count.len();
+        let bit = |c: usize, u: usize| classes[c * words + u / WORD] >> (u % WORD) & 1 != 0;
         self.forced[k] = true;
+        if graph.resolve && self.is_multi(w) {
+            for c in (0..kmin).filter(|&c| bit(c, w)) {
+                self.forced[c] = true;
+            }
+        }
         let row_w = graph.row_w(width, w);
         let mut emptied = None;
         for (x, &r) in row_w.iter().enumerate().take(words) {
@@ -1881,15 +1965,21 @@ impl Units {
                 let u = x * WORD + out.trailing_zeros() as usize;
                 out &= out - 1;
                 self.reason[u] = k as u32;
-                // A forced vertex is adjacent to every later one: `u` is in
-                // an open class.
+                if graph.resolve && self.is_multi(u) {
+                    for c in (0..kmin).filter(|&c| bit(c, u)) {
+                        if !self.forced[c] && self.drop_one(c) {
+                            emptied = emptied.or(Some(c));
+                        }
+                    }
+                    continue;
+                }
                 let c = self.class_of[u] as usize;
-                debug_assert!(!self.forced[c]);
-                self.count[c] -= 1;
-                match self.count[c] {
-                    1 => self.queue.push(c as u32),
-                    0 => emptied = emptied.or(Some(c)),
-                    _ => {}
+                // Without max-resolution a forced vertex is adjacent to
+                // every later one, so `u` is in an open class; with it, a
+                // vertex of several classes satisfies them all at once.
+                debug_assert!(graph.resolve || !self.forced[c]);
+                if !self.forced[c] && self.drop_one(c) {
+                    emptied = emptied.or(Some(c));
                 }
             }
         }
@@ -1897,7 +1987,7 @@ impl Units {
     }
 
     /// Propagates the classes in [`Units::queue`] from its start: forces
-    /// the last vertex of each; returns a class emptied, if any.
+    /// the last vertex of each open one; returns a class emptied, if any.
     #[inline(always)]
     fn run<W: Width>(&mut self, width: W, graph: &BitMatrix, classes: &[u64]) -> Option<usize> {
         let words = width.get();
@@ -1905,13 +1995,16 @@ impl Units {
         while let Some(&k) = self.queue.get(head) {
             head += 1;
             let k = k as usize;
+            if self.forced[k] {
+                continue;
+            }
             if self.count[k] == 0 {
                 return Some(k);
             }
             let class = &classes[k * words..][..words];
             let x = (0..words).find(|&x| self.alive[x] & class[x] != 0).expect("one vertex left");
             let w = x * WORD + (self.alive[x] & class[x]).trailing_zeros() as usize;
-            if let Some(c) = self.force(width, graph, k, w) {
+            if let Some(c) = self.force(width, graph, classes, k, w) {
                 return Some(c);
             }
         }
@@ -1947,11 +2040,70 @@ impl Units {
     }
 }
 
+/// Whether `row` and `class` have at most one vertex in common: counted
+/// without a branch, as in [`recolour_into`].
+#[inline(always)]
+fn at_most_one(row: &[u64], class: &[u64]) -> bool {
+    let (mut nonzero, mut multi) = (0u64, 0u64);
+    for (&a, &b) in row.iter().zip(class) {
+        let x = a & b;
+        nonzero += (x | x.wrapping_neg()) >> 63;
+        multi |= x & x.wrapping_sub(1);
+    }
+    multi == 0 && nonzero <= 1
+}
+
+/// Leaves `v` out of the branching list with the classes `set`, which no
+/// clique through `v` meets all of.
+///
+/// Without [`BitMatrix::resolve`], the classes are frozen: nothing enters
+/// or leaves them any more and no later inconsistent set uses them, so
+/// `{v}` with them holds no clique of more than their number of vertices
+/// (see [`absorb`]).
+///
+/// With it (max-resolution; Bonet, Levy and Manyà, 2007, as Li, Jiang
+/// and Manyà, 2018, apply it to the colour classes), read each class as
+/// the soft clause "a clique takes one of its vertices" and `{v}` as one
+/// more: `v` joins each class of `set`. A clique without `v` misses the
+/// soft clause `{v}` and each class exactly when it missed it before; a
+/// clique through `v` meets every enlarged class and missed at least one
+/// of the original ones. So every clique misses at least one clause
+/// fewer than before, counted with `{v}`: the clauses, one more than
+/// before, still bound every clique by the number of classes `kmin`, and
+/// the enlarged classes stay in the reasoning of the later vertices
+/// ([`propagate`] reads them as sets of vertices, no longer independent).
+/// They are frozen for [`recolour_into`] and [`absorb`], which need
+/// independent classes; the classes never touched stay a partition of
+/// their vertices into independent sets, apart from the enlarged ones, so
+/// re-colouring among them keeps the bound.
+#[inline(always)]
+fn conflict<W: Width>(
+    width: W,
+    graph: &BitMatrix,
+    v: usize,
+    set: impl IntoIterator<Item = usize>,
+    classes: &mut [u64],
+    frozen: &mut [bool],
+    units: &mut Units,
+) {
+    let words = width.get();
+    for k in set {
+        frozen[k] = true;
+        if graph.resolve {
+            classes[k * words + v / WORD] |= 1 << (v % WORD);
+        }
+    }
+    if graph.resolve {
+        units.multi[v / WORD] |= 1 << (v % WORD);
+    }
+}
+
 /// MaxSAT reasoning on the colour classes (Li and Quan, 2010; Li, Fang and
 /// Xu, 2013, as San Segundo et al.'s CliSAT, 2023, uses it on the branching
 /// set): leaves `v`, which could not be re-coloured, out of every class and
-/// off the branching list when unit propagation from `v` over the unfrozen
-/// classes `1..=kmin` empties a class; whether it did.
+/// off the branching list when unit propagation from `v` over the
+/// classes `1..=kmin` (the unfrozen ones; with [`BitMatrix::resolve`] all,
+/// see [`conflict`]) empties a class; whether it did.
 ///
 /// Read each class `Ck` as the soft clause "a clique takes a vertex of
 /// `Ck`". Taking `v` rules out its non-neighbours; a class left with one
@@ -1965,10 +2117,21 @@ impl Units {
 /// class in at most one such set (the classes used are frozen), the
 /// vertices left out of the branching list — the classes `1..=kmin` and the
 /// absorbed vertices — still hold no clique of more than `kmin` vertices.
-/// Subsumes [`absorb`]'s sets of two and three
+/// With [`BitMatrix::resolve`] the classes are transformed instead (see
+/// [`conflict`]) and the propagation reads every class, the transformed
+/// ones as sets of vertices that a clique meets or misses: a vertex in
+/// several classes satisfies them all when forced, and counts in each
+/// when ruled out. Subsumes [`absorb`]'s sets of two and three
 /// classes (chains of one and two forced vertices); tried after them, and
-/// only when `v` has a single neighbour in some class (without one, nothing
-/// is forced).
+/// only when `v` has at most one neighbour in some class it reads
+/// (without one, nothing is forced): `open_single` says whether an
+/// unfrozen class has one, as [`recolour_into`] found; with
+/// [`BitMatrix::resolve`] and without one, the frozen classes are looked
+/// at before the propagation starts. On keller5 that check saves 5 % of
+/// the time; propagating whenever a frozen class has one, rather than only
+/// when an unfrozen class has one, leaves 2.4 times fewer nodes in the
+/// proof's tree and costs about 1.5 times as much per node
+/// (`docs/benchmarks/2026-11-27-clique-maxres`).
 ///
 /// Failed literals (trying each vertex of an open class of two left, as
 /// IncMaxCLQ does, and freezing the union of the conflicts' classes when
@@ -1980,22 +2143,35 @@ impl Units {
 /// the unfrozen classes kept up to date, changed no CPU time measurably
 /// (`docs/benchmarks/2026-11-27-clique-maxsat`).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the scratch buffers, borrowed apart
 fn propagate<W: Width>(
     width: W,
     graph: &BitMatrix,
+    v: usize,
     row: &[u64],
-    classes: &[u64],
+    classes: &mut [u64],
     frozen: &mut [bool],
     units: &mut Units,
+    open_single: bool,
 ) -> bool {
     let words = width.get();
     let row = &row[..words];
     let kmin = frozen.len();
+    let resolve = graph.resolve;
+    // Nothing is forced unless some class holds at most one neighbour of
+    // `v`: without one among the unfrozen classes (as [`recolour_into`]
+    // has counted them), look among the frozen ones before counting all.
+    if resolve
+        && !open_single
+        && !(0..kmin).any(|k| frozen[k] && at_most_one(row, &classes[k * words..][..words]))
+    {
+        return false;
+    }
     if !units.mapped {
         units.class_of.resize(graph.n, u32::MAX);
         units.reason.resize(graph.n, u32::MAX);
         for (k, class) in classes[..kmin * words].chunks_exact(words).enumerate() {
-            if !frozen[k] {
+            if resolve || !frozen[k] {
                 for u in super::graph::bits(class) {
                     units.class_of[u] = k as u32;
                 }
@@ -2012,7 +2188,7 @@ fn propagate<W: Width>(
     units.marked.resize(kmin, false);
     units.queue.clear();
     units.closure.clear();
-    for k in (0..kmin).filter(|&k| !frozen[k]) {
+    for k in (0..kmin).filter(|&k| resolve || !frozen[k]) {
         let class = &classes[k * words..][..words];
         let mut n = 0;
         for ((a, &r), &c) in units.alive.iter_mut().zip(row).zip(class) {
@@ -2027,9 +2203,11 @@ fn propagate<W: Width>(
     let Some(empty) = units.run(width, graph, classes) else { return false };
     units.collect(width, row, classes, empty);
     for &k in &units.closure {
-        frozen[k as usize] = true;
         units.marked[k as usize] = false;
     }
+    let closure = std::mem::take(&mut units.closure);
+    conflict(width, graph, v, closure.iter().map(|&k| k as usize), classes, frozen, units);
+    units.closure = closure;
     true
 }
 
@@ -2274,10 +2452,14 @@ mod tests {
         /// outside a greedy colouring has been offered in turn, the classes
         /// with the absorbed vertices hold no clique larger than their
         /// number, and each absorbed vertex with its frozen classes none
-        /// larger than its number of classes.
+        /// larger than its number of classes. With max-resolution
+        /// ([`BitMatrix::resolve`]), the classes after each absorption are
+        /// the old ones, each enlarged by the absorbed vertex or not, and
+        /// they with every vertex absorbed so far hold no clique larger
+        /// than their number.
         #[test]
         fn propagation_never_absorbs_into_a_clique(
-            n in 4usize..48, p in 0.2f64..0.95, seed in any::<u64>(),
+            n in 4usize..48, p in 0.2f64..0.95, seed in any::<u64>(), resolve in any::<bool>(),
         ) {
             let g = Graph::random(n, p, seed);
             let mut m = BitMatrix::new(n);
@@ -2286,7 +2468,8 @@ mod tests {
                     m.set(u, v);
                 }
             }
-            let m = m.finish();
+            let mut m = m.finish();
+            (m.propagate, m.resolve) = (true, resolve);
             // A greedy colouring of the vertices in a shuffled order; the
             // others of the order are offered to `propagate`.
             let mut rng = crate::splitmix::SplitMix64::new(seed ^ 0x5eed);
@@ -2303,19 +2486,29 @@ mod tests {
                 }
             }
             let kmin = class_sets.len();
-            let classes: Vec<u64> = class_sets.clone();
+            let mut classes: Vec<u64> = class_sets.clone();
             let mut frozen = vec![false; kmin];
-            let mut units = Units::default();
+            let mut units = Units { multi: vec![0], ..Units::default() };
             let mut kept = class_sets.iter().fold(0u64, |a, &c| a | c);
             for &v in &order[coloured..] {
                 let before = frozen.clone();
                 let row = m.row_w(Fixed::<1>, v).to_vec();
-                if propagate(Fixed::<1>, &m, &row, &classes, &mut frozen, &mut units) {
+                let old = classes.clone();
+                if propagate(Fixed::<1>, &m, v, &row, &mut classes, &mut frozen, &mut units, true) {
                     let used: Vec<usize> = (0..kmin).filter(|&k| frozen[k] && !before[k]).collect();
-                    prop_assert!(!used.is_empty());
-                    let set = used.iter().fold(1u64 << v, |a, &k| a | class_sets[k]);
-                    prop_assert!(omega_of(&g, set) as usize <= used.len());
+                    if resolve {
+                        prop_assert!(used.iter().all(|&k| classes[k] == old[k] | 1 << v));
+                        prop_assert!((0..kmin).all(|k| classes[k] & !(1 << v) == old[k]));
+                        prop_assert!(classes.iter().any(|&c| c >> v & 1 != 0));
+                    } else {
+                        prop_assert!(!used.is_empty());
+                        let set = used.iter().fold(1u64 << v, |a, &k| a | class_sets[k]);
+                        prop_assert!(omega_of(&g, set) as usize <= used.len());
+                    }
                     kept |= 1 << v;
+                    prop_assert!(omega_of(&g, kept) as usize <= kmin);
+                } else {
+                    prop_assert_eq!(&classes, &old);
                 }
                 prop_assert!(units.marked.iter().all(|&b| !b));
             }

@@ -359,6 +359,15 @@ pub(crate) struct CliqueArgs {
     /// too (MaxSAT reasoning): fewer nodes, each dearer
     #[arg(long)]
     pub(crate) propagate: bool,
+    /// Max-resolution (implies --propagate): each inconsistent set of
+    /// colour classes is transformed instead of frozen, so that its classes
+    /// serve again. Default: on where the graph is renumbered colour sorted
+    /// (keller graphs), off elsewhere
+    #[arg(long, conflicts_with = "no_resolve")]
+    pub(crate) resolve: bool,
+    /// No max-resolution, even where the graph is renumbered colour sorted
+    #[arg(long)]
+    pub(crate) no_resolve: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

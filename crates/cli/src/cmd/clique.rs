@@ -62,6 +62,13 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         greedy: k.is_none() && !args.no_heuristic,
         max_bitset_bytes: Some(MAX_BITSET_BYTES),
         propagate: args.propagate,
+        resolve: if args.resolve {
+            Some(true)
+        } else if args.no_resolve {
+            Some(false)
+        } else {
+            None
+        },
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
