@@ -14,7 +14,7 @@ use treelb::limit::{Limit, StopReason};
 use treelb::search::Search;
 use treelb::{Incumbent, RunStats};
 use treelb_mpi::wire::Codec;
-use treelb_run::{Out, Outcome, Pes, Run, Trace};
+use treelb_run::{Out, Outcome, Pes, Run, Trace, World};
 
 use crate::config::{RunConfig, Runtime};
 use crate::error::{Error, err};
@@ -78,11 +78,6 @@ pub(crate) fn catch_signals() {
 
 /// How often the progress indicator is updated.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
-
-/// The environment variable that slows one rank down (tests): `RANK:MICROS`
-/// makes rank RANK sleep MICROS µs after every slice of Δt units.
-#[cfg(feature = "mpi")]
-const SLOW_VAR: &str = "TREELB_MPI_SLOW";
 
 /// Runs `root`, whose pieces travel by `codec` (between ranks, into a
 /// checkpoint), as the command's options say. `None` on MPI ranks other
@@ -180,19 +175,13 @@ fn with_run<O>(
         }
         #[cfg(feature = "mpi")]
         Runtime::Mpi => {
-            let slow = match std::env::var(SLOW_VAR) {
-                Ok(v) => Some(
-                    treelb_mpi::Slow::parse(&v)
-                        .ok_or_else(|| err!("{SLOW_VAR}: expected RANK:MICROS, got `{v}`"))?,
-                ),
-                Err(_) => None,
-            };
-            if let Some(slow) = slow {
+            // Tests slow one rank down: `RANK:MICROS` after every slice.
+            if let Some(slow) = treelb_mpi::Slow::from_env().map_err(|e| err!("{e}"))? {
                 run = run.slow_rank(slow);
             }
-            let library = library(cfg)?;
-            let result = go(run, pes(cfg, &library));
-            end(library);
+            let world = world(cfg)?;
+            let result = go(run, world.pes());
+            world.end();
             result.map_err(checkpoint_error)?
         }
         #[cfg(not(feature = "mpi"))]
@@ -226,44 +215,14 @@ fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
     crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
 }
 
-/// The MPI library of `--runtime mpi`, initialized (`None` on threads).
-#[cfg(feature = "mpi")]
-pub(crate) type Library = Option<treelb_mpi::Mpi>;
-/// No MPI library without the `mpi` feature.
-#[cfg(not(feature = "mpi"))]
-pub(crate) type Library = Option<std::convert::Infallible>;
-
-/// Initializes MPI for `--runtime mpi`.
-pub(crate) fn library(cfg: &RunConfig) -> Result<Library, Error> {
+/// The PEs of `cfg`: its threads, or the MPI ranks of `--runtime mpi`
+/// (MPI initialized here).
+pub(crate) fn world(cfg: &RunConfig) -> Result<World, Error> {
     match cfg.kind {
-        Runtime::Threads => Ok(None),
+        Runtime::Threads => Ok(World::Threads(cfg.threads)),
         #[cfg(feature = "mpi")]
-        Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
+        Runtime::Mpi => Ok(World::mpi(cfg.threads)?),
         #[cfg(not(feature = "mpi"))]
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-    }
-}
-
-/// Where the PEs of `cfg` are: its threads, or the ranks of `library`.
-pub(crate) fn pes<'m>(cfg: &RunConfig, library: &'m Library) -> Pes<'m> {
-    match library {
-        None => Pes::Threads(cfg.threads),
-        #[cfg(feature = "mpi")]
-        Some(mpi) => Pes::Mpi(mpi),
-        #[cfg(not(feature = "mpi"))]
-        Some(never) => match *never {},
-    }
-}
-
-/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]), if it was
-/// initialized: without `MPI_Finalize` at rank 0 when a signal is ending
-/// the job, so that its partial report (exit code 3) gets out.
-pub(crate) fn end(library: Library) {
-    match library {
-        None => {}
-        #[cfg(feature = "mpi")]
-        Some(mpi) => mpi.finalize(signalled()),
-        #[cfg(not(feature = "mpi"))]
-        Some(never) => match never {},
     }
 }

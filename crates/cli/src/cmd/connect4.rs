@@ -36,14 +36,13 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         ordering: args.ordering,
         seed: args.tree,
     };
-    let library = crate::run::library(&cfg)?;
+    let world = crate::run::world(&cfg)?;
     let ybw = !args.search.no_ybw;
-    let games =
-        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(crate::run::pes(&cfg, &library))?;
+    let games = GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(world.pes())?;
     if games.rank() != 0 {
         let ok = games.serve(&tree);
         finish(games, ok);
-        crate::run::end(library);
+        world.end();
         return Ok(ok.into());
     }
     let b = tree.bound();
@@ -89,7 +88,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     // Out before MPI is finalized, as in `run` below.
     out.flush()?;
     finish(games, ok);
-    crate::run::end(library);
+    world.end();
     Ok(ok.into())
 }
 
@@ -126,11 +125,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         })?;
         parsed.push((text.clone(), pos, *expected));
     }
-    let library = crate::run::library(&cfg)?;
-    let games = GameRun::builder(cfg.spec.clone())
-        .pin(cfg.pin)
-        .ybw(!args.search.no_ybw)
-        .start(crate::run::pes(&cfg, &library))?;
+    let world = crate::run::world(&cfg)?;
+    let games =
+        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(!args.search.no_ybw).start(world.pes())?;
     let game = if args.tt_per_pe && !games.on_ranks() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
@@ -141,7 +138,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         // Rank 0 runs the command; this rank takes part in its searches.
         let ok = games.serve(&game);
         finish(games, ok);
-        crate::run::end(library);
+        world.end();
         return Ok(ok.into());
     }
     let started = Instant::now();
@@ -218,7 +215,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     // Rank 0's verdict goes to every rank, so every rank ends with it.
     let ok = summary.mismatches == 0;
     finish(games, ok);
-    crate::run::end(library);
+    world.end();
     Ok(ok.into())
 }
 
