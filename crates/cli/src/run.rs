@@ -9,36 +9,16 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::bound::{NodeBound, ProvenBound};
+use treelb::Incumbent;
+use treelb::bound::NodeBound;
 use treelb::limit::{Limit, StopReason};
 use treelb::search::Search;
-use treelb::{Incumbent, RunStats};
 use treelb_mpi::wire::Codec;
 use treelb_run::{Out, Outcome, Pes, Run, Trace, World};
 
 use crate::config::{RunConfig, Runtime};
 use crate::error::{Error, err};
 use crate::progress::Progress;
-
-/// The end of a run: the merged output, the statistics, and why
-/// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
-/// done, if one did.
-pub(crate) struct Ran<O> {
-    pub(crate) output: O,
-    pub(crate) stats: RunStats,
-    /// Why the output is partial, if it is.
-    pub(crate) stopped: Option<StopReason>,
-}
-
-impl<O> Ran<O> {
-    /// Whether the output is partial.
-    pub(crate) fn interrupted(&self) -> bool {
-        self.stopped.is_some()
-    }
-}
-
-/// A run and the proof of a branch and bound (or what takes its place).
-pub(crate) type Proven<O, B = ProvenBound> = (Ran<O>, B);
 
 /// Whether a signal stopped the run ([`treelb_run::signals`]).
 pub(crate) fn signalled() -> bool {
@@ -88,14 +68,13 @@ pub(crate) fn work<C>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Option<Ran<Out<C>>>, Error>
+) -> Result<Option<Outcome<Out<C>>>, Error>
 where
     C: Codec,
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run(pes, codec, root))?;
-    Ok(ran.map(|(ran, _)| ran))
+    with_run(cfg, expected_units, unit, |run, pes| run.run(pes, codec, root))
 }
 
 /// Runs `search` from its root as the command's options say. `None` on MPI
@@ -105,39 +84,37 @@ pub(crate) fn search<S>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Option<Ran<S::Output>>, Error>
+) -> Result<Option<Outcome<S::Output>>, Error>
 where
     S: Search,
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run_search(pes, search, cfg.split_policy))?;
-    Ok(ran.map(|(ran, _)| ran))
+    with_run(cfg, expected_units, unit, |run, pes| run.run_search(pes, search, cfg.split_policy))
 }
 
 /// Runs the branch and bound `search`, whose answer is kept in `incumbent`,
 /// as the command's options say; `watch` is called before the run where
-/// the report is printed (to show the improvements as they come). Returns
-/// the run and its proof. `None` on MPI ranks other than 0.
+/// the report is printed (to show the improvements as they come). The
+/// outcome has the run's proof. `None` on MPI ranks other than 0.
 pub(crate) fn bnb<S>(
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
     cfg: &RunConfig,
     unit: &'static str,
     watch: impl FnOnce(),
-) -> Result<Option<Proven<S::Output>>, Error>
+) -> Result<Option<Outcome<S::Output>>, Error>
 where
     S: NodeBound,
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, None, unit, |run, pes| {
+    with_run(cfg, None, unit, |run, pes| {
         if pes.gets_outcome() {
             watch();
         }
         run.run_bnb(pes, search, cfg.split_policy, incumbent)
-    })?;
-    Ok(ran.map(|(ran, bound)| (ran, bound.expect("a branch and bound's outcome has its proof"))))
+    })
 }
 
 /// The library's run for the command's options, given to `go` with where
@@ -148,7 +125,7 @@ fn with_run<O>(
     expected_units: Option<u64>,
     unit: &'static str,
     go: impl FnOnce(Run<'_>, Pes<'_>) -> Result<Option<Outcome<O>>, treelb_run::Error>,
-) -> Result<Option<Proven<O, Option<ProvenBound>>>, Error> {
+) -> Result<Option<Outcome<O>>, Error> {
     catch_signals();
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
     let mut run = Run::new(cfg.spec.clone()).pin(cfg.pin).trace(cfg.trace.is_some()).stop_on_signals();
@@ -198,8 +175,7 @@ fn with_run<O>(
     if let (Some(path), Some(trace)) = (&cfg.trace, outcome.trace.take()) {
         write_trace(cfg, path, trace, outcome.stats.wall);
     }
-    let bound = outcome.bound;
-    Ok(Some((Ran { output: outcome.output, stats: outcome.stats, stopped: outcome.stopped }, bound)))
+    Ok(Some(outcome))
 }
 
 /// Writes the trace to `path` after the report (the path was checked

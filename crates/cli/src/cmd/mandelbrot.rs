@@ -69,7 +69,8 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     let Some(outcome) = crate::run::work(&StateCodec(m), m.work(method), &cfg, None, "iterations")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let counts = outcome.output.counts;
     let (image, missing) = if interrupted {
         outcome.output.into_partial_image(&m)

@@ -46,7 +46,8 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
     let answered = uts::answer(tree, params, shown_flags, result, interrupted);
