@@ -87,9 +87,28 @@ pub fn duration(value: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// `N` finite numbers separated by commas, e.g. `-0.75,0.1` (a point of
+/// the plane); `None` if there are more or fewer, or one is not a finite
+/// number.
+pub fn numbers<const N: usize>(value: &str) -> Option<[f64; N]> {
+    let parts: Vec<f64> = value
+        .split(',')
+        .map(|p| p.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect::<Option<_>>()?;
+    parts.try_into().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_comma_separated_and_finite() {
+        assert_eq!(numbers::<2>("-0.75, 0.1"), Some([-0.75, 0.1]));
+        for bad in ["1", "1,2,3", "a,b", "1,inf", "", "1,,2"] {
+            assert_eq!(numbers::<2>(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn counts_take_scientific_notation_when_whole() {
