@@ -6,9 +6,8 @@ use std::path::Path;
 
 use std::time::Instant;
 
-use treelb::bound::OpenBounds;
+use treelb::RunStats;
 use treelb::limit::{Limit, StopReason};
-use treelb::{RunStats, Sense};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::input::escape_path;
 use treelb_apps::report::bnb::Searched;
@@ -66,11 +65,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     let root_stopped = root_limit.stopped();
     let (outcome_stats, stats, stopped, proof, seq) = if root_stopped {
         // Stopped before the search: the root, open, with its bound.
-        let open = OpenBounds::new(Sense::Minimize);
-        open.record(root_bound);
-        let improvements = initial.map(|value| bnb::Improvement { secs: 0.0, value }).into_iter().collect();
-        let proof =
-            bnb::Proof::new(open.prove_incumbent(&search.incumbent, true), cfg.deterministic, improvements);
+        let proof = bnb::Proof::of_root(root_bound, &search.incumbent, cfg.deterministic, initial);
         let reason = root_limit.stop_reason().unwrap_or(StopReason::Requested);
         (RunStats::default(), BnbStats::default(), Some(reason), proof, None)
     } else {
