@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use treelb::Init;
 use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
-use treelb_apps::connect4::{Connect4, Position, random_positions, read_positions};
+use treelb_apps::connect4::{Connect4, Position, parse_positions, random_positions};
 use treelb_apps::gametree::GameTree;
 use treelb_apps::report::connect4::{Row, Summary};
 use treelb_run::game::GameRun;
@@ -109,22 +109,14 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     if !(4..=32).contains(&log2) {
         return Err(err!("--tt-log2 must be between 4 and 32, got {log2}"));
     }
-    let jobs: Vec<(String, Option<i32>)> = match (&args.position, &args.file) {
-        (Some(p), _) => vec![(p.clone(), None)],
+    let parsed = match (&args.position, &args.file) {
+        (Some(p), _) => vec![(p.clone(), Position::parse(p).map_err(|e| err!("position `{p}`: {e}"))?, None)],
         (None, Some(path)) => {
             let text = std::fs::read_to_string(path).map_err(|e| err!("--file {path}: {e}"))?;
-            read_positions(&text).map_err(|e| err!("{path}:{e}"))?
+            parse_positions(path, &text).map_err(|e| err!("{e}"))?
         }
         (None, None) => unreachable!("clap requires a position, --file or --generate"),
     };
-    let mut parsed = Vec::with_capacity(jobs.len());
-    for (i, (text, expected)) in jobs.iter().enumerate() {
-        let pos = Position::parse(text).map_err(|e| match &args.file {
-            Some(path) => err!("{path}:{}: position `{text}`: {e}", i + 1),
-            None => err!("position `{text}`: {e}"),
-        })?;
-        parsed.push((text.clone(), pos, *expected));
-    }
     let world = crate::run::world(&cfg)?;
     let games =
         GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(!args.search.no_ybw).start(world.pes())?;
