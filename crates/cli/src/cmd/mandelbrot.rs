@@ -47,11 +47,8 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
             memory.div_ceil(1 << 30)
         ));
     }
-    if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
-        && a == b
-    {
-        return Err(err!("--out and --pe-out name the same file `{a}`"));
-    }
+    let files = [("--out", args.out.as_deref()), ("--pe-out", args.pe_out.as_deref())];
+    treelb_files::output::distinct(&files).map_err(|e| err!("{e}"))?;
     // Check the outputs first: a bad path fails before the computation.
     // Under MPI every rank checks (writing nothing) before the ranks meet
     // to start; only rank 0 writes, after its report.

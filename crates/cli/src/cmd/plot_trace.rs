@@ -42,15 +42,8 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
         ("--html", &args.html),
         ("--chrome", &args.chrome),
     ];
-    for (i, (flag_a, a)) in files.iter().enumerate() {
-        for (flag_b, b) in &files[i + 1..] {
-            if let (Some(a), Some(b)) = (a, b)
-                && a == b
-            {
-                return Err(err!("{flag_a} and {flag_b} name the same file `{a}`"));
-            }
-        }
-    }
+    let named = files.map(|(flag, path)| (flag, path.as_deref()));
+    treelb_files::output::distinct(&named).map_err(|e| err!("{e}"))?;
     for (flag, path) in files {
         if let Some(path) = path {
             crate::outputs::check(flag, path)?;
