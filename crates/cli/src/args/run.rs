@@ -83,7 +83,7 @@ pub(crate) struct RunArgs {
     pub(crate) fanout: Vec<usize>,
     /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
     /// grows), 1 < ρ < 1.5
-    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4", help_heading = heading::BALANCING)]
+    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value_t = Rho::DEFAULT, help_heading = heading::BALANCING)]
     pub(crate) rho: Rho,
     /// Stop after about N units of work with a partial report marked
     /// interrupted and exit code 3; with --runtime mpi each rank stops
