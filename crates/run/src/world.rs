@@ -4,8 +4,9 @@ use crate::Pes;
 
 /// The PEs of a program, set up once per process and ended once: threads
 /// of this process, or the ranks that `mpirun` started, with MPI
-/// initialized by [`World::mpi`] and finalized by [`World::end`]. Every run
-/// of the program takes its [`pes`](World::pes).
+/// initialized by `World::mpi` (with the feature `mpi`) and finalized by
+/// [`World::end`]. Every run of the program takes its
+/// [`pes`](World::pes).
 ///
 /// ```
 /// use treelb_run::World;
@@ -38,7 +39,7 @@ impl World {
         }
     }
 
-    /// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]), if it was
+    /// Ends MPI on this rank (`treelb_mpi::Mpi::finalize`), if it was
     /// initialized: without `MPI_Finalize` at rank 0 when a signal caught
     /// by [`signals`](crate::signals) is ending the job, so that its
     /// partial report gets out.
