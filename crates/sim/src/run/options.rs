@@ -59,16 +59,16 @@ pub struct Options {
     pub rho: String,
     /// `--t-produce`: 1/λ of i.i.d. subtasks.
     pub t_produce: Option<u64>,
-    /// `--t-rout`, `--t-split`, `--t-poll`, `--t-counter`, `--t-word`:
-    /// the costs given (`None`: [`Costs::default`]'s).
+    /// `--t-rout`: ticks per message hop (`None`, here and for the other
+    /// costs: [`Costs::default`]'s).
     pub t_rout: Option<u64>,
-    /// `--t-split`.
+    /// `--t-split`: ticks a split costs.
     pub t_split: Option<u64>,
-    /// `--t-poll`.
+    /// `--t-poll`: ticks a probe of the message queue costs.
     pub t_poll: Option<u64>,
-    /// `--t-counter`.
+    /// `--t-counter`: ticks the hub spends per message.
     pub t_counter: Option<u64>,
-    /// `--t-word`.
+    /// `--t-word`: ticks one word of a piece adds to its travel.
     pub t_word: Option<u64>,
     /// `--overhead`: an [`Overhead`](crate::platform::Overhead) by name.
     pub overhead: String,
