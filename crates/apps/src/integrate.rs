@@ -581,6 +581,20 @@ impl TestIntegrand {
         INTEGRANDS.iter().find(|t| t.name == name)
     }
 
+    /// Looks an integrand up by name; the error lists the known names.
+    ///
+    /// ```
+    /// use treelb_apps::integrate::TestIntegrand;
+    /// assert_eq!(TestIntegrand::named("sqrt").unwrap().name, "sqrt");
+    /// assert!(TestIntegrand::named("tan").unwrap_err().starts_with("unknown integrand `tan` (known: "));
+    /// ```
+    pub fn named(name: &str) -> Result<&'static TestIntegrand, String> {
+        TestIntegrand::find(name).ok_or_else(|| {
+            let names: Vec<_> = INTEGRANDS.iter().map(|t| t.name).collect();
+            format!("unknown integrand `{name}` (known: {})", names.join(", "))
+        })
+    }
+
     /// The integral over the integrand's interval to the tolerance `tol`.
     pub fn integral(&self, tol: f64) -> Result<PlainIntegral, IntegralError> {
         Integral::new(self.f, self.a, self.b, tol)

@@ -32,9 +32,12 @@
 //! checks output paths before the work and writes files whole after it.
 //! [`report`] is what a run of an application reports: its answer checked
 //! against the published one, the proof of a branch and bound, the run's
-//! set-up and statistics, serializable.
+//! set-up and statistics, serializable. [`catalog`] says what each
+//! application takes of a run's options: its defaults (TSP's Δt), the unit
+//! of its work, what it does not support.
 
 pub mod bnb;
+pub mod catalog;
 pub mod clique;
 pub mod connect4;
 pub mod gametree;

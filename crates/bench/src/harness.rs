@@ -895,6 +895,53 @@ impl Report {
 /// program named `program`.
 pub use treelb_apps::input::command_line;
 
+/// The comma-separated items of `list` given to `flag`, each parsed (empty
+/// items skipped); an error names the flag, as does an empty list.
+///
+/// ```
+/// use treelb_bench::harness::{list, pes};
+///
+/// assert_eq!(list("-p", "1, 2,,4", pes), Ok(vec![1, 2, 4]));
+/// assert_eq!(list("-p", " ", pes), Err("-p is empty".to_owned()));
+/// ```
+pub fn list<T>(flag: &str, list: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    let items = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse(s).map_err(|e| format!("{flag}: {e}")))
+        .collect::<Result<Vec<T>, String>>()?;
+    if items.is_empty() {
+        return Err(format!("{flag} is empty"));
+    }
+    Ok(items)
+}
+
+/// A number of PEs, from 1 to 4096.
+pub fn pes(p: &str) -> Result<usize, String> {
+    p.parse()
+        .ok()
+        .filter(|&p| (1..=4096).contains(&p))
+        .ok_or_else(|| format!("`{p}` is not a number of PEs from 1 to 4096"))
+}
+
+/// The strategies of a list given to `--strategies`, each one the threads
+/// runtime runs, or `all` of those.
+pub fn strategies(value: &str) -> Result<Vec<Strategy>, String> {
+    use treelb_threads::SUPPORTED_STRATEGIES;
+    if value.trim() == "all" {
+        return Ok(SUPPORTED_STRATEGIES.to_vec());
+    }
+    list("--strategies", value, |name| {
+        let strategy: Strategy = name.parse()?;
+        if SUPPORTED_STRATEGIES.contains(&strategy) {
+            Ok(strategy)
+        } else {
+            Err(format!("`{strategy}` does not run on the threads runtime"))
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

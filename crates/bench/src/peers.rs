@@ -27,6 +27,58 @@ use serde::Serialize;
 use crate::uts_c::{UtsC, parse_machine_line};
 use crate::workload::{Answer, Workload, connect4_summary, instances, nqueens_summary, optimum_summary};
 
+/// The peers of a benchmark by where their programs are, as the flags of
+/// the table above give them; [`PeerPaths::peers`] checks and builds them.
+#[derive(Clone, Debug, Default)]
+pub struct PeerPaths {
+    /// `--uts-seq PATH`.
+    pub uts_seq: Option<PathBuf>,
+    /// `--uts-c DIR` (else the environment variable `TREELB_UTS_C`).
+    pub uts_c: Option<PathBuf>,
+    /// `--glasgow PATH`.
+    pub glasgow: Option<PathBuf>,
+    /// `--cliquer PATH`.
+    pub cliquer: Option<PathBuf>,
+    /// `--nqueens-peer NAME=PATH`, each.
+    pub nqueens: Vec<String>,
+    /// `--c4solver PATH`.
+    pub c4solver: Option<PathBuf>,
+}
+
+impl PeerPaths {
+    /// The peers, each checked to exist; the UTS reference's sources are
+    /// built first, in `scratch`, and `built` is told the command that
+    /// built them. An error names the flag.
+    pub fn peers(&self, scratch: &Path, built: impl FnOnce(&str)) -> Result<Vec<Peer>, String> {
+        let mut peers = Vec::new();
+        fn flagged(flag: &'static str) -> impl Fn(String) -> String {
+            move |e| format!("{flag}: {e}")
+        }
+        if let Some(path) = &self.uts_seq {
+            peers.push(Peer::new("uts-seq", PeerKind::UtsSeq, path).map_err(flagged("--uts-seq"))?);
+        }
+        let uts_c = self.uts_c.clone().or_else(|| std::env::var_os("TREELB_UTS_C").map(PathBuf::from));
+        if let Some(dir) = uts_c {
+            let uts_c = UtsC::build(&dir, &scratch.join("uts-c")).map_err(flagged("--uts-c"))?;
+            built(&uts_c.build_command);
+            peers.push(Peer::uts_c(&uts_c));
+        }
+        if let Some(path) = &self.glasgow {
+            peers.push(Peer::new("glasgow", PeerKind::Glasgow, path).map_err(flagged("--glasgow"))?);
+        }
+        if let Some(path) = &self.cliquer {
+            peers.push(Peer::new("cliquer", PeerKind::Cliquer, path).map_err(flagged("--cliquer"))?);
+        }
+        for spec in &self.nqueens {
+            peers.push(Peer::nqueens(spec).map_err(flagged("--nqueens-peer"))?);
+        }
+        if let Some(path) = &self.c4solver {
+            peers.push(Peer::new("c4solver", PeerKind::C4solver, path).map_err(flagged("--c4solver"))?);
+        }
+        Ok(peers)
+    }
+}
+
 /// Which program a peer is, so which workloads it runs and how its output
 /// reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

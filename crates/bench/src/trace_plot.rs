@@ -147,6 +147,45 @@ impl Summary {
     }
 }
 
+/// What a trace shows, as `treelb plot-trace` reports it: the file, its
+/// notes, the share of PE-time in each state, the files drawn from it.
+#[derive(Serialize)]
+pub struct TraceReport<'a> {
+    /// The trace file.
+    pub file: &'a str,
+    /// Its notes.
+    pub notes: &'a [String],
+    /// The share of each state, per PE and in all.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The files written from it.
+    pub written: Vec<&'a str>,
+}
+
+impl TraceReport<'_> {
+    /// The report for people: the file, what ran (the notes, escaped: they
+    /// come from the file), the table of shares and the files written.
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        use treelb_apps::input::{escape, escape_text};
+        let s = &self.summary;
+        let file = escape(self.file.as_bytes());
+        let mut out =
+            format!("trace {file} — {} PEs, {:.6} s, {} intervals\n", s.pes, s.wall_secs, s.intervals);
+        for note in self.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
+            let _ = writeln!(out, "  {}", escape_text(note));
+        }
+        let _ = writeln!(out, "{}", s.table());
+        for path in &self.written {
+            let _ = writeln!(out, "wrote {}", escape(path.as_bytes()));
+        }
+        if self.written.is_empty() {
+            out.push_str("(draw it with --out utilization.png and --timeline timeline.svg)\n");
+        }
+        out
+    }
+}
+
 /// The notes of a trace that say what ran: its command and its strategy.
 pub fn run_notes(trace: &Trace) -> impl Iterator<Item = &String> {
     trace.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: "))

@@ -134,12 +134,14 @@ pub mod file;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod plan;
+mod resume;
 
 pub use drain::{Drain, Resumable, ResumableCodec, encode_pieces};
 pub use file::{InputHash, Lock, Saved, read};
 #[cfg(feature = "mpi")]
 pub use mpi::run_mpi;
 pub use plan::Plan;
+pub use resume::CommandLine;
 
 /// How often a run checkpoints unless told otherwise.
 pub const DEFAULT_EVERY: Duration = Duration::from_secs(60);

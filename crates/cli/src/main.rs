@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             // An option the application does not take (hidden from its help).
             let refused = matches
                 .subcommand()
-                .and_then(|(name, sub)| config::App::named(name).map(|app| app.refuse_given(sub)));
+                .and_then(|(name, sub)| config::App::named(name).map(|app| apps::refuse_given(app, sub)));
             if let Some(Err(e)) = refused {
                 eprintln!("treelb: error: {}", escape_text(&e.to_string()));
                 return ExitCode::from(2);

@@ -9,36 +9,16 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::bound::{NodeBound, ProvenBound};
+use treelb::Incumbent;
+use treelb::bound::NodeBound;
 use treelb::limit::{Limit, StopReason};
 use treelb::search::Search;
-use treelb::{Incumbent, RunStats};
 use treelb_mpi::wire::Codec;
-use treelb_run::{Out, Outcome, Pes, Run, Trace};
+use treelb_run::{Out, Outcome, Pes, Run, Trace, World};
 
 use crate::config::{RunConfig, Runtime};
 use crate::error::{Error, err};
 use crate::progress::Progress;
-
-/// The end of a run: the merged output, the statistics, and why
-/// `--max-nodes`, `--time-limit` or a signal stopped it before the work was
-/// done, if one did.
-pub(crate) struct Ran<O> {
-    pub(crate) output: O,
-    pub(crate) stats: RunStats,
-    /// Why the output is partial, if it is.
-    pub(crate) stopped: Option<StopReason>,
-}
-
-impl<O> Ran<O> {
-    /// Whether the output is partial.
-    pub(crate) fn interrupted(&self) -> bool {
-        self.stopped.is_some()
-    }
-}
-
-/// A run and the proof of a branch and bound (or what takes its place).
-pub(crate) type Proven<O, B = ProvenBound> = (Ran<O>, B);
 
 /// Whether a signal stopped the run ([`treelb_run::signals`]).
 pub(crate) fn signalled() -> bool {
@@ -79,11 +59,6 @@ pub(crate) fn catch_signals() {
 /// How often the progress indicator is updated.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
-/// The environment variable that slows one rank down (tests): `RANK:MICROS`
-/// makes rank RANK sleep MICROS µs after every slice of Δt units.
-#[cfg(feature = "mpi")]
-const SLOW_VAR: &str = "TREELB_MPI_SLOW";
-
 /// Runs `root`, whose pieces travel by `codec` (between ranks, into a
 /// checkpoint), as the command's options say. `None` on MPI ranks other
 /// than 0, which print nothing.
@@ -93,14 +68,13 @@ pub(crate) fn work<C>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Option<Ran<Out<C>>>, Error>
+) -> Result<Option<Outcome<Out<C>>>, Error>
 where
     C: Codec,
     C::Work: Clone,
     Out<C>: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run(pes, codec, root))?;
-    Ok(ran.map(|(ran, _)| ran))
+    with_run(cfg, expected_units, unit, |run, pes| run.run(pes, codec, root))
 }
 
 /// Runs `search` from its root as the command's options say. `None` on MPI
@@ -110,39 +84,37 @@ pub(crate) fn search<S>(
     cfg: &RunConfig,
     expected_units: Option<u64>,
     unit: &'static str,
-) -> Result<Option<Ran<S::Output>>, Error>
+) -> Result<Option<Outcome<S::Output>>, Error>
 where
     S: Search,
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, expected_units, unit, |run, pes| run.run_search(pes, search, cfg.split_policy))?;
-    Ok(ran.map(|(ran, _)| ran))
+    with_run(cfg, expected_units, unit, |run, pes| run.run_search(pes, search, cfg.split_policy))
 }
 
 /// Runs the branch and bound `search`, whose answer is kept in `incumbent`,
 /// as the command's options say; `watch` is called before the run where
-/// the report is printed (to show the improvements as they come). Returns
-/// the run and its proof. `None` on MPI ranks other than 0.
+/// the report is printed (to show the improvements as they come). The
+/// outcome has the run's proof. `None` on MPI ranks other than 0.
 pub(crate) fn bnb<S>(
     search: &S,
     incumbent: &Incumbent<Vec<u32>>,
     cfg: &RunConfig,
     unit: &'static str,
     watch: impl FnOnce(),
-) -> Result<Option<Proven<S::Output>>, Error>
+) -> Result<Option<Outcome<S::Output>>, Error>
 where
     S: NodeBound,
     S::Node: Clone + Serialize + DeserializeOwned,
     S::Output: Serialize + DeserializeOwned,
 {
-    let ran = with_run(cfg, None, unit, |run, pes| {
+    with_run(cfg, None, unit, |run, pes| {
         if pes.gets_outcome() {
             watch();
         }
         run.run_bnb(pes, search, cfg.split_policy, incumbent)
-    })?;
-    Ok(ran.map(|(ran, bound)| (ran, bound.expect("a branch and bound's outcome has its proof"))))
+    })
 }
 
 /// The library's run for the command's options, given to `go` with where
@@ -153,7 +125,7 @@ fn with_run<O>(
     expected_units: Option<u64>,
     unit: &'static str,
     go: impl FnOnce(Run<'_>, Pes<'_>) -> Result<Option<Outcome<O>>, treelb_run::Error>,
-) -> Result<Option<Proven<O, Option<ProvenBound>>>, Error> {
+) -> Result<Option<Outcome<O>>, Error> {
     catch_signals();
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
     let mut run = Run::new(cfg.spec.clone()).pin(cfg.pin).trace(cfg.trace.is_some()).stop_on_signals();
@@ -180,19 +152,13 @@ fn with_run<O>(
         }
         #[cfg(feature = "mpi")]
         Runtime::Mpi => {
-            let slow = match std::env::var(SLOW_VAR) {
-                Ok(v) => Some(
-                    treelb_mpi::Slow::parse(&v)
-                        .ok_or_else(|| err!("{SLOW_VAR}: expected RANK:MICROS, got `{v}`"))?,
-                ),
-                Err(_) => None,
-            };
-            if let Some(slow) = slow {
+            // Tests slow one rank down: `RANK:MICROS` after every slice.
+            if let Some(slow) = treelb_mpi::Slow::from_env().map_err(|e| err!("{e}"))? {
                 run = run.slow_rank(slow);
             }
-            let library = library(cfg)?;
-            let result = go(run, pes(cfg, &library));
-            end(library);
+            let world = world(cfg)?;
+            let result = go(run, world.pes());
+            world.end();
             result.map_err(checkpoint_error)?
         }
         #[cfg(not(feature = "mpi"))]
@@ -209,8 +175,7 @@ fn with_run<O>(
     if let (Some(path), Some(trace)) = (&cfg.trace, outcome.trace.take()) {
         write_trace(cfg, path, trace, outcome.stats.wall);
     }
-    let bound = outcome.bound;
-    Ok(Some((Ran { output: outcome.output, stats: outcome.stats, stopped: outcome.stopped }, bound)))
+    Ok(Some(outcome))
 }
 
 /// Writes the trace to `path` after the report (the path was checked
@@ -226,44 +191,14 @@ fn write_trace(cfg: &RunConfig, path: &str, mut trace: Trace, wall: Duration) {
     crate::outputs::later("--trace", path, move |w| trace.write_csv(w));
 }
 
-/// The MPI library of `--runtime mpi`, initialized (`None` on threads).
-#[cfg(feature = "mpi")]
-pub(crate) type Library = Option<treelb_mpi::Mpi>;
-/// No MPI library without the `mpi` feature.
-#[cfg(not(feature = "mpi"))]
-pub(crate) type Library = Option<std::convert::Infallible>;
-
-/// Initializes MPI for `--runtime mpi`.
-pub(crate) fn library(cfg: &RunConfig) -> Result<Library, Error> {
+/// The PEs of `cfg`: its threads, or the MPI ranks of `--runtime mpi`
+/// (MPI initialized here).
+pub(crate) fn world(cfg: &RunConfig) -> Result<World, Error> {
     match cfg.kind {
-        Runtime::Threads => Ok(None),
+        Runtime::Threads => Ok(World::Threads(cfg.threads)),
         #[cfg(feature = "mpi")]
-        Runtime::Mpi => Ok(Some(treelb_mpi::Mpi::init(cfg.threads)?)),
+        Runtime::Mpi => Ok(World::mpi(cfg.threads)?),
         #[cfg(not(feature = "mpi"))]
         Runtime::Mpi => unreachable!("--runtime mpi is refused without the feature"),
-    }
-}
-
-/// Where the PEs of `cfg` are: its threads, or the ranks of `library`.
-pub(crate) fn pes<'m>(cfg: &RunConfig, library: &'m Library) -> Pes<'m> {
-    match library {
-        None => Pes::Threads(cfg.threads),
-        #[cfg(feature = "mpi")]
-        Some(mpi) => Pes::Mpi(mpi),
-        #[cfg(not(feature = "mpi"))]
-        Some(never) => match *never {},
-    }
-}
-
-/// Ends MPI on this rank ([`treelb_mpi::Mpi::finalize`]), if it was
-/// initialized: without `MPI_Finalize` at rank 0 when a signal is ending
-/// the job, so that its partial report (exit code 3) gets out.
-pub(crate) fn end(library: Library) {
-    match library {
-        None => {}
-        #[cfg(feature = "mpi")]
-        Some(mpi) => mpi.finalize(signalled()),
-        #[cfg(not(feature = "mpi"))]
-        Some(never) => match never {},
     }
 }

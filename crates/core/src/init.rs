@@ -44,6 +44,14 @@ impl Init {
             Init::Selective => "selective",
         }
     }
+
+    /// What it does, in one line (for listings such as `--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            Init::Root => "PE 0 starts with the root; the others steal",
+            Init::Selective => "the root is split by the bits of the PE index before the run",
+        }
+    }
 }
 
 impl fmt::Display for Init {

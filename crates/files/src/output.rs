@@ -229,6 +229,32 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write(path, |w| w.write_all(bytes))
 }
 
+/// Refuses two options that name the same output file, the later one
+/// overwriting the earlier: `files` are (option, path) pairs, a path
+/// `None` where the option is not given.
+///
+/// ```
+/// use treelb_files::output::distinct;
+///
+/// assert_eq!(distinct(&[("--out", Some("a.png")), ("--html", None), ("--timeline", Some("b.svg"))]), Ok(()));
+/// assert_eq!(
+///     distinct(&[("--out", Some("a.png")), ("--timeline", Some("a.png"))]),
+///     Err("--out and --timeline name the same file `a.png`".to_owned())
+/// );
+/// ```
+pub fn distinct(files: &[(&str, Option<&str>)]) -> Result<(), String> {
+    for (i, (option_a, a)) in files.iter().enumerate() {
+        for (option_b, b) in &files[i + 1..] {
+            if let (Some(a), Some(b)) = (a, b)
+                && a == b
+            {
+                return Err(format!("{option_a} and {option_b} name the same file `{a}`"));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,9 +87,81 @@ pub fn duration(value: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// Why a value is not a number of bytes ([`bytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BytesError {
+    /// The suffix is a letter other than K, M, G or T.
+    UnknownUnit,
+    /// No positive whole number of bytes (0, a fraction, too many).
+    NotBytes,
+}
+
+impl std::fmt::Display for BytesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BytesError::UnknownUnit => "unknown unit (expected K, M, G or T)",
+            BytesError::NotBytes => "expects a positive number of bytes such as 2G or 500M",
+        })
+    }
+}
+
+/// A positive number of bytes, with an optional suffix K, M, G or T
+/// (powers of 1024).
+///
+/// ```
+/// use treelb_files::values::{BytesError, bytes};
+///
+/// assert_eq!(bytes("2G"), Ok(2 << 30));
+/// assert_eq!(bytes("4096"), Ok(4096));
+/// assert_eq!(bytes("2X"), Err(BytesError::UnknownUnit));
+/// assert_eq!(bytes("0M"), Err(BytesError::NotBytes));
+/// ```
+pub fn bytes(value: &str) -> Result<u64, BytesError> {
+    let v = value.trim();
+    let (digits, shift) = match v.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(BytesError::UnknownUnit),
+            };
+            (&v[..i], shift)
+        }
+        _ => (v, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or(BytesError::NotBytes)
+}
+
+/// `N` finite numbers separated by commas, e.g. `-0.75,0.1` (a point of
+/// the plane); `None` if there are more or fewer, or one is not a finite
+/// number.
+pub fn numbers<const N: usize>(value: &str) -> Option<[f64; N]> {
+    let parts: Vec<f64> = value
+        .split(',')
+        .map(|p| p.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect::<Option<_>>()?;
+    parts.try_into().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_comma_separated_and_finite() {
+        assert_eq!(numbers::<2>("-0.75, 0.1"), Some([-0.75, 0.1]));
+        for bad in ["1", "1,2,3", "a,b", "1,inf", "", "1,,2"] {
+            assert_eq!(numbers::<2>(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn counts_take_scientific_notation_when_whole() {

@@ -148,6 +148,20 @@ impl Slow {
             pause: Duration::from_micros(micros.trim().parse().ok()?),
         })
     }
+
+    /// The environment variable [`Slow::from_env`] reads.
+    pub const VAR: &'static str = "TREELB_MPI_SLOW";
+
+    /// The slow rank that the environment variable [`Slow::VAR`] asks
+    /// for as `RANK:MICROSECONDS`, if it is set.
+    pub fn from_env() -> Result<Option<Slow>, String> {
+        match std::env::var(Self::VAR) {
+            Ok(v) => Slow::parse(&v)
+                .map(Some)
+                .ok_or_else(|| format!("{}: expected RANK:MICROS, got `{v}`", Self::VAR)),
+            Err(_) => Ok(None),
+        }
+    }
 }
 
 impl Default for Config {

@@ -40,7 +40,8 @@
 //!
 //! A game search, solved by a sequence of window searches each decided
 //! from the ones before, runs on the same [`Pes`] through
-//! [`game::GameRun`].
+//! [`game::GameRun`]. A program sets its PEs up once, threads or MPI, as
+//! a [`World`].
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -57,8 +58,10 @@ pub mod game;
 mod notes;
 pub mod progress;
 pub mod signals;
+mod world;
 
 pub use notes::trace_notes;
+pub use world::World;
 
 pub use treelb::limit::{Limit, StopReason, Stops};
 pub use treelb::{RunSpec, RunStats};

@@ -7,7 +7,8 @@
 //! and the producer tree of [`multilevel`](crate::multilevel) for Kimura and
 //! Ichiyoshi's i.i.d. subtasks ([Kimura & Ichiyoshi 1992]). Its [`Outcome`]
 //! is the run's [`SimReport`] and what the work turned out to be, both
-//! serializable.
+//! serializable. [`Options`] makes one from a command line's values
+//! (`--workload uts:T1`).
 //!
 //! ```
 //! use treelb::{RunSpec, Strategy};
@@ -451,7 +452,10 @@ pub fn utilization_chart(r: &SimReport) -> crate::plot::Chart {
     }
 }
 
+mod options;
 mod summary;
+
+pub use options::{OptionError, Options};
 
 #[cfg(test)]
 mod tests;

@@ -64,6 +64,27 @@ pub fn read_positions(text: &str) -> Result<Vec<(String, Option<i32>)>, BookErro
     Ok(positions)
 }
 
+/// The positions of a positions file ([`read_positions`]), each parsed,
+/// with its score if the file gives one. An error starts with `name` (the
+/// file as shown to the user) and the line of a score that does not read,
+/// or the number of a position (counted from 1) that does not parse.
+///
+/// ```
+/// use treelb_apps::connect4::parse_positions;
+///
+/// let positions = parse_positions("set.txt", "4453 -2\n44\n").unwrap();
+/// assert_eq!((positions[0].0.as_str(), positions[0].2), ("4453", Some(-2)));
+/// assert!(parse_positions("set.txt", "4\n48\n").unwrap_err().starts_with("set.txt:2: position `48`: "));
+/// ```
+pub fn parse_positions(name: &str, text: &str) -> Result<Vec<(String, Position, Option<i32>)>, String> {
+    let positions = read_positions(text).map_err(|e| format!("{name}:{e}"))?;
+    let parse = |(i, (text, score)): (usize, (String, Option<i32>))| match Position::parse(&text) {
+        Ok(position) => Ok((text, position, score)),
+        Err(e) => Err(format!("{name}:{}: position `{text}`: {e}", i + 1)),
+    };
+    positions.into_iter().enumerate().map(parse).collect()
+}
+
 /// Fewer distinct random positions than asked for turned up
 /// ([`random_positions`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -20,7 +20,7 @@ mod book;
 mod position;
 mod table;
 
-pub use book::{BookError, TooFew, describe_score, random_positions, read_positions};
+pub use book::{BookError, TooFew, describe_score, parse_positions, random_positions, read_positions};
 pub use position::{CELLS, COLUMN_ORDER, HEIGHT, ParseError, Position, WIDTH, column_mask};
 pub use table::Table;
 

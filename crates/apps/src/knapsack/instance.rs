@@ -167,6 +167,17 @@ impl Class {
             Class::SubsetSum => "subset-sum",
         }
     }
+
+    /// How profits follow weights, in one line (for listings such as
+    /// `--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            Class::Uncorrelated => "profits and weights independent",
+            Class::WeaklyCorrelated => "profit within R/10 of the weight",
+            Class::StronglyCorrelated => "profit = weight + R/10",
+            Class::SubsetSum => "profit = weight",
+        }
+    }
 }
 
 impl fmt::Display for Class {

@@ -242,6 +242,14 @@ impl Method {
             Method::Subdivide => "subdivide",
         }
     }
+
+    /// What it computes, in one line (for listings such as `--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            Method::Pixels => "every pixel by escape time",
+            Method::Subdivide => "fill rectangles whose boundary is in the set",
+        }
+    }
 }
 
 impl fmt::Display for Method {

@@ -54,6 +54,22 @@ impl Proof {
         Proof { proven_optimal, bound, gap, deterministic, improvements }
     }
 
+    /// The proof of a minimization stopped before its search began, its
+    /// root alone open with the bound `root` (`None`: unknown): what
+    /// `incumbent` holds is proven against it; `initial`, the value of a
+    /// solution found before the search, counts as found at 0 s.
+    pub fn of_root<T>(
+        root: Option<i64>,
+        incumbent: &Incumbent<T>,
+        deterministic: bool,
+        initial: Option<i64>,
+    ) -> Self {
+        let open = treelb::bound::OpenBounds::new(Sense::Minimize);
+        open.record(root);
+        let improvements = initial.map(|value| Improvement { secs: 0.0, value }).into_iter().collect();
+        Proof::new(open.prove_incumbent(incumbent, true), deterministic, improvements)
+    }
+
     /// The line of the answer's value: `name value`, noted as proven or as
     /// "best found … (not proven optimal; bound ≤ …, gap …)".
     ///

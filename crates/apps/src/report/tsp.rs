@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::bnb::{Proof, Searched, Sequential, node_lines, one_based};
 use super::{Answered, Line};
-use crate::tsp::{RootCuts, Tsp, heuristic};
+use crate::tsp::{AscentParams, RootCuts, Tsp, TspSearch, heuristic};
 
 /// The instance.
 #[derive(Debug, Serialize)]
@@ -113,6 +113,33 @@ pub struct Root {
     pub initial: Option<i64>,
     /// How long it took, and whether a stop cut it short.
     pub phase: RootPhase,
+}
+
+impl Root {
+    /// Runs the root phase of the search of `problem` — the initial tour
+    /// if `seeded`, the Held–Karp ascent with `params`, the cutting planes
+    /// — asking `stop` between its steps whether to stop; returns the
+    /// search it built and what it found (stopped: `stop` said so).
+    pub fn bound(
+        problem: &Tsp,
+        params: AscentParams,
+        seeded: bool,
+        stop: &dyn Fn() -> bool,
+    ) -> (TspSearch, Root) {
+        let asked = std::cell::Cell::new(false);
+        let stop = || {
+            let stopping = stop();
+            asked.set(asked.get() || stopping);
+            stopping
+        };
+        let started = std::time::Instant::now();
+        let search = TspSearch::with_params_until(problem, params, seeded, &stop);
+        let initial = search.incumbent.best();
+        let bound = search.root_bound_until(&stop);
+        let phase = RootPhase { secs: started.elapsed().as_secs_f64(), stopped: asked.get() };
+        let root = Root { bound, cuts: search.root_cuts(), initial, phase };
+        (search, root)
+    }
 }
 
 /// The tour `(length, tour)` (0-based, verified) of `instance` that the

@@ -24,6 +24,33 @@ impl fmt::Display for TooBig {
 impl std::error::Error for TooBig {}
 
 impl SampleTree {
+    /// The sample tree of a run that names no tree and gives no parameters.
+    pub const DEFAULT: &'static str = "T1";
+
+    /// The tree of a UTS command line: the reference code's `flags` if it
+    /// gives any (`["-t", "1", "-d", "10", …]`), else the sample tree `name`
+    /// ([`SampleTree::DEFAULT`] if none); with the sample tree when it is
+    /// one by name. The flags' errors start with `UTS parameters:`.
+    ///
+    /// ```
+    /// use treelb_apps::uts::SampleTree;
+    ///
+    /// let (tree, params) = SampleTree::or_flags(None, &[]).unwrap();
+    /// assert_eq!((tree.unwrap().name, params), ("T1", tree.unwrap().params()));
+    /// let flags = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"].map(String::from);
+    /// assert!(SampleTree::or_flags(None, &flags).unwrap().0.is_none());
+    /// ```
+    pub fn or_flags(
+        name: Option<&str>,
+        flags: &[String],
+    ) -> Result<(Option<&'static SampleTree>, Params), String> {
+        if flags.is_empty() {
+            let tree = SampleTree::named(name.unwrap_or(Self::DEFAULT))?;
+            return Ok((Some(tree), tree.params()));
+        }
+        Params::from_uts_args(flags).map(|p| (None, p)).map_err(|e| format!("UTS parameters: {e}"))
+    }
+
     /// The sample tree `name` (ignoring case), or an error that lists the
     /// known ones.
     ///

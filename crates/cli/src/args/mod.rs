@@ -165,7 +165,7 @@ fn for_app(mut sub: clap::Command, app: &crate::apps::App) -> clap::Command {
         .mut_arg("budget", |a| a.help(budget))
         .mut_arg("split_policy", |a| a.help(split))
         .mut_arg("max_nodes", |a| a.help(max_nodes));
-    for (id, _) in app.refuses {
+    for (id, _) in app.refused {
         sub = sub.mut_arg(*id, |a| a.hide(true));
     }
     sub

@@ -83,7 +83,7 @@ pub(crate) struct RunArgs {
     pub(crate) fanout: Vec<usize>,
     /// max-load: ratio ρ of lazy load reports (a PE reports when ⌈log_ρ L⌉
     /// grows), 1 < ρ < 1.5
-    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value = "1.4", help_heading = heading::BALANCING)]
+    #[arg(allow_negative_numbers = true, long, value_name = "RHO", value_parser = parse::rho, default_value_t = Rho::DEFAULT, help_heading = heading::BALANCING)]
     pub(crate) rho: Rho,
     /// Stop after about N units of work with a partial report marked
     /// interrupted and exit code 3; with --runtime mpi each rank stops
@@ -197,43 +197,28 @@ value_enum!(
     /// `knapsack --class`: a [`Class`] of Pisinger's generated instances.
     ClassArg(Class),
     4,
-    |c| match c {
-        Class::Uncorrelated => "profits and weights independent",
-        Class::WeaklyCorrelated => "profit within R/10 of the weight",
-        Class::StronglyCorrelated => "profit = weight + R/10",
-        Class::SubsetSum => "profit = weight",
-    }
+    Class::description
 );
 
 value_enum!(
     /// `mandelbrot --method`: a [`Method`].
     MethodArg(Method),
     2,
-    |m| match m {
-        Method::Pixels => "every pixel by escape time",
-        Method::Subdivide => "fill rectangles whose boundary is in the set",
-    }
+    Method::description
 );
 
 value_enum!(
     /// `--init`: an [`Init`].
     InitArg(Init),
     2,
-    |i| match i {
-        Init::Root => "PE 0 starts with the root; the others steal",
-        Init::Selective => "the root is split by the bits of the PE index before the run",
-    }
+    Init::description
 );
 
 value_enum!(
     /// `--split-policy`: a [`SplitPolicy`].
     SplitPolicyArg(SplitPolicy),
     3,
-    |p| match p {
-        SplitPolicy::OldestHalf => "half of the oldest generation of open nodes",
-        SplitPolicy::Bottom => "the single bottom-most open node",
-        SplitPolicy::HalfEachLevel => "half of every level of open nodes",
-    }
+    SplitPolicy::description
 );
 
 /// clap value parsers: each error is the part after clap's `invalid value

@@ -17,43 +17,11 @@ use treelb::Strategy;
 pub(crate) const DEFAULT_OUT: &str = "bench-results";
 use treelb_bench::harness::{self, Matrix, Suite};
 use treelb_bench::host::Host;
-use treelb_bench::peers::{Peer, PeerKind};
-use treelb_bench::uts_c::UtsC;
+use treelb_bench::peers::PeerPaths;
 use treelb_bench::workload::{Engine, RunOpts, Workload};
-use treelb_threads::SUPPORTED_STRATEGIES;
 
 use crate::args::BenchArgs;
 use crate::config::{Error, err};
-
-/// The comma-separated items of `list`, each parsed, the flag named in
-/// every error.
-fn list<T>(flag: &str, list: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, Error> {
-    let items = list
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| parse(s).map_err(|e| err!("{flag}: {e}")))
-        .collect::<Result<Vec<T>, Error>>()?;
-    if items.is_empty() {
-        return Err(err!("{flag} is empty"));
-    }
-    Ok(items)
-}
-
-/// The strategies of `--strategies`: a list, or `all`.
-pub(crate) fn strategies(value: &str) -> Result<Vec<Strategy>, Error> {
-    if value.trim() == "all" {
-        return Ok(SUPPORTED_STRATEGIES.to_vec());
-    }
-    list("--strategies", value, |name| {
-        let strategy: Strategy = name.parse()?;
-        if SUPPORTED_STRATEGIES.contains(&strategy) {
-            Ok(strategy)
-        } else {
-            Err(format!("`{strategy}` does not run on the threads runtime"))
-        }
-    })
-}
 
 /// One measurement in this process (`--one`): what each engine's child
 /// process does.
@@ -83,34 +51,6 @@ fn one(args: &BenchArgs, engine: &str, out: &mut impl Write) -> Result<bool, Err
     Ok(true)
 }
 
-/// The peers the command line names, each checked to exist; `--uts-c` is
-/// built first.
-fn peers(args: &BenchArgs, scratch: &std::path::Path) -> Result<Vec<Peer>, Error> {
-    let mut peers = Vec::new();
-    if let Some(path) = &args.uts_seq {
-        peers.push(Peer::new("uts-seq", PeerKind::UtsSeq, path).map_err(|e| err!("--uts-seq: {e}"))?);
-    }
-    let uts_c = args.uts_c.clone().or_else(|| std::env::var_os("TREELB_UTS_C").map(PathBuf::from));
-    if let Some(dir) = uts_c {
-        let built = UtsC::build(&dir, &scratch.join("uts-c")).map_err(|e| err!("--uts-c: {e}"))?;
-        eprintln!("treelb bench: built the UTS reference: {}", built.build_command);
-        peers.push(Peer::uts_c(&built));
-    }
-    if let Some(path) = &args.glasgow {
-        peers.push(Peer::new("glasgow", PeerKind::Glasgow, path).map_err(|e| err!("--glasgow: {e}"))?);
-    }
-    if let Some(path) = &args.cliquer {
-        peers.push(Peer::new("cliquer", PeerKind::Cliquer, path).map_err(|e| err!("--cliquer: {e}"))?);
-    }
-    for spec in &args.nqueens_peer {
-        peers.push(Peer::nqueens(spec).map_err(|e| err!("--nqueens-peer: {e}"))?);
-    }
-    if let Some(path) = &args.c4solver {
-        peers.push(Peer::new("c4solver", PeerKind::C4solver, path).map_err(|e| err!("--c4solver: {e}"))?);
-    }
-    Ok(peers)
-}
-
 pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error> {
     if let Some(engine) = &args.one {
         return one(args, engine, out);
@@ -123,26 +63,30 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
     let cores = machine.cores;
     // Every workload is checked before the first one runs.
     let workloads = match &args.workloads {
-        Some(w) => list("--workloads", w, str::parse::<Workload>)?,
+        Some(w) => harness::list("--workloads", w, str::parse::<Workload>).map_err(|e| err!("{e}"))?,
         None => {
             suite.workloads().iter().map(|w| w.parse()).collect::<Result<_, _>>().map_err(|e| err!("{e}"))?
         }
     };
     let engines = match &args.engines {
-        Some(e) => list("--engines", e, str::parse::<Engine>)?,
+        Some(e) => harness::list("--engines", e, str::parse::<Engine>).map_err(|e| err!("{e}"))?,
         None => suite.engines(),
     };
     let threads = match &args.threads {
-        Some(p) => list("--threads", p, |p| {
-            p.parse()
-                .ok()
-                .filter(|&p| (1..=4096).contains(&p))
-                .ok_or_else(|| format!("`{p}` is not a number of PEs from 1 to 4096"))
-        })?,
+        Some(p) => harness::list("--threads", p, harness::pes).map_err(|e| err!("{e}"))?,
         None => suite.threads(cores),
     };
     let scratch = std::env::temp_dir().join(format!("treelb-bench-{}", std::process::id()));
-    let peers = peers(args, &scratch)?;
+    let paths = PeerPaths {
+        uts_seq: args.uts_seq.clone(),
+        uts_c: args.uts_c.clone(),
+        glasgow: args.glasgow.clone(),
+        cliquer: args.cliquer.clone(),
+        nqueens: args.nqueens_peer.clone(),
+        c4solver: args.c4solver.clone(),
+    };
+    let built = |command: &str| eprintln!("treelb bench: built the UTS reference: {command}");
+    let peers = paths.peers(&scratch, built).map_err(|e| err!("{e}"))?;
     let out_dir = if args.no_write {
         None
     } else {
@@ -158,7 +102,7 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
     let plan = Matrix {
         workloads,
         engines,
-        strategies: strategies(&args.strategies)?,
+        strategies: harness::strategies(&args.strategies).map_err(|e| err!("{e}"))?,
         threads,
         cores,
         repeat: args.repeat,

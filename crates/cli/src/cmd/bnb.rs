@@ -13,7 +13,7 @@ use crate::config::{Error, RunConfig};
 
 /// The end of a branch-and-bound run: the runtime's and the proof.
 pub(crate) struct BnbRan {
-    pub(crate) ran: crate::run::Ran<BnbStats>,
+    pub(crate) ran: treelb_run::Outcome<BnbStats>,
     pub(crate) proof: Proof,
 }
 
@@ -53,9 +53,10 @@ where
             }
         });
     };
-    let Some((ran, bound)) = crate::run::bnb(search, incumbent, cfg, unit, watch)? else {
+    let Some(mut ran) = crate::run::bnb(search, incumbent, cfg, unit, watch)? else {
         return Ok(None);
     };
+    let bound = ran.bound.take().expect("a branch and bound's outcome has its proof");
     let proof = Proof::new(bound, cfg.deterministic, timeline.improvements());
     Ok(Some(BnbRan { ran, proof }))
 }

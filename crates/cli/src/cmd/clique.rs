@@ -107,7 +107,8 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         greedy_secs: search.greedy_time().as_secs_f64(),
         search_secs: outcome.stats.wall.as_secs_f64(),
     };
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let best = search.incumbent.into_best();
     let found: Vec<u32> = best.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
     if !graph.is_clique(&found) {

@@ -25,7 +25,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
     let workload: Workload = args.workload.parse().map_err(|e| err!("{e}"))?;
     let mut plan = Plan {
         workload,
-        strategies: super::bench::strategies(&args.strategies)?,
+        strategies: harness::strategies(&args.strategies).map_err(|e| err!("{e}"))?,
         threads: 0,
         repeat: args.repeat,
         timeout: args.timeout,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use treelb::Init;
 use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
-use treelb_apps::connect4::{Connect4, Position, random_positions, read_positions};
+use treelb_apps::connect4::{Connect4, Position, parse_positions, random_positions};
 use treelb_apps::gametree::GameTree;
 use treelb_apps::report::connect4::{Row, Summary};
 use treelb_run::game::GameRun;
@@ -36,14 +36,13 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         ordering: args.ordering,
         seed: args.tree,
     };
-    let library = crate::run::library(&cfg)?;
+    let world = crate::run::world(&cfg)?;
     let ybw = !args.search.no_ybw;
-    let games =
-        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(crate::run::pes(&cfg, &library))?;
+    let games = GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(world.pes())?;
     if games.rank() != 0 {
         let ok = games.serve(&tree);
         finish(games, ok);
-        crate::run::end(library);
+        world.end();
         return Ok(ok.into());
     }
     let b = tree.bound();
@@ -89,7 +88,7 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
     // Out before MPI is finalized, as in `run` below.
     out.flush()?;
     finish(games, ok);
-    crate::run::end(library);
+    world.end();
     Ok(ok.into())
 }
 
@@ -110,27 +109,17 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     if !(4..=32).contains(&log2) {
         return Err(err!("--tt-log2 must be between 4 and 32, got {log2}"));
     }
-    let jobs: Vec<(String, Option<i32>)> = match (&args.position, &args.file) {
-        (Some(p), _) => vec![(p.clone(), None)],
+    let parsed = match (&args.position, &args.file) {
+        (Some(p), _) => vec![(p.clone(), Position::parse(p).map_err(|e| err!("position `{p}`: {e}"))?, None)],
         (None, Some(path)) => {
             let text = std::fs::read_to_string(path).map_err(|e| err!("--file {path}: {e}"))?;
-            read_positions(&text).map_err(|e| err!("{path}:{e}"))?
+            parse_positions(path, &text).map_err(|e| err!("{e}"))?
         }
         (None, None) => unreachable!("clap requires a position, --file or --generate"),
     };
-    let mut parsed = Vec::with_capacity(jobs.len());
-    for (i, (text, expected)) in jobs.iter().enumerate() {
-        let pos = Position::parse(text).map_err(|e| match &args.file {
-            Some(path) => err!("{path}:{}: position `{text}`: {e}", i + 1),
-            None => err!("position `{text}`: {e}"),
-        })?;
-        parsed.push((text.clone(), pos, *expected));
-    }
-    let library = crate::run::library(&cfg)?;
-    let games = GameRun::builder(cfg.spec.clone())
-        .pin(cfg.pin)
-        .ybw(!args.search.no_ybw)
-        .start(crate::run::pes(&cfg, &library))?;
+    let world = crate::run::world(&cfg)?;
+    let games =
+        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(!args.search.no_ybw).start(world.pes())?;
     let game = if args.tt_per_pe && !games.on_ranks() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
@@ -141,7 +130,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         // Rank 0 runs the command; this rank takes part in its searches.
         let ok = games.serve(&game);
         finish(games, ok);
-        crate::run::end(library);
+        world.end();
         return Ok(ok.into());
     }
     let started = Instant::now();
@@ -218,7 +207,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
     // Rank 0's verdict goes to every rank, so every rank ends with it.
     let ok = summary.mismatches == 0;
     finish(games, ok);
-    crate::run::end(library);
+    world.end();
     Ok(ok.into())
 }
 

@@ -16,14 +16,6 @@ use crate::config::{Error, RunConfig, err};
 
 use crate::report::{report, write};
 
-/// Looks a test integrand up by name.
-fn integrand(name: &str) -> Result<&'static TestIntegrand, Error> {
-    TestIntegrand::find(name).ok_or_else(|| {
-        let names: Vec<_> = INTEGRANDS.iter().map(|t| t.name).collect();
-        err!("unknown integrand `{name}` (known: {})", names.join(", "))
-    })
-}
-
 /// Parses `--tol`: a positive, finite number.
 fn tolerance(value: &str) -> Result<f64, Error> {
     value
@@ -49,7 +41,7 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
     let cfg = RunConfig::with_defaults(&args.run, crate::config::app("integrate").defaults)?;
     cfg.refuse_deterministic("integrate")?;
     cfg.refuse_checkpoint("integrate")?;
-    let t = integrand(args.integrand.as_deref().unwrap_or_default())?;
+    let t = TestIntegrand::named(args.integrand.as_deref().unwrap_or_default()).map_err(|e| err!("{e}"))?;
     let tol = tolerance(&args.tol)?;
     let max_depth = args.max_depth;
     let integral = t
@@ -68,7 +60,8 @@ pub(crate) fn run(args: &IntegrateArgs, out: &mut impl Write) -> Result<Status, 
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let e = outcome.output;
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let value = e.value();
     if !e.is_finite() {
         // No report: a NaN or infinite value is no answer.

@@ -44,7 +44,8 @@ pub(crate) fn run(args: &KnapsackArgs, out: &mut impl Write) -> Result<Status, E
     else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let (optimum, items) = search.incumbent.into_best().unwrap_or((0, Vec::new()));
     if instance.profit_of(&items) != Some(optimum) {
         return Err(err!("internal error: the packing {items:?} does not achieve {optimum}"));

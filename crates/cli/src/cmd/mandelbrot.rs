@@ -47,11 +47,8 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
             memory.div_ceil(1 << 30)
         ));
     }
-    if let (Some(a), Some(b)) = (&args.out, &args.pe_out)
-        && a == b
-    {
-        return Err(err!("--out and --pe-out name the same file `{a}`"));
-    }
+    let files = [("--out", args.out.as_deref()), ("--pe-out", args.pe_out.as_deref())];
+    treelb_files::output::distinct(&files).map_err(|e| err!("{e}"))?;
     // Check the outputs first: a bad path fails before the computation.
     // Under MPI every rank checks (writing nothing) before the ranks meet
     // to start; only rank 0 writes, after its report.
@@ -69,7 +66,8 @@ pub(crate) fn run(args: &MandelbrotArgs, out: &mut impl Write) -> Result<Status,
     let Some(outcome) = crate::run::work(&StateCodec(m), m.work(method), &cfg, None, "iterations")? else {
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let counts = outcome.output.counts;
     let (image, missing) = if interrupted {
         outcome.output.into_partial_image(&m)

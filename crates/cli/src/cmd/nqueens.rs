@@ -24,7 +24,8 @@ pub(crate) fn run(args: &NqueensArgs, out: &mut impl Write) -> Result<Status, Er
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
     let answered = nqueens::answer(n, args.mirror, result, interrupted);
     let ok = answered.ok;
     write(&report("nqueens", answered, UNIT, &cfg, outcome.stats, stopped), cfg.json, out)?;

@@ -6,25 +6,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use serde::Serialize;
-use treelb_bench::trace_plot::{Format, MAX_BUCKETS, Plot, Summary, html_page, title};
+use treelb_bench::trace_plot::{Format, MAX_BUCKETS, Plot, Summary, TraceReport, html_page, title};
 use treelb_threads::trace::Trace;
 
 use crate::args::PlotTraceArgs;
-use treelb_apps::input::{escape, escape_text};
+use treelb_apps::input::escape;
 
 use crate::config::{Error, err};
-
-/// The summary as printed: the file, its notes, the shares, the files
-/// written.
-#[derive(Serialize)]
-struct Report<'a> {
-    file: &'a str,
-    notes: &'a [String],
-    #[serde(flatten)]
-    summary: Summary,
-    written: Vec<&'a str>,
-}
 
 pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Error> {
     let buckets = args.buckets;
@@ -42,15 +30,8 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
         ("--html", &args.html),
         ("--chrome", &args.chrome),
     ];
-    for (i, (flag_a, a)) in files.iter().enumerate() {
-        for (flag_b, b) in &files[i + 1..] {
-            if let (Some(a), Some(b)) = (a, b)
-                && a == b
-            {
-                return Err(err!("{flag_a} and {flag_b} name the same file `{a}`"));
-            }
-        }
-    }
+    let named = files.map(|(flag, path)| (flag, path.as_deref()));
+    treelb_files::output::distinct(&named).map_err(|e| err!("{e}"))?;
     for (flag, path) in files {
         if let Some(path) = path {
             crate::outputs::check(flag, path)?;
@@ -84,12 +65,12 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
         files.push(("--chrome", path, json));
     }
     let written = files.iter().map(|&(_, path, _)| path).collect();
-    let report = Report { file: &args.file, notes: &trace.notes, summary: Summary::of(&trace), written };
+    let report = TraceReport { file: &args.file, notes: &trace.notes, summary: Summary::of(&trace), written };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
-        print_summary(&report, out)?;
+        write!(out, "{}", report.text())?;
     }
     for (flag, path, bytes) in files {
         crate::outputs::later(flag, path, move |w| w.write_all(&bytes));
@@ -101,22 +82,4 @@ pub(crate) fn run(args: &PlotTraceArgs, out: &mut impl Write) -> Result<bool, Er
 fn image_format(flag: &str, path: &str) -> Result<Format, Error> {
     Format::of(Path::new(path))
         .ok_or_else(|| err!("{flag} {}: the image must end in .png or .svg", escape(path.as_bytes())))
-}
-
-fn print_summary(r: &Report<'_>, out: &mut impl Write) -> Result<(), Error> {
-    let s = &r.summary;
-    let file = escape(r.file.as_bytes());
-    writeln!(out, "trace {file} — {} PEs, {:.6} s, {} intervals", s.pes, s.wall_secs, s.intervals)?;
-    // The notes come from the file: shown escaped.
-    for note in r.notes.iter().filter(|n| n.starts_with("command: ") || n.starts_with("strategy: ")) {
-        writeln!(out, "  {}", escape_text(note))?;
-    }
-    writeln!(out, "{}", s.table())?;
-    for path in &r.written {
-        writeln!(out, "wrote {}", escape(path.as_bytes()))?;
-    }
-    if r.written.is_empty() {
-        writeln!(out, "(draw it with --out utilization.png and --timeline timeline.svg)")?;
-    }
-    Ok(())
 }

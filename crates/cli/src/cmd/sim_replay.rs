@@ -10,7 +10,7 @@ use std::io::Write;
 use clap::Parser;
 use treelb::trace::Trace;
 use treelb_apps::input::escape;
-use treelb_apps::uts::Params;
+use treelb_apps::uts::{Params, SampleTree};
 use treelb_sim::replay::{Recorded, replay};
 
 use crate::args::{Cli, Command, ReplayArgs};
@@ -49,11 +49,7 @@ fn tree(argv: &[String]) -> Result<Params, Error> {
             argv.first().map_or("", String::as_str)
         ));
     };
-    let flags = uts.reference_flags();
-    if flags.is_empty() {
-        let name = uts.tree.as_deref().unwrap_or(crate::cmd::uts::DEFAULT_TREE);
-        Ok(crate::cmd::uts::sample(name)?.params())
-    } else {
-        Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))
-    }
+    let (_, params) =
+        SampleTree::or_flags(uts.tree.as_deref(), &uts.reference_flags()).map_err(|e| err!("{e}"))?;
+    Ok(params)
 }

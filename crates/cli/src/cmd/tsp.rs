@@ -4,15 +4,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use std::time::Instant;
-
-use treelb::bound::OpenBounds;
+use treelb::RunStats;
 use treelb::limit::{Limit, StopReason};
-use treelb::{RunStats, Sense};
 use treelb_apps::bnb::BnbStats;
 use treelb_apps::input::escape_path;
 use treelb_apps::report::bnb::Searched;
-use treelb_apps::report::tsp::{self, Root, RootPhase, is_permutation};
+use treelb_apps::report::tsp::{self, Root, is_permutation};
 use treelb_apps::tsp::{AscentParams, HELD_KARP_MAX_N, Tsp, TspSearch, held_karp, tsplib};
 
 use super::Status;
@@ -57,20 +54,10 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
             "treelb: tsp: bounding the root of {n} nodes (initial tour, Held–Karp ascent, cutting planes)"
         );
     }
-    let root_started = Instant::now();
-    let search = TspSearch::with_params_until(&problem, params, !args.no_heuristic, &poll);
-    let initial = search.incumbent.best();
-    let root_bound = search.root_bound_until(&poll);
-    let search_cuts = search.root_cuts();
-    let root_secs = root_started.elapsed().as_secs_f64();
-    let root_stopped = root_limit.stopped();
-    let (outcome_stats, stats, stopped, proof, seq) = if root_stopped {
+    let (search, root) = Root::bound(&problem, params, !args.no_heuristic, &poll);
+    let (outcome_stats, stats, stopped, proof, seq) = if root.phase.stopped {
         // Stopped before the search: the root, open, with its bound.
-        let open = OpenBounds::new(Sense::Minimize);
-        open.record(root_bound);
-        let improvements = initial.map(|value| bnb::Improvement { secs: 0.0, value }).into_iter().collect();
-        let proof =
-            bnb::Proof::new(open.prove_incumbent(&search.incumbent, true), cfg.deterministic, improvements);
+        let proof = bnb::Proof::of_root(root.bound, &search.incumbent, cfg.deterministic, root.initial);
         let reason = root_limit.stop_reason().unwrap_or(StopReason::Requested);
         (RunStats::default(), BnbStats::default(), Some(reason), proof, None)
     } else {
@@ -107,12 +94,6 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     };
 
     let seq_secs = seq.as_ref().map(|s| s.wall_secs);
-    let root = Root {
-        bound: root_bound,
-        cuts: search_cuts,
-        initial,
-        phase: RootPhase { secs: root_secs, stopped: root_stopped },
-    };
     let searched = Searched { stats, proof, sequential: seq, interrupted };
     let instance = tsp::Instance::new(&problem, args.file.clone(), seed);
     let answered = tsp::answer(instance, (length, tour), root, searched, expected, dp);

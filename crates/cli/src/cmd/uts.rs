@@ -3,20 +3,12 @@
 use std::io::Write;
 
 use treelb_apps::report::uts;
-use treelb_apps::uts::{Params, SAMPLE_TREES, SampleTree, Uts};
+use treelb_apps::uts::{SAMPLE_TREES, SampleTree, Uts};
 
 use super::Status;
 use crate::args::UtsArgs;
 use crate::config::{Error, RunConfig, err};
 use crate::report::{report, write};
-
-/// The sample tree run when neither `--tree` nor parameters are given.
-pub(crate) const DEFAULT_TREE: &str = "T1";
-
-/// The sample tree `name` (ignoring case).
-pub(crate) fn sample(name: &str) -> Result<&'static SampleTree, Error> {
-    SampleTree::named(name).map_err(|e| err!("{e}"))
-}
 
 pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error> {
     if args.list {
@@ -28,12 +20,7 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
     let cfg = RunConfig::from_args(&args.run)?;
     cfg.refuse_deterministic("uts")?;
     let flags = args.reference_flags();
-    let (tree, params) = if flags.is_empty() {
-        let tree = sample(args.tree.as_deref().unwrap_or(DEFAULT_TREE))?;
-        (Some(tree), tree.params())
-    } else {
-        (None, Params::from_uts_args(&flags).map_err(|e| err!("UTS parameters: {e}"))?)
-    };
+    let (tree, params) = SampleTree::or_flags(args.tree.as_deref(), &flags).map_err(|e| err!("{e}"))?;
     let uts = Uts::new(params).map_err(|e| err!("UTS parameters: {e}"))?;
     // Parameters given as flags that are a sample tree's: its published size.
     let tree = tree.or_else(|| SAMPLE_TREES.iter().find(|t| t.params() == params));
@@ -46,7 +33,8 @@ pub(crate) fn run(args: &UtsArgs, out: &mut impl Write) -> Result<Status, Error>
         return Ok(Status::Done); // an MPI rank other than 0: rank 0 reports
     };
     let result = outcome.output;
-    let (interrupted, units, stopped) = (outcome.interrupted(), outcome.stats.work_units(), outcome.stopped);
+    let (interrupted, units, stopped) =
+        (outcome.stopped.is_some(), outcome.stats.work_units(), outcome.stopped);
 
     let shown_flags = tree.map_or_else(|| flags.join(" "), |t| t.flags.to_owned());
     let answered = uts::answer(tree, params, shown_flags, result, interrupted);

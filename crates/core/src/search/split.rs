@@ -49,6 +49,15 @@ impl SplitPolicy {
             SplitPolicy::HalfEachLevel => "half-each-level",
         }
     }
+
+    /// What a split gives away, in one line (for listings such as `--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            SplitPolicy::OldestHalf => "half of the oldest generation of open nodes",
+            SplitPolicy::Bottom => "the single bottom-most open node",
+            SplitPolicy::HalfEachLevel => "half of every level of open nodes",
+        }
+    }
 }
 
 impl fmt::Display for SplitPolicy {
