@@ -117,6 +117,7 @@ fn config(a: &SimRunArgs) -> Result<RunConfig, Error> {
             Some(list) if kind != "iid" => fanout(list)?,
             _ => Vec::new(),
         },
+        grain: a.grain,
     };
     let workload = match kind {
         "alpha" => Workload::Alpha {
