@@ -100,6 +100,7 @@ impl RunConfig {
             seed: args.seed.unwrap_or(RunSpec::default().seed),
             fanout: args.fanout.clone(),
             rho: args.rho,
+            ..RunSpec::default()
         };
         if kind == Runtime::Mpi && args.pin {
             return Err(err!("--pin pins the threads runtime's PEs (not with --runtime mpi)"));

@@ -371,6 +371,18 @@ pub trait Body {
     /// afterwards (0 without a piece).
     fn split_off(&mut self) -> (Option<Self::Part>, u64);
 
+    /// A piece of generation `generation` at least for another PE
+    /// ([`Action::Produce`]): a piece waiting in the PE's pool, else a part
+    /// split off its piece and [`cut`] down, the other parts of the cut
+    /// going to the pool; with the piece's load afterwards, as
+    /// [`split_off`](Body::split_off). By default the part as
+    /// [`split_off`](Body::split_off) gives it, for drivers that keep no
+    /// pool of their own pieces.
+    fn produce(&mut self, generation: u32) -> (Option<Self::Part>, u64) {
+        let _ = generation;
+        self.split_off()
+    }
+
     /// The load of a part ([`Work::load`]): what a deposit tells the hub.
     fn part_load(&self, part: &Self::Part) -> u64;
 
@@ -434,6 +446,12 @@ fn act<B: Body>(body: &mut B, action: Action) {
             body.send(to, Message::Answer { from: me, piece: part });
             feed(body, Event::Served { given, load });
         }
+        Action::Produce { to, generation } => {
+            let (part, load) = body.produce(generation);
+            let given = part.is_some();
+            body.send(to, Message::Answer { from: me, piece: part });
+            feed(body, Event::Served { given, load });
+        }
         Action::Push { to } => {
             let (part, load) = body.split_off();
             let given = part.is_some();
@@ -462,6 +480,61 @@ fn act<B: Body>(body: &mut B, action: Action) {
         Action::Report { load } => body.send_hub(HubEvent::Report { from: me, load }),
         Action::AskMaster => body.send_hub(HubEvent::Ask { from: me }),
     }
+}
+
+/// Cuts `part` down to `generation`: splits it until it is of that
+/// generation at least (or does not split), going on with the lighter
+/// side of each split and handing the other to `keep`, and returns the
+/// last lighter side. The multi-level
+/// scheme's granularity control ([`Action::Produce`]): a producer cuts
+/// pieces of its level's grain, a piece's generation standing for its
+/// size (each split halves it, or cuts it in the work's own ratio).
+///
+/// ```
+/// use treelb::pe::cut;
+/// use treelb::{Progress, Work};
+///
+/// /// The numbers of a range, split in halves.
+/// struct Range { lo: u64, hi: u64, generation: u32 }
+///
+/// impl Work for Range {
+///     type Output = u64;
+///     fn work(&mut self, budget: u64, acc: &mut u64) -> Progress {
+///         let n = budget.min(self.hi - self.lo);
+///         (self.lo, *acc) = (self.lo + n, *acc + n);
+///         if self.lo == self.hi { Progress::Exhausted { used: n } } else { Progress::Pending }
+///     }
+///     fn split(&mut self) -> Option<Self> {
+///         let mid = self.lo + (self.hi - self.lo) / 2;
+///         (mid > self.lo).then(|| {
+///             self.generation += 1;
+///             let hi = std::mem::replace(&mut self.hi, mid);
+///             Range { lo: mid, hi, generation: self.generation }
+///         })
+///     }
+///     fn generation(&self) -> u32 { self.generation }
+///     fn load(&self) -> u64 { self.hi - self.lo }
+/// }
+///
+/// let mut kept = Vec::new();
+/// let part = cut(Range { lo: 0, hi: 1024, generation: 1 }, 4, |rest| kept.push(rest));
+/// assert_eq!((part.generation(), part.hi - part.lo), (4, 128)); // three halvings
+/// assert_eq!(kept.iter().map(|r| r.hi - r.lo).collect::<Vec<_>>(), [512, 256, 128]);
+/// ```
+pub fn cut<W: Work>(mut part: W, generation: u32, mut keep: impl FnMut(W)) -> W {
+    while part.generation() < generation {
+        let Some(mut other) = part.split() else { break };
+        // Go on with the lighter side (by `Work::load`; the part split
+        // off on a tie): the pieces given are at most about a halving per
+        // generation, whatever the ratio the work splits in, and the
+        // heavier remainders are cut again when they are given in turn.
+        if part.load() < other.load() {
+            std::mem::swap(&mut part, &mut other);
+        }
+        keep(part);
+        part = other;
+    }
+    part
 }
 
 /// A [`Pe`] as the body of its own logic.
@@ -494,6 +567,28 @@ impl<W: Work> Body for Own<'_, W> {
             pe.stats.splits += 1;
             pe.stats.pieces_sent += 1;
         }
+        (part, pe.piece.as_ref().map_or(0, Work::load))
+    }
+
+    fn produce(&mut self, generation: u32) -> (Option<W>, u64) {
+        let pe = &mut *self.0;
+        let part = match pe.pool.take() {
+            Some((piece, from)) => {
+                if from != pe.me {
+                    pe.stats.pieces_received += 1;
+                }
+                Some(piece)
+            }
+            None => pe.piece.as_mut().and_then(Work::split).inspect(|_| pe.stats.splits += 1),
+        };
+        let part = part.map(|part| {
+            pe.stats.pieces_sent += 1;
+            let (me, pool, splits) = (pe.me, &mut pe.pool, &mut pe.stats.splits);
+            cut(part, generation, |rest| {
+                *splits += 1;
+                pool.push(rest, me);
+            })
+        });
         (part, pe.piece.as_ref().map_or(0, Work::load))
     }
 

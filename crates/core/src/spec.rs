@@ -201,6 +201,10 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
+/// The default granularity control of `multilevel`
+/// ([`RunSpec::grain`]): pieces a producer cuts per child.
+pub const DEFAULT_GRAIN: u32 = 4;
+
 /// How to balance one run, whatever runs it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunSpec {
@@ -219,6 +223,11 @@ pub struct RunSpec {
     /// first (levels beyond the list repeat its last entry). Empty: the
     /// default tree of [`ProducerTree::for_run`].
     pub fanout: Vec<usize>,
+    /// `multilevel`: granularity control, the pieces a producer cuts per
+    /// child ([`Multilevel::with_grain`]); 0: none, a child gets the part
+    /// its producer's piece splits off.
+    #[serde(default)]
+    pub grain: u32,
 }
 
 impl Default for RunSpec {
@@ -230,6 +239,7 @@ impl Default for RunSpec {
             seed: DEFAULT_SEED,
             rho: Rho::DEFAULT,
             fanout: Vec::new(),
+            grain: DEFAULT_GRAIN,
         }
     }
 }
@@ -278,7 +288,7 @@ impl RunSpec {
         match self.strategy {
             Strategy::Multilevel => {
                 let tree = self.producer_tree(p);
-                (0..p).map(|me| Machine::Multilevel(Multilevel::new(&tree, me))).collect()
+                (0..p).map(|me| Machine::Multilevel(Multilevel::with_grain(&tree, me, self.grain))).collect()
             }
             _ => (0..p).map(|me| self.machine(me, p)).collect(),
         }
@@ -296,7 +306,9 @@ impl RunSpec {
             | Strategy::TwoChoice
             | Strategy::AlwaysGoLeft) => Machine::Pushing(Box::new(Pushing::new(s, me, p, self.seed))),
             Strategy::MaxLoad => Machine::MaxLoad(MaxLoad::new(me, self.rho.value())),
-            Strategy::Multilevel => Machine::Multilevel(Multilevel::new(&self.producer_tree(p), me)),
+            Strategy::Multilevel => {
+                Machine::Multilevel(Multilevel::with_grain(&self.producer_tree(p), me, self.grain))
+            }
             Strategy::MasterWorker => Machine::Master(Worker::new()),
             Strategy::StaticBlock | Strategy::StaticCyclic | Strategy::StaticRandom => {
                 Machine::Static(Static::new())

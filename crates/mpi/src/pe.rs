@@ -772,6 +772,34 @@ impl<C: Codec> Body for At<'_, '_, '_, C> {
         (part, load)
     }
 
+    /// A pooled piece, else a part split off; cut down, the remainders
+    /// pooled (pieces that stay on this PE: the detector does not count
+    /// them). Nothing once decided or over.
+    fn produce(&mut self, generation: u32) -> (Option<C::Work>, u64) {
+        if self.pe.stopped() || self.pe.terminated {
+            return (None, 0);
+        }
+        let part = match self.pe.pool.take() {
+            Some((piece, from)) => {
+                if from != self.pe.g {
+                    self.pe.stats.pieces_received += 1;
+                    self.pe.note(What::Receive { from });
+                }
+                self.pe.stats.pieces_sent += 1;
+                Some(piece)
+            }
+            None => self.split_off().0,
+        };
+        let part = part.map(|part| {
+            let pe = &mut *self.pe;
+            treelb::pe::cut(part, generation, |rest| {
+                pe.stats.splits += 1;
+                pe.pool.push(rest, pe.g);
+            })
+        });
+        (part, self.work.as_deref().map_or(0, Work::load))
+    }
+
     fn part_load(&self, part: &C::Work) -> u64 {
         part.load()
     }

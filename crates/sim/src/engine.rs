@@ -846,6 +846,46 @@ impl<W: SimWork> Sim<W> {
         (slot, load)
     }
 
+    /// A piece of generation `generation` at least for another PE
+    /// (`treelb::pe::Body::produce`): a pooled piece, else a part split off
+    /// PE `pe`'s piece and cut down, each split `T_split`, the remainders
+    /// pooled.
+    fn produce(&mut self, pe: u32, generation: u32, t: &mut Time) -> (Option<u32>, u64) {
+        let i = pe as usize;
+        let part = match self.pes[i].pool.take() {
+            Some((piece, from)) => {
+                if from != i {
+                    self.pes[i].pieces_received += 1;
+                }
+                Some(piece)
+            }
+            None => {
+                let Some(piece) = self.pes[i].piece.as_mut() else { return (None, 0) };
+                let part = piece.split();
+                if part.is_some() {
+                    *t += self.m.costs.t_split;
+                    self.pes[i].splits += 1;
+                    self.live += 1;
+                }
+                part
+            }
+        };
+        let slot = part.map(|part| {
+            let (t_split, s) = (self.m.costs.t_split, &mut self.pes[i]);
+            let mut cuts = 0u32;
+            let part = treelb::pe::cut(part, generation, |rest| {
+                cuts += 1;
+                s.pool.push(rest, i);
+            });
+            s.splits += cuts;
+            s.pieces_sent += 1;
+            *t += Time::from(cuts) * t_split;
+            self.live += u64::from(cuts);
+            self.put(part)
+        });
+        (slot, self.pes[i].piece.as_ref().map_or(0, Work::load))
+    }
+
     /// After an idle PE handled a message at `t`: it starts the oldest piece
     /// of its pool, if any, or tells its machine it is (still) idle.
     fn settle(&mut self, pe: u32, t: Time) {
@@ -1065,6 +1105,11 @@ impl<W: SimWork> Body for At<'_, W> {
     #[inline]
     fn split_off(&mut self) -> (Option<u32>, u64) {
         self.sim.split_off(self.pe, self.t)
+    }
+
+    #[inline]
+    fn produce(&mut self, generation: u32) -> (Option<u32>, u64) {
+        self.sim.produce(self.pe, generation, self.t)
     }
 
     #[inline]

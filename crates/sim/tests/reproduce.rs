@@ -394,3 +394,20 @@ fn committed_data_fails_claims_off_by_one_log_factor() {
         assert!(!v.passed());
     }
 }
+
+/// [Sanders 1999]: termination detection, simulated as messages under LogGP,
+/// takes time ∝ log P; the claim off by one log factor either way (log⁰ P,
+/// log² P) fails at the scale CI runs too; the claims not decided are
+/// marked so.
+#[test]
+fn termination_grows_like_log_p_and_one_log_factor_off_fails() {
+    let c = reproduce::claims(Scale::Tiny, &mut Quiet);
+    let v = c.verdict();
+    assert!(v.checks[0].pass, "{}", v.markdown());
+    for k in [0.0, 2.0] {
+        let wrong = c.verdict_against(&reproduce::TermClaims { log_power: k, ..Default::default() });
+        assert!(!wrong.checks[0].pass, "log^{k} P: {}", wrong.markdown());
+    }
+    assert!(v.checks[1..].iter().all(|c| c.undecided && !c.pass));
+    assert!(reproduce::negative_controls_termination(&c).matches("| ✗ |").count() == 2);
+}

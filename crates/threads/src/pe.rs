@@ -573,6 +573,27 @@ impl<W: Work> Body for Held<'_, '_, W> {
         (part, load)
     }
 
+    /// A pooled piece, else a part split off; cut down, each remainder
+    /// counted live before it is pooled (see `termination`).
+    fn produce(&mut self, generation: u32) -> (Option<W>, u64) {
+        let part = match self.pe.take_pooled() {
+            Some(piece) => {
+                self.pe.stats.pieces_sent += 1;
+                Some(piece)
+            }
+            None => self.split_off().0,
+        };
+        let part = part.map(|part| {
+            let pe = &mut *self.pe;
+            core_pe::cut(part, generation, |rest| {
+                pe.stats.splits += 1;
+                pe.shared.termination.piece_sent();
+                pe.shared.pools[pe.me].push(rest, pe.me);
+            })
+        });
+        (part, self.work.as_deref().or(self.got.as_ref()).map_or(0, Work::load))
+    }
+
     fn part_load(&self, part: &W) -> u64 {
         part.load()
     }

@@ -91,6 +91,12 @@ pub(crate) struct SimRunArgs {
     /// [Kimura & Ichiyoshi 1992], the others even]
     #[arg(long, value_name = "F1,F2,...")]
     pub(crate) fanout: Option<String>,
+    /// Multilevel on tree-shaped work: granularity control, the pieces a
+    /// producer cuts per child (each level's pieces that many times its
+    /// fan-out smaller than the level above's); 0: none, a child gets the
+    /// part its producer's piece splits off
+    #[arg(long, value_name = "PIECES", default_value_t = treelb::spec::DEFAULT_GRAIN)]
+    pub(crate) grain: u32,
     /// Multilevel on i.i.d. subtasks: the number of producer levels when
     /// --fanout is not given
     #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]

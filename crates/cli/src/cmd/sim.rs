@@ -58,6 +58,7 @@ fn options(a: &SimRunArgs) -> Options {
         node_cost: a.node_cost,
         split_policy: a.split_policy.0,
         fanout: a.fanout.clone(),
+        grain: a.grain,
         levels: a.levels,
         rho: a.rho.clone(),
         t_produce: a.t_produce,

@@ -344,6 +344,19 @@ pub enum Action {
         /// The requester.
         to: usize,
     },
+    /// Multi-level granularity control ([Kimura & Ichiyoshi 1992] §2.5): answer
+    /// PE `to`'s request with a piece of generation `generation` at least —
+    /// one this PE cut earlier and keeps in its pool, else a part split off
+    /// its piece and cut down to that generation, the other parts of each
+    /// cut kept in the pool for later requests ([`pe::cut`](crate::pe::cut));
+    /// then report [`Event::Served`]. "No work" if the PE has no pooled
+    /// piece and its piece does not split.
+    Produce {
+        /// The requester.
+        to: usize,
+        /// The least generation of the piece given.
+        generation: u32,
+    },
     /// Answer PE `to`'s request with "no work".
     Refuse {
         /// The requester.

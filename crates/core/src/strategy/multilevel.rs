@@ -16,6 +16,19 @@
 //! again. (Answering "no work" instead would make every child ask again at
 //! once, and its only victim is idle: on 4096 simulated PEs that was 6.7
 //! billion messages for one run.)
+//!
+//! **Granularity control** ([Kimura & Ichiyoshi 1992] §2.5: a producer of level i cuts
+//! its task into pieces of its level's grain): a producer hands its
+//! children pieces of a fixed generation per level
+//! ([`grain_generation`], [`Multilevel::with_grain`]), cut from the piece it
+//! holds and kept cut in its pool until asked for ([`Action::Produce`],
+//! [`crate::pe::cut`]), rather than whatever one split of its piece gives:
+//! one split after another halves the producer's piece, so without it the
+//! first child of a wide root gets half the work and its 300th nothing.
+//! On by default ([`crate::spec::DEFAULT_GRAIN`]); `grain` 0 turns it off.
+//! A generation stands for a size only where splits cut alike: on a UTS
+//! tree a piece of a late generation may still hold a large subtree, and a
+//! consumer that holds it has no one to share it with.
 
 use super::{Action, Actions, Balance, Event, Tally, answer_request, emit};
 
@@ -160,6 +173,32 @@ pub fn default_fanout(p: usize, levels: u32) -> Vec<usize> {
     fanout
 }
 
+/// The generation of the pieces that a producer of `level` hands out
+/// under granularity control ([`Multilevel::with_grain`]): each level
+/// cuts `pieces` times its fan-out pieces from the piece it got,
+/// `Σ_{i ≤ level} ⌈log₂(pieces · fᵢ)⌉` splits below the root, a split
+/// standing for a halving. The grain of level ℓ is then about
+/// `W / Π_{i ≤ ℓ} (pieces · fᵢ)`: [Kimura & Ichiyoshi 1992]'s grains, each level's
+/// pieces a fixed number per PE of the level below, so that every producer
+/// has pieces for each child and then some for the children that finish
+/// first.
+///
+/// ```
+/// use treelb::strategy::multilevel::{ProducerTree, grain_generation};
+/// let tree = ProducerTree::new(1 + 16 + 64, &[16, 4]);
+/// assert_eq!(grain_generation(&tree, 0, 2), 5); // 32 pieces for 16 children
+/// assert_eq!(grain_generation(&tree, 1, 2), 5 + 3); // then 8 for 4 each
+/// ```
+pub fn grain_generation(tree: &ProducerTree, level: u32, pieces: u32) -> u32 {
+    let fanout = tree.fanout();
+    (0..=level as usize)
+        .map(|i| {
+            let f = fanout[i.min(fanout.len() - 1)].max(1) as u64;
+            (u64::from(pieces.max(1)) * f).next_power_of_two().trailing_zeros()
+        })
+        .sum()
+}
+
 /// The default number of producer levels for `p` PEs: one up to 16 PEs,
 /// then one more per factor of 16.
 pub fn default_levels(p: usize) -> u32 {
@@ -199,6 +238,10 @@ pub const MAX_FANOUT: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct Multilevel {
     parent: Option<usize>,
+    /// Granularity control: the least generation of the pieces this PE
+    /// hands its children ([`Action::Produce`]); `None`: the parts as the
+    /// work splits them ([`Action::Give`]).
+    grain: Option<u32>,
     pending: bool,
     /// Children's requests held while this PE had nothing to give, oldest
     /// first.
@@ -209,10 +252,31 @@ pub struct Multilevel {
 }
 
 impl Multilevel {
-    /// PE `me`'s machine in `tree`.
+    /// PE `me`'s machine in `tree`, without granularity control: a child
+    /// gets the part its producer's piece splits off.
     pub fn new(tree: &ProducerTree, me: usize) -> Self {
+        Multilevel::with_grain(tree, me, 0)
+    }
+
+    /// PE `me`'s machine in `tree` with [Kimura & Ichiyoshi 1992]'s
+    /// granularity control: a producer of level ℓ hands out pieces of its
+    /// level's grain, [`grain_generation`]`(tree, ℓ, pieces)` — its
+    /// children's pieces about `pieces` times smaller than its own, for
+    /// each of them. `pieces` = 0: no control ([`new`](Self::new)).
+    ///
+    /// ```
+    /// use treelb::strategy::{Action, Actions, Balance, Event};
+    /// use treelb::strategy::multilevel::{Multilevel, ProducerTree};
+    /// let tree = ProducerTree::new(7, &[2, 2]);
+    /// let mut root = Multilevel::with_grain(&tree, 0, 4);
+    /// let mut out = Actions::new();
+    /// root.on(Event::Request { from: 1, busy: true }, &mut out);
+    /// assert_eq!(out.to_vec(), [Action::Produce { to: 1, generation: 3 }]); // ⌈log₂(4·2)⌉
+    /// ```
+    pub fn with_grain(tree: &ProducerTree, me: usize, pieces: u32) -> Self {
         Multilevel {
             parent: tree.parent(me),
+            grain: (pieces > 0).then(|| grain_generation(tree, tree.level(me), pieces)),
             pending: false,
             held: Default::default(),
             over: false,
@@ -232,18 +296,37 @@ impl Balance for Multilevel {
                     emit(out, &mut self.tally, Action::Request { to });
                 }
             }
-            Event::Request { from, busy } if busy || self.over => {
-                answer_request(from, busy, out, &mut self.tally)
-            }
+            Event::Request { from, busy } if busy || self.over => match self.grain {
+                Some(generation) if busy => {
+                    self.tally.requests_received += 1;
+                    emit(out, &mut self.tally, Action::Produce { to: from, generation });
+                }
+                _ => answer_request(from, busy, out, &mut self.tally),
+            },
             Event::Request { from, .. } => {
                 self.tally.requests_received += 1;
                 self.held.push_back(from);
             }
-            Event::Slice { .. } => {
-                if let Some(to) = self.held.pop_front() {
-                    emit(out, &mut self.tally, Action::Give { to });
+            Event::Slice { .. } | Event::Exhausted => match self.grain {
+                // Under granularity control the pieces wait cut in the
+                // pool: a slice serves as many held requests as it can,
+                // and so does the end of a piece, before the next one from
+                // the pool (a piece worked out within one slice would
+                // leave them waiting; with nothing left to give the answer
+                // is "no work" and the child asks again).
+                Some(generation) => {
+                    for _ in 0..Actions::CAPACITY / 2 {
+                        let Some(to) = self.held.pop_front() else { break };
+                        emit(out, &mut self.tally, Action::Produce { to, generation });
+                    }
                 }
-            }
+                None if event == Event::Exhausted => {}
+                None => {
+                    if let Some(to) = self.held.pop_front() {
+                        emit(out, &mut self.tally, Action::Give { to });
+                    }
+                }
+            },
             Event::Over => {
                 self.over = true;
                 for _ in 0..Actions::CAPACITY {

@@ -201,6 +201,37 @@ fn max_load_reports_lazily_and_visits_the_most_loaded() {
     assert_eq!(m.tally().heap_ops, 13 + 2);
 }
 
+/// Granularity control: a producer gives pieces of its level's generation,
+/// serves held requests two per slice and at the end of a piece too.
+#[test]
+fn multilevel_produces_pieces_of_its_levels_grain() {
+    let mut spec = spec(Strategy::Multilevel);
+    spec.fanout = vec![2, 2];
+    spec.grain = 4;
+    // Level 1 cuts ⌈log₂(4·2)⌉ = 3 generations below the root's 3.
+    let produce = |to| Action::Produce { to, generation: 6 };
+    let mut m = spec.machine(1, 7);
+    assert_eq!(
+        script(
+            &mut m,
+            &[
+                Event::Request { from: 3, busy: false },
+                Event::Request { from: 4, busy: false },
+                Event::Slice { load: 5 },
+                Event::Request { from: 3, busy: false },
+                Event::Exhausted,
+                Event::Request { from: 4, busy: true },
+            ]
+        ),
+        [vec![], vec![], vec![produce(3), produce(4)], vec![], vec![produce(3)], vec![produce(4)]]
+    );
+    let mut root = spec.machine(0, 7);
+    assert_eq!(
+        script(&mut root, &[Event::Request { from: 1, busy: true }])[0],
+        [Action::Produce { to: 1, generation: 3 }]
+    );
+}
+
 #[test]
 fn multilevel_asks_only_its_producer() {
     let mut spec = spec(Strategy::Multilevel);
@@ -216,8 +247,10 @@ fn multilevel_asks_only_its_producer() {
             );
         }
     }
-    // An idle producer holds its children's requests, serves them one per
-    // slice once it works, and releases the rest with "no work" at the end.
+    // Without granularity control an idle producer holds its children's
+    // requests, serves them one per slice once it works, and releases the
+    // rest with "no work" at the end.
+    spec.grain = 0;
     let mut m = spec.machine(1, 7);
     assert_eq!(
         script(

@@ -24,6 +24,7 @@ use crate::sweep::Observer;
 mod allocation;
 mod backtrack;
 mod bound;
+mod claims;
 mod costmodel;
 mod exponential;
 mod fig2;
@@ -40,6 +41,7 @@ mod verdict;
 pub use allocation::*;
 pub use backtrack::*;
 pub use bound::*;
+pub use claims::*;
 pub use costmodel::*;
 pub use exponential::*;
 pub use fig2::*;
@@ -113,6 +115,9 @@ pub struct All {
     /// Reproduction 11 (absent from reports written before it existed).
     #[serde(default)]
     pub multi_exponential: Option<MultiExp>,
+    /// Reproduction 12 (absent from reports written before it existed).
+    #[serde(default)]
+    pub claims: Option<Claims>,
     /// The simulator's speed.
     pub speed: Speed,
     /// The time each reproduction took.
@@ -178,6 +183,12 @@ impl All {
                 m.verdict(),
             ));
         }
+        if let Some(c) = &self.claims {
+            v.push((
+                "12. termination's time, and the claims not decided yet ([Sanders 1999], [Sanders 1994], [Lecture, load balancing])",
+                c.verdict(),
+            ));
+        }
         v
     }
 }
@@ -231,6 +242,9 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
     let multi_exponential = Some(multi_exponential(scale, obs));
     timed("11. multi-level, exponential subtasks ([Kimura & Ichiyoshi 1992])", t, obs);
     let t = now();
+    let claims = Some(claims(scale, obs));
+    timed("12. termination under LogGP ([Sanders 1999])", t, obs);
+    let t = now();
     let speed = speed(scale, obs);
     timed("simulator speed", t, obs);
     All {
@@ -247,6 +261,7 @@ pub fn all(scale: Scale, obs: &mut dyn Observer) -> All {
         trim,
         backtracking,
         multi_exponential,
+        claims,
         speed,
         seconds,
         cores: std::thread::available_parallelism().ok().map(|n| n.get()),
@@ -385,6 +400,9 @@ pub fn write_report(all: &All, dir: &Path, command: &str) -> Result<String, Plot
     }
     if let Some(m) = &all.multi_exponential {
         exponential::section(w, m);
+    }
+    if let Some(c) = &all.claims {
+        claims::section(w, c);
     }
     Ok(md)
 }

@@ -193,9 +193,12 @@ pub(super) fn section(w: &mut String, sh: &Sharing, dir: &Path) -> Result<(), Pl
         };
         let multilevel = if eff(Strategy::Multilevel) < 0.5 {
             format!(
-                " The producer tree of multilevel ({}) hands each consumer one part of its \
-                 producer's piece: without [Kimura & Ichiyoshi 1992]'s granularity control (pieces of a level's \
-                 grain, the rest kept for later) it cannot rebalance tree-shaped work.",
+                " The producer tree of multilevel ({}) moves work only down the tree, each \
+                 producer serving its children one request at a time, and a consumer that \
+                 holds a large piece has no one to share it with: [Kimura & Ichiyoshi 1992]'s granularity \
+                 control (pieces of a level's generation, cut and kept for later; \
+                 `docs/benchmarks/2026-11-27-multilevel-grain` has the runs without it) does \
+                 not make up for that on tree-shaped work.",
                 pct(eff(Strategy::Multilevel))
             )
         } else {

@@ -52,6 +52,9 @@ pub struct Options {
     pub split_policy: SplitPolicy,
     /// `--fanout F1,F2,…`: the multilevel tree's fan-outs.
     pub fanout: Option<String>,
+    /// `--grain`: multilevel's granularity control on tree-shaped work,
+    /// the pieces a producer cuts per child (0: none).
+    pub grain: u32,
     /// `--levels`: producer levels of i.i.d. subtasks without `--fanout`.
     pub levels: u64,
     /// `--rho`: max-load's ρ, or the granularity of i.i.d. subtasks'
@@ -107,6 +110,7 @@ impl Default for Options {
             node_cost: 10,
             split_policy: SplitPolicy::OldestHalf,
             fanout: None,
+            grain: treelb::spec::DEFAULT_GRAIN,
             levels: 2,
             rho: "best".to_owned(),
             t_produce: None,
@@ -209,6 +213,7 @@ impl Options {
                 Some(list) if kind != "iid" => fanout(list)?,
                 _ => Vec::new(),
             },
+            grain: self.grain,
         };
         let workload = match kind {
             "alpha" => Workload::Alpha {
