@@ -138,7 +138,9 @@ impl Mpirun {
         };
         let (o, e) = reader.join().unwrap_or_default();
         if !status.success() {
-            let last = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            // Open MPI frames its messages in lines of dashes: the last line
+            // with words in it.
+            let last = e.lines().rev().find(|l| l.chars().any(char::is_alphanumeric)).unwrap_or("");
             return Err(fail(&shown, format!("failed ({status}): {last}")));
         }
         Ok(o)
