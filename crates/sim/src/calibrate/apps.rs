@@ -63,8 +63,7 @@ pub(super) fn with_search<R>(
         "clique" | "kclique" => {
             let (k, arg) = match kind {
                 "kclique" => {
-                    let (k, file) = arg.split_once(':').ok_or_else(|| bad(&"not kclique:K:FILE"))?;
-                    let k: u32 = k.parse().map_err(|e| bad(&format_args!("K `{k}`: {e}")))?;
+                    let (k, file) = kclique_arg(app, arg)?;
                     (Some(k), file)
                 }
                 _ => (None, arg),
@@ -96,14 +95,20 @@ pub(super) fn app_args(app: &str, instances: Option<&Path>) -> Result<Vec<String
         "nqueens" => vec!["nqueens".into(), arg.into()],
         "clique" => vec!["clique".into(), clique_file(arg, instances).to_string_lossy().into_owned()],
         "kclique" => {
-            let (k, file) = arg
-                .split_once(':')
-                .ok_or_else(|| Error::BadApp { app: app.to_owned(), message: "not kclique:K:FILE".into() })?;
+            let (k, file) = kclique_arg(app, arg)?;
             let file = clique_file(file, instances).to_string_lossy().into_owned();
-            vec!["clique".into(), file, "--k".into(), k.into()]
+            vec!["clique".into(), file, "--k".into(), k.to_string()]
         }
         _ => return Err(unknown(app, kind)),
     })
+}
+
+/// `K` and `FILE` of `kclique:K:FILE` (`arg` is `K:FILE`).
+fn kclique_arg<'a>(app: &str, arg: &'a str) -> Result<(u32, &'a str), Error> {
+    let bad = |message: String| Error::BadApp { app: app.to_owned(), message };
+    let (k, file) = arg.split_once(':').ok_or_else(|| bad("not kclique:K:FILE".into()))?;
+    let k = k.parse().map_err(|e| bad(format!("K `{k}`: {e}")))?;
+    Ok((k, file))
 }
 
 /// What the calibration and the predictions do with a search, whatever its

@@ -214,7 +214,9 @@ pub fn freeze(
                 let predicted = s.simulate(sim, cost.ns_per_node)?;
                 Ok(Forecast { case: (*case).clone(), predicted, model })
             };
-            for f in each_on_cores(&todo, simulate) {
+            // Each simulation is a function of its case alone: on every
+            // core, the forecasts of one thread.
+            for f in crate::sweep::par_map(&todo, simulate) {
                 let f = f?;
                 on_forecast(&f);
                 forecasts.push(f);
@@ -230,32 +232,6 @@ pub fn freeze(
         calibration: cal.clone(),
         tolerances: Tolerances::default(),
         forecasts,
-    })
-}
-
-/// `f` of every item, on as many threads as this process has cores: each
-/// simulation is a function of its case alone, so the forecasts are those
-/// of one thread, and arrive in any order (the caller sorts them).
-fn each_on_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let threads = super::cores().min(items.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (next, f) = (&next, &f);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    if tx.send(f(item)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        rx.into_iter().collect()
     })
 }
 

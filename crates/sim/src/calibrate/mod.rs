@@ -424,19 +424,10 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
             message: "none of the applications was large enough to split, so T_split cannot be measured: add a larger one (uts:T1, nqueens:12)".into(),
         });
     }
-    let (t_rout_mpi, t_poll_mpi, mpi_gap) = match &cfg.mpi {
-        Some(mpirun) => {
-            let pp = mpirun.ping_pong()?;
-            (Some(pp.t_rout), Some(pp.t_probe), pp.gap_per_byte)
-        }
-        None => (None, None, None),
-    };
-    let (t_rout_mpi_tcp, t_poll_mpi_tcp, tcp_gap) = match &cfg.mpi {
-        Some(mpirun) if cfg.mpi_tcp => {
-            let pp = mpirun.over(Runtime::MpiTcp).ping_pong()?;
-            (Some(pp.t_rout), Some(pp.t_probe), pp.gap_per_byte)
-        }
-        _ => (None, None, None),
+    let mpi = cfg.mpi.as_ref().map(Mpirun::ping_pong).transpose()?;
+    let tcp = match &cfg.mpi {
+        Some(mpirun) if cfg.mpi_tcp => Some(mpirun.over(Runtime::MpiTcp).ping_pong()?),
+        _ => None,
     };
     let (t_poll, t_rout_threads, t_wake) = (poll_ns(), rout_threads_ns(), wake_ns());
     let mut cal = Calibration {
@@ -449,13 +440,14 @@ pub fn calibrate(cfg: &CalibrateConfig, on_app: &mut dyn FnMut(&AppCost)) -> Res
         t_rout_threads,
         t_wake,
         quantum: cfg.quantum_ns.unwrap_or_else(|| linux_slice(c)),
-        t_rout_mpi,
-        t_poll_mpi,
-        t_rout_mpi_tcp,
-        t_poll_mpi_tcp,
+        t_rout_mpi: mpi.map(|p| p.t_rout),
+        t_poll_mpi: mpi.map(|p| p.t_probe),
+        t_rout_mpi_tcp: tcp.map(|p| p.t_rout),
+        t_poll_mpi_tcp: tcp.map(|p| p.t_probe),
         loggp: None,
     };
-    cal.loggp = Some(NetworkNs::derive(&cal, mpi_gap, tcp_gap));
+    let gap = |p: Option<PingPong>| p.and_then(|p| p.gap_per_byte);
+    cal.loggp = Some(NetworkNs::derive(&cal, gap(mpi), gap(tcp)));
     Ok(cal)
 }
 

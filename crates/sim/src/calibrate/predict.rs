@@ -72,11 +72,6 @@ impl Runtime {
             Runtime::MpiTcp => "MPI over TCP",
         }
     }
-
-    /// Whether its PEs are MPI ranks.
-    pub fn is_mpi(self) -> bool {
-        self != Runtime::Threads
-    }
 }
 
 /// How a prediction shares the cores among the PEs.
