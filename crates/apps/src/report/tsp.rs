@@ -204,7 +204,8 @@ pub fn answer(
         );
     }
     lines.push(match initial {
-        Some(i) => Line::new("initial tour", i).note("iterated 2-opt + Or-opt from nearest-neighbour tours"),
+        Some(i) => Line::new("initial tour", i)
+            .note("iterated 2-opt, Or-opt and Lin–Kernighan chains from nearest-neighbour tours"),
         None => Line::new("initial tour", "none").note("--no-heuristic"),
     });
     lines.extend(node_lines(&stats, sequential.as_ref()));

@@ -2,8 +2,9 @@
 //! bound with Held–Karp 1-tree bounds (subgradient ascent at every node,
 //! warm-started from the parent, with comb inequalities found at the root
 //! and dualized with their own multipliers, and reduced-cost edge
-//! elimination and fixing), an initial tour by an iterated 2-opt/Or-opt local search, and a
-//! Held–Karp dynamic program as a check for small `n`.
+//! elimination and fixing), an initial tour by an iterated local search
+//! (2-opt, Or-opt and Lin–Kernighan chains), and a Held–Karp dynamic program
+//! as a check for small `n`.
 //!
 //! * [`Tsp`] — an instance: its distance matrix, tour lengths, random
 //!   instances for tests;
