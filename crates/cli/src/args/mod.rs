@@ -11,7 +11,7 @@ mod game;
 mod run;
 mod sim;
 
-pub(crate) use game::{Connect4Args, GameTreeArgs};
+pub(crate) use game::{Connect4Args, GameTreeArgs, SearchArgs};
 pub(crate) use run::{
     BudgetArg, CheckpointArgs, ClassArg, FeedbackArgs, InitArg, MethodArg, RunArgs, heading, parse,
 };
