@@ -21,7 +21,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::Serialize;
 use treelb::Incumbent;
 use treelb::search::Search;
@@ -96,15 +96,8 @@ pub(crate) fn run<S: Search, I: Serialize>(
             if show && elapsed >= SHOW_AFTER && shown.elapsed() >= Duration::from_millis(100) {
                 shown = Instant::now();
                 let bar = bar.get_or_insert_with(|| {
-                    let bar = ProgressBar::with_draw_target(
-                        Some(duration.as_millis() as u64),
-                        ProgressDrawTarget::stderr(),
-                    );
-                    bar.set_style(
-                        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] probing: {msg}")
-                            .expect("valid template"),
-                    );
-                    bar
+                    let length = Some(duration.as_millis() as u64);
+                    crate::progress::bar(length, "{elapsed_precise} [{bar:30}] probing: {msg}")
                 });
                 bar.set_position(elapsed.as_millis() as u64);
                 bar.set_message(format!(
