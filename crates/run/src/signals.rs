@@ -3,9 +3,9 @@
 //! After [`catch`], the first such signal makes [`caught`] true: a run
 //! built with [`Run::stop_on_signals`](crate::Run::stop_on_signals) then
 //! stops every PE after its current slice and returns its partial outcome,
-//! stopped by [`StopReason::Signal`](crate::StopReason::Signal) (a
-//! checkpointed run keeps its last checkpoint); a second signal ends the
-//! process at once, with exit code 130. Under `mpirun`, which forwards a
+//! stopped by [`StopReason::Signal`] (a checkpointed run keeps its last
+//! checkpoint); a second signal ends the process at once, with exit code
+//! 130. Under `mpirun`, which forwards a
 //! Ctrl-C to every rank as SIGINT or SIGTERM, every rank stops its own PEs
 //! and the partial results still reach rank 0.
 //!
