@@ -5,9 +5,9 @@
 //! stops every PE after its current slice and returns its partial outcome,
 //! stopped by [`StopReason::Signal`] (a checkpointed run keeps its last
 //! checkpoint); a second signal ends the process at once, with exit code
-//! 130. Under `mpirun`, which forwards a
-//! Ctrl-C to every rank as SIGINT or SIGTERM, every rank stops its own PEs
-//! and the partial results still reach rank 0.
+//! 130. Under `mpirun`, which forwards a Ctrl-C to every rank as SIGINT or
+//! SIGTERM, every rank stops its own PEs and the partial results still
+//! reach rank 0.
 //!
 //! ```no_run
 //! use treelb::search::SplitPolicy;
