@@ -301,6 +301,28 @@ pub fn runs_across_ranks(workload: &Workload) -> bool {
     matches!(workload, Workload::Uts(_) | Workload::NQueens { .. })
 }
 
+/// [`runs_across_ranks`], or why not, in one line.
+///
+/// ```
+/// use treelb_bench::compare::across_ranks;
+///
+/// assert_eq!(across_ranks(&"T1".parse().unwrap()), Ok(()));
+/// let e = across_ranks(&"knapsack:strongly-correlated:40:100:1".parse().unwrap()).unwrap_err();
+/// assert!(e.starts_with("compare runs UTS trees and nqueens:N across ranks, not "), "{e}");
+/// ```
+pub fn across_ranks(workload: &Workload) -> Result<(), String> {
+    match workload {
+        Workload::Mandelbrot { .. } => {
+            Err("compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
+                .into())
+        }
+        w if !runs_across_ranks(w) => {
+            Err(format!("compare runs UTS trees and nqueens:N across ranks, not {w}"))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(feature = "mpi")]
 mod mpi {
     use std::fmt::Debug;

@@ -154,6 +154,80 @@ impl Suite {
     }
 }
 
+/// What one benchmark runs ([`Suite::lists`]).
+#[derive(Clone, Debug)]
+pub struct Lists {
+    /// The workloads, checked.
+    pub workloads: Vec<Workload>,
+    /// The engines.
+    pub engines: Vec<Engine>,
+    /// treelb's numbers of PEs.
+    pub threads: Vec<usize>,
+}
+
+impl Suite {
+    /// Its workloads, engines and numbers of PEs (on `cores` cores), each
+    /// replaced by the list given, comma-separated as `--workloads`,
+    /// `--engines` and `--threads` take them ([`list`]); every workload is
+    /// checked here, before the first one runs.
+    ///
+    /// ```
+    /// use treelb_bench::harness::Suite;
+    ///
+    /// let lists = Suite::Quick.lists(Some("T1, nqueens:9"), None, Some("2"), 4).unwrap();
+    /// assert_eq!((lists.workloads.len(), lists.threads), (2, vec![2]));
+    /// assert_eq!(Suite::Quick.lists(None, None, None, 4).unwrap().threads, [1, 4, 8, 16]);
+    /// assert!(Suite::Quick.lists(Some("bogus"), None, None, 4).unwrap_err().starts_with("--workloads: "));
+    /// ```
+    pub fn lists(
+        self,
+        workloads: Option<&str>,
+        engines: Option<&str>,
+        threads: Option<&str>,
+        cores: usize,
+    ) -> Result<Lists, String> {
+        let workloads = match workloads {
+            Some(w) => list("--workloads", w, str::parse::<Workload>)?,
+            None => self.workloads().iter().map(|w| w.parse()).collect::<Result<_, _>>()?,
+        };
+        let engines = match engines {
+            Some(e) => list("--engines", e, str::parse::<Engine>)?,
+            None => self.engines(),
+        };
+        let threads = match threads {
+            Some(p) => list("--threads", p, pes)?,
+            None => self.threads(cores),
+        };
+        Ok(Lists { workloads, engines, threads })
+    }
+}
+
+/// The PEs and the strategy of one measurement in its own process
+/// (`treelb bench --one`), as given: one number of PEs (1 if none) and a
+/// strategy by name (the runtime's default if none).
+///
+/// ```
+/// use treelb::Strategy;
+/// use treelb_bench::harness::one_options;
+///
+/// assert_eq!(one_options(None, None), Ok((1, Strategy::default())));
+/// assert_eq!(one_options(Some("4"), Some("work-sharing")), Ok((4, Strategy::WorkSharing)));
+/// assert!(one_options(Some("1,2"), None).is_err());
+/// ```
+pub fn one_options(threads: Option<&str>, strategy: Option<&str>) -> Result<(usize, Strategy), String> {
+    let threads = match threads {
+        None => 1,
+        Some(p) => p.trim().parse().ok().filter(|&p| (1..=4096).contains(&p)).ok_or_else(|| {
+            format!("--threads: `{p}` is not a number of PEs from 1 to 4096 (--one takes one)")
+        })?,
+    };
+    let strategy = match strategy {
+        None => Strategy::default(),
+        Some(s) => s.parse().map_err(|e| format!("--strategy: {e}"))?,
+    };
+    Ok((threads, strategy))
+}
+
 impl std::str::FromStr for Suite {
     type Err = String;
 

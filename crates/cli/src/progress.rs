@@ -23,6 +23,13 @@ use crate::config::RunConfig;
 
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
+/// A bar (of `length` steps, or a spinner) drawn on stderr by `template`.
+pub(crate) fn bar(length: Option<u64>, template: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    bar
+}
+
 /// Shows work done so far: a bar when the total is known, else a counter.
 pub(crate) struct Progress {
     feedback: Feedback,
@@ -77,10 +84,7 @@ impl Progress {
                 ),
                 None => (None, format!("{{elapsed_precise}} {{spinner}} {{human_pos}} {unit} {{msg}}")),
             };
-            let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr())
-                .with_elapsed(snap.elapsed);
-            bar.set_style(ProgressStyle::with_template(&template).expect("valid template"));
-            bar
+            bar(length, &template).with_elapsed(snap.elapsed)
         });
         // The rate over the whole run: indicatif's own estimate would start
         // when the bar appears, a second into the run.
@@ -124,11 +128,7 @@ impl Observer for Phases {
             b.finish_and_clear();
         }
         if self.enabled {
-            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            b.set_style(
-                ProgressStyle::with_template("{elapsed_precise} {msg:>16} [{bar:30}] {pos}/{len}")
-                    .expect("valid template"),
-            );
+            let b = bar(Some(total), "{elapsed_precise} {msg:>16} [{bar:30}] {pos}/{len}");
             b.set_message(label.to_owned());
             self.bar = Some(b);
         }

@@ -4,14 +4,12 @@
 //! and SIGTERM as a stop, `--time-limit` counted from the command's first
 //! run, the progress indicator, the trace file, and MPI's start and end.
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use treelb::Incumbent;
 use treelb::bound::NodeBound;
-use treelb::limit::{Limit, StopReason};
 use treelb::search::Search;
 use treelb_mpi::wire::Codec;
 use treelb_run::{Out, Outcome, Pes, Run, Trace, World};
@@ -20,40 +18,10 @@ use crate::config::{RunConfig, Runtime};
 use crate::error::{Error, err};
 use crate::progress::Progress;
 
-/// Whether a signal stopped the run ([`treelb_run::signals`]).
-pub(crate) fn signalled() -> bool {
-    treelb_run::signals::caught()
-}
-
-/// When the command's first run started (set by [`catch_signals`]): the
-/// time limit counts from here, across the segments of a checkpointed run.
-static STARTED: OnceLock<Instant> = OnceLock::new();
-
-/// The command's deadline: `--time-limit` after its first run started.
+/// The command's deadline: `--time-limit` after its first run started
+/// ([`treelb_run::signals::deadline`]).
 pub(crate) fn deadline(cfg: &RunConfig) -> Option<Instant> {
-    cfg.time_limit.map(|t| *STARTED.get_or_init(Instant::now) + t)
-}
-
-/// Checks the stops that come from outside the work — a signal, the
-/// command's deadline — and stops `limit` with the reason if one has come.
-/// Returns whether the run is being stopped (the poll of a phase before the
-/// run, like TSP's root; the runs themselves have the library watch them).
-pub(crate) fn check_stop(cfg: &RunConfig, limit: &Limit) -> bool {
-    if signalled() {
-        limit.stop_because(StopReason::Signal);
-    }
-    limit.check_deadline(deadline(cfg))
-}
-
-/// Starts the command's clock and installs the library's handler that
-/// turns Ctrl-C and SIGTERM into a stop of the run
-/// ([`treelb_run::signals`]): the first signal stops every PE after its
-/// current slice and the run ends with a partial report (exit code 3), its
-/// trace written; a second signal ends the process at once (exit code
-/// 130).
-pub(crate) fn catch_signals() {
-    STARTED.get_or_init(Instant::now);
-    treelb_run::signals::catch();
+    treelb_run::signals::deadline(cfg.time_limit)
 }
 
 /// How often the progress indicator is updated.
@@ -126,7 +94,7 @@ fn with_run<O>(
     unit: &'static str,
     go: impl FnOnce(Run<'_>, Pes<'_>) -> Result<Option<Outcome<O>>, treelb_run::Error>,
 ) -> Result<Option<Outcome<O>>, Error> {
-    catch_signals();
+    treelb_run::signals::catch();
     let mut progress = Progress::new(cfg.feedback, expected_units, unit);
     let mut run = Run::new(cfg.spec.clone()).pin(cfg.pin).trace(cfg.trace.is_some()).stop_on_signals();
     if let Some(at) = deadline(cfg) {

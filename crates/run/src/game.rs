@@ -30,10 +30,12 @@
 //! # Ok::<(), treelb_run::Error>(())
 //! ```
 
+use std::fmt;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use treelb::RunSpec;
-use treelb::game::{Game, GameOutput, YbwWork};
+use treelb::game::{Game, GameOutput, STRATEGIES, YbwWork, alpha_beta_output};
+use treelb::{Init, RunSpec, Strategy};
 
 #[cfg(feature = "mpi")]
 pub use treelb_mpi::game::WindowsSummary;
@@ -47,6 +49,62 @@ pub struct GameRunBuilder {
     spec: RunSpec,
     pin: bool,
     ybw: bool,
+    sequential: bool,
+}
+
+/// What a game search does not run under ([`supports`]); its
+/// [`Display`](fmt::Display) names the setting and says why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// A strategy outside [`STRATEGIES`].
+    Strategy(Strategy),
+    /// An initialization other than from the root.
+    Init(Init),
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unsupported::Strategy(s) => {
+                let names: Vec<&str> = STRATEGIES.iter().map(|s| s.name()).collect();
+                write!(
+                    f,
+                    "strategy {s} is not supported: a game search gives work away only when asked ({}), \
+                     not by pushing, through a hub, or statically before any eldest brother has returned",
+                    names.join(", ")
+                )
+            }
+            Unsupported::Init(i) => {
+                write!(f, "init {i} is not supported: the root is atomic until its eldest brother returns")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// Whether game searches run under `spec`: a strategy of [`STRATEGIES`],
+/// from the root.
+///
+/// ```
+/// use treelb::{Init, RunSpec, Strategy};
+/// use treelb_run::game::{Unsupported, supports};
+///
+/// assert_eq!(supports(&RunSpec::default()), Ok(()));
+/// let pushing = RunSpec { strategy: Strategy::WorkSharing, ..RunSpec::default() };
+/// assert_eq!(supports(&pushing), Err(Unsupported::Strategy(Strategy::WorkSharing)));
+/// let selective = RunSpec { init: Init::Selective, ..RunSpec::default() };
+/// assert_eq!(supports(&selective), Err(Unsupported::Init(Init::Selective)));
+/// ```
+pub fn supports(spec: &RunSpec) -> Result<(), Unsupported> {
+    if !STRATEGIES.contains(&spec.strategy) {
+        return Err(Unsupported::Strategy(spec.strategy));
+    }
+    if spec.init != Init::Root {
+        return Err(Unsupported::Init(spec.init));
+    }
+    Ok(())
 }
 
 impl GameRunBuilder {
@@ -64,6 +122,14 @@ impl GameRunBuilder {
         self
     }
 
+    /// Whether [`GameRun::search`] runs the sequential alpha-beta baseline
+    /// instead of the PEs (`false` by default); across ranks the others
+    /// serve all the same.
+    pub fn sequential(mut self, sequential: bool) -> Self {
+        self.sequential = sequential;
+        self
+    }
+
     /// Starts the game searches on `pes`: across ranks a collective, every
     /// rank starts its session.
     ///
@@ -71,7 +137,8 @@ impl GameRunBuilder {
     /// If the runtime refuses the configuration.
     #[cfg_attr(not(feature = "mpi"), allow(clippy::unnecessary_wraps))]
     pub fn start(self, pes: Pes<'_>) -> Result<GameRun<'_>, Error> {
-        let GameRunBuilder { spec, pin, ybw } = self;
+        let GameRunBuilder { spec, pin, ybw, sequential } = self;
+        let strategy = spec.strategy;
         let on = match pes {
             Pes::Threads(threads) => On::Threads(treelb_threads::Config {
                 pin,
@@ -91,7 +158,7 @@ impl GameRunBuilder {
             #[cfg(not(feature = "mpi"))]
             Pes::_Never(never, _) => match never {},
         };
-        Ok(GameRun { on, ybw })
+        Ok(GameRun { on, ybw, sequential, strategy })
     }
 }
 
@@ -100,6 +167,8 @@ impl GameRunBuilder {
 pub struct GameRun<'m> {
     on: On<'m>,
     ybw: bool,
+    sequential: bool,
+    strategy: Strategy,
 }
 
 /// Where the window searches run.
@@ -118,7 +187,7 @@ enum On<'m> {
 impl GameRun<'_> {
     /// A game run balanced by `spec`, young brothers waiting, no pinning.
     pub fn builder(spec: RunSpec) -> GameRunBuilder {
-        GameRunBuilder { spec, pin: false, ybw: true }
+        GameRunBuilder { spec, pin: false, ybw: true, sequential: false }
     }
 
     /// Whether the searches run across MPI ranks.
@@ -153,9 +222,34 @@ impl GameRun<'_> {
         self.ybw
     }
 
+    /// How the searches run, in words: `sequential alpha-beta`, or the PEs
+    /// (`4 PEs`, `2 ranks × 1 threads`), the strategy and whether young
+    /// brothers wait.
+    ///
+    /// ```
+    /// use treelb_run::game::GameRun;
+    /// use treelb_run::{Pes, RunSpec};
+    ///
+    /// let games = GameRun::builder(RunSpec::default()).start(Pes::Threads(2))?;
+    /// assert_eq!(games.describe(), "2 PEs, random-polling, young brothers wait");
+    /// # Ok::<(), treelb_run::Error>(())
+    /// ```
+    pub fn describe(&self) -> String {
+        if self.sequential {
+            return "sequential alpha-beta".to_owned();
+        }
+        let pes = match self.pes() {
+            (ranks, threads) if self.on_ranks() => format!("{ranks} ranks × {threads} threads"),
+            (_, threads) => format!("{threads} PEs"),
+        };
+        let waiting = if self.ybw { "young brothers wait" } else { "no waiting for eldest brothers" };
+        format!("{pes}, {}, {waiting}", self.strategy)
+    }
+
     /// One window search of `pos` with the window `(alpha, beta)`, called
     /// on rank 0 only (across ranks the others [`serve`](Self::serve) it):
-    /// the value and the nodes of all PEs.
+    /// the value and the nodes of all PEs (of the sequential baseline if
+    /// the builder asked for [`sequential`](GameRunBuilder::sequential)).
     ///
     /// # Panics
     /// If the threads runtime refuses the configuration it was started
@@ -165,6 +259,9 @@ impl GameRun<'_> {
         G: Game,
         G::Position: Serialize + DeserializeOwned,
     {
+        if self.sequential {
+            return alpha_beta_output(game, &pos, alpha, beta);
+        }
         match &self.on {
             On::Threads(config) => {
                 let root = YbwWork::new(game, pos, alpha, beta, self.ybw);

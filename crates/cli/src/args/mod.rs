@@ -11,7 +11,7 @@ mod game;
 mod run;
 mod sim;
 
-pub(crate) use game::{Connect4Args, GameTreeArgs};
+pub(crate) use game::{Connect4Args, GameTreeArgs, SearchArgs};
 pub(crate) use run::{
     BudgetArg, CheckpointArgs, ClassArg, FeedbackArgs, InitArg, MethodArg, RunArgs, heading, parse,
 };
@@ -119,18 +119,8 @@ pub(crate) fn command() -> clap::Command {
     // The other commands that take --budget, and their defaults.
     let runtime = treelb::spec::Budget::DEFAULT;
     let tsp = treelb_apps::tsp::BUDGET;
-    for (name, help) in [
-        (
-            "bench",
-            format!(
-                "Δt of treelb's runs, at least 1 [default: {runtime}; {tsp} on the TSP, as `treelb tsp`]"
-            ),
-        ),
-        (
-            "compare",
-            format!("Δt of the runs, at least 1 [default: {runtime}; {tsp} on the TSP, as `treelb tsp`]"),
-        ),
-    ] {
+    for (name, what) in [("bench", "Δt of treelb's runs"), ("compare", "Δt of the runs")] {
+        let help = format!("{what}, at least 1 [default: {runtime}; {tsp} on the TSP, as `treelb tsp`]");
         command = command.mut_subcommand(name, |sub| sub.mut_arg("budget", |a| a.help(help)));
     }
     let sim_run = format!(

@@ -176,21 +176,7 @@ value_enum!(
     /// `--strategy`: a [`Strategy`].
     StrategyArg(Strategy),
     13,
-    |s| match s {
-        Strategy::RandomPolling => "an idle PE asks a random PE for half of its work",
-        Strategy::GlobalRoundRobin => "idle PEs take victims in turn from one shared counter",
-        Strategy::AsyncRoundRobin => "each PE asks the others in turn, from its own counter",
-        Strategy::WorkSharing => "busy PEs offer work to a random PE",
-        Strategy::ExtremeWorkSharing => "every slice's new work goes to a random PE's pool",
-        Strategy::TwoChoice => "offers go to the less loaded of two random PEs",
-        Strategy::AlwaysGoLeft => "offers go to the less loaded of one PE from each half",
-        Strategy::MaxLoad => "idle PEs visit the PE with the largest reported load (--rho)",
-        Strategy::Multilevel => "a tree of producers with a fan-out per level (--fanout)",
-        Strategy::MasterWorker => "a central pool hands out pieces, largest first",
-        Strategy::StaticBlock => "the root's parts in contiguous blocks, nothing moves",
-        Strategy::StaticCyclic => "the root's parts round robin, nothing moves",
-        Strategy::StaticRandom => "the root's parts at random, nothing moves",
-    }
+    Strategy::description
 );
 
 value_enum!(

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use treelb::{Init, SplitPolicy, Strategy};
+use treelb_sim::run::Options;
 
 use super::run::{BudgetArg, InitArg, SplitPolicyArg, StrategyArg, parse};
 
@@ -46,22 +46,28 @@ pub(crate) enum SimCommand {
     Replay(ReplayArgs),
 }
 
+/// The defaults of `treelb sim run`: the library's ([`Options::default`]),
+/// so that the command line and the library cannot disagree.
+fn run_default() -> Options {
+    Options::default()
+}
+
 /// `treelb sim run`
 #[derive(Debug, Args)]
 pub(crate) struct SimRunArgs {
     /// Balancing strategy (multilevel also runs Kimura and Ichiyoshi's model
     /// of i.i.d. subtasks: --workload iid:SIZES)
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(Strategy::RandomPolling))]
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = StrategyArg(run_default().strategy))]
     pub(crate) strategy: StrategyArg,
     /// How the root reaches the PEs
-    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(Init::Root))]
+    #[arg(long, value_name = "INIT", value_enum, default_value_t = InitArg(run_default().init))]
     pub(crate) init: InitArg,
     /// Number of simulated PEs, 1 to 2^24
-    #[arg(short = 'p', long, value_name = "P", default_value_t = 1024,
+    #[arg(short = 'p', long, value_name = "P", default_value_t = run_default().pes,
           value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
     pub(crate) pes: u32,
     /// Network: crossbar, fat-tree, torus-3d, torus-2d, ring
-    #[arg(long, value_name = "NET", default_value = "crossbar")]
+    #[arg(long, value_name = "NET", default_value_t = run_default().network)]
     pub(crate) network: String,
     /// Workload: alpha:A (split ratio A), alpha:LO..0.5 (uniform), uts:TREE
     /// (a UTS sample tree, e.g. uts:T1) or uts:"-t 1 -a 3 -d 10 -b 4 -r 19";
@@ -71,19 +77,19 @@ pub(crate) struct SimRunArgs {
     #[arg(long, value_name = "SPEC")]
     pub(crate) workload: Option<String>,
     /// Abstract and i.i.d. workloads: total work T_seq (t₁ of [Kimura & Ichiyoshi 1992]), in ticks
-    #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = 1_000_000_000, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, short = 'w', long, value_name = "TICKS", default_value_t = run_default().work, value_parser = parse::positive)]
     pub(crate) work: u64,
     /// Abstract workloads: T_atomic, the size below which a piece does not split
-    #[arg(long, value_name = "TICKS", default_value_t = 100)]
+    #[arg(long, value_name = "TICKS", default_value_t = run_default().atomic)]
     pub(crate) atomic: u64,
     /// Abstract workloads: h, the generation from which a piece does not split
     #[arg(long, value_name = "H")]
     pub(crate) max_generation: Option<u32>,
     /// UTS: ticks per node expanded
-    #[arg(allow_negative_numbers = true, long, value_name = "TICKS", default_value_t = 10, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "TICKS", default_value_t = run_default().node_cost, value_parser = parse::positive)]
     pub(crate) node_cost: u64,
     /// UTS: which open nodes a split gives away
-    #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(SplitPolicy::OldestHalf))]
+    #[arg(long, value_name = "POLICY", value_enum, default_value_t = SplitPolicyArg(run_default().split_policy))]
     pub(crate) split_policy: SplitPolicyArg,
     /// Multilevel: fan-out of each level's producers, root first (e.g. 64,16;
     /// on i.i.d. subtasks the product is P) [default: the runtimes' tree; on
@@ -95,18 +101,18 @@ pub(crate) struct SimRunArgs {
     /// producer cuts per child (each level's pieces that many times its
     /// fan-out smaller than the level above's); 0: none, a child gets the
     /// part its producer's piece splits off
-    #[arg(long, value_name = "PIECES", default_value_t = treelb::spec::DEFAULT_GRAIN)]
+    #[arg(long, value_name = "PIECES", default_value_t = run_default().grain)]
     pub(crate) grain: u32,
     /// Multilevel on i.i.d. subtasks: the number of producer levels when
     /// --fanout is not given
-    #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = 2, value_parser = parse::positive)]
+    #[arg(allow_negative_numbers = true, long, value_name = "L", default_value_t = run_default().levels, value_parser = parse::positive)]
     pub(crate) levels: u64,
     /// Max-load: ρ of the lazy load reports, between 1 and 1.5 [default: 1.4].
     /// Multilevel on i.i.d. subtasks: granularity ρ per level (one value for
     /// all, or one per level), the grain of level i being ρ_i · (consumers
     /// below) · T_produce; `best` searches for the most efficient ρ on this
     /// run's seed (a few dozen runs of the tree)
-    #[arg(long, value_name = "RHO", default_value = "best")]
+    #[arg(long, value_name = "RHO", default_value_t = run_default().rho)]
     pub(crate) rho: String,
     /// Multilevel: 1/λ, ticks a producer spends making one piece [default: T_split]
     #[arg(long, value_name = "TICKS")]
@@ -120,7 +126,7 @@ pub(crate) struct SimRunArgs {
     /// What a message costs its two ends: `send-receive` ([Sanders 1999] §1.1: the
     /// sender and the receiver each spend T_rout; termination needs up to
     /// two waves) or `latency` (optimistic: the message only travels)
-    #[arg(long, value_name = "MODEL", default_value = "send-receive")]
+    #[arg(long, value_name = "MODEL", default_value_t = run_default().overhead)]
     pub(crate) overhead: String,
     /// Ticks one word of a piece's message adds to its travel ([Sanders 1994]'s
     /// s(w) · t_word)
@@ -128,7 +134,7 @@ pub(crate) struct SimRunArgs {
     pub(crate) t_word: Option<u64>,
     /// Words of a piece of w units: `constant` (1), `log` (⌈log₂ w⌉) or
     /// `power:B` (⌈w^B⌉, 0 ≤ B < 1)
-    #[arg(long, value_name = "SIZE", default_value = "constant")]
+    #[arg(long, value_name = "SIZE", default_value_t = run_default().message_size)]
     pub(crate) message_size: String,
     /// T_poll: ticks a probe of the message queue costs
     #[arg(long, value_name = "TICKS")]
@@ -139,7 +145,7 @@ pub(crate) struct SimRunArgs {
     /// PEs, latency L per hop, gap G per byte, one message at a time through
     /// a PE's interface; the broadcast of selective initialization and the
     /// termination waves are messages; unset parameters come from T_rout)
-    #[arg(long, value_name = "MODEL", default_value = "seeds")]
+    #[arg(long, value_name = "MODEL", default_value_t = run_default().model)]
     pub(crate) model: String,
     /// LogGP: o_s, ticks the sender spends on a message
     #[arg(long, value_name = "TICKS", help_heading = "LogGP (--model loggp)")]
@@ -177,7 +183,7 @@ pub(crate) struct SimRunArgs {
     #[arg(long, value_name = "TICKS")]
     pub(crate) t_counter: Option<u64>,
     /// Seed of the PEs' random choices
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = run_default().seed)]
     pub(crate) seed: u64,
     /// Stop after this many events
     #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = parse::positive)]

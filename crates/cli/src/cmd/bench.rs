@@ -10,8 +10,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use treelb::Strategy;
-
 /// Where `treelb bench` writes its results without `--out`: a folder of the
 /// current directory, outside the documentation.
 pub(crate) const DEFAULT_OUT: &str = "bench-results";
@@ -29,16 +27,8 @@ fn one(args: &BenchArgs, engine: &str, out: &mut impl Write) -> Result<bool, Err
     let engine: Engine = engine.parse().map_err(|e| err!("--one: {e}"))?;
     let spec = args.workload.as_deref().unwrap_or_default();
     let workload: Workload = spec.parse().map_err(|e| err!("--workload: {e}"))?;
-    let threads = match &args.threads {
-        None => 1,
-        Some(p) => p.trim().parse().ok().filter(|&p| (1..=4096).contains(&p)).ok_or_else(|| {
-            err!("--threads: `{p}` is not a number of PEs from 1 to 4096 (--one takes one)")
-        })?,
-    };
-    let strategy = match &args.strategy {
-        None => Strategy::default(),
-        Some(s) => s.parse().map_err(|e| err!("--strategy: {e}"))?,
-    };
+    let (threads, strategy) =
+        harness::one_options(args.threads.as_deref(), args.strategy.as_deref()).map_err(|e| err!("{e}"))?;
     let opts = RunOpts {
         threads,
         cutoff: args.cutoff_depth,
@@ -61,21 +51,9 @@ pub(crate) fn run(args: &BenchArgs, out: &mut impl Write) -> Result<bool, Error>
     };
     let machine = Host::detect();
     let cores = machine.cores;
-    // Every workload is checked before the first one runs.
-    let workloads = match &args.workloads {
-        Some(w) => harness::list("--workloads", w, str::parse::<Workload>).map_err(|e| err!("{e}"))?,
-        None => {
-            suite.workloads().iter().map(|w| w.parse()).collect::<Result<_, _>>().map_err(|e| err!("{e}"))?
-        }
-    };
-    let engines = match &args.engines {
-        Some(e) => harness::list("--engines", e, str::parse::<Engine>).map_err(|e| err!("{e}"))?,
-        None => suite.engines(),
-    };
-    let threads = match &args.threads {
-        Some(p) => harness::list("--threads", p, harness::pes).map_err(|e| err!("{e}"))?,
-        None => suite.threads(cores),
-    };
+    let lists =
+        suite.lists(args.workloads.as_deref(), args.engines.as_deref(), args.threads.as_deref(), cores);
+    let harness::Lists { workloads, engines, threads } = lists.map_err(|e| err!("{e}"))?;
     let scratch = std::env::temp_dir().join(format!("treelb-bench-{}", std::process::id()));
     let paths = PeerPaths {
         uts_seq: args.uts_seq.clone(),

@@ -10,7 +10,7 @@
 
 use std::io::Write;
 
-use treelb_bench::compare::{Comparison, Plan, runs_across_ranks};
+use treelb_bench::compare::{Comparison, Plan, across_ranks};
 use treelb_bench::harness;
 use treelb_bench::workload::Workload;
 
@@ -33,15 +33,7 @@ pub(crate) fn run(args: &CompareArgs, out: &mut impl Write) -> Result<bool, Erro
         init: args.init.0,
     };
     if args.runtime.available()?.name() == "mpi" {
-        if matches!(plan.workload, Workload::Mandelbrot { .. }) {
-            return Err(err!(
-                "--runtime mpi: compare runs the searches (UTS trees, nqueens:N) across ranks, not the Mandelbrot set"
-            ));
-        }
-        if !runs_across_ranks(&plan.workload) {
-            let w = &plan.workload;
-            return Err(err!("--runtime mpi: compare runs UTS trees and nqueens:N across ranks, not {w}"));
-        }
+        across_ranks(&plan.workload).map_err(|e| err!("--runtime mpi: {e}"))?;
         #[cfg(feature = "mpi")]
         {
             plan.threads = args.threads.unwrap_or(1);

@@ -6,15 +6,14 @@
 use std::io::Write;
 use std::time::Instant;
 
-use treelb::Init;
-use treelb::game::{GameOutput, STRATEGIES, alpha_beta_output, solve_root};
+use treelb::game::{Game, GameOutput, alpha_beta_output, solve_root};
 use treelb_apps::connect4::{Connect4, Position, parse_positions, random_positions};
 use treelb_apps::gametree::GameTree;
 use treelb_apps::report::connect4::{Row, Summary};
-use treelb_run::game::GameRun;
+use treelb_run::game::{GameRun, GameRunBuilder};
 
 use super::Status;
-use crate::args::{Connect4Args, GameTreeArgs};
+use crate::args::{Connect4Args, GameTreeArgs, SearchArgs};
 use crate::config::{Error, RunConfig, err, number, positive};
 
 /// Runs `treelb gametree`.
@@ -37,35 +36,18 @@ pub(crate) fn run_gametree(args: &GameTreeArgs, out: &mut impl Write) -> Result<
         seed: args.tree,
     };
     let world = crate::run::world(&cfg)?;
-    let ybw = !args.search.no_ybw;
-    let games = GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(ybw).start(world.pes())?;
+    let games = builder(&cfg, &args.search).start(world.pes())?;
     if games.rank() != 0 {
-        let ok = games.serve(&tree);
-        finish(games, ok);
+        let ok = serve(games, &tree);
         world.end();
-        return Ok(ok.into());
+        return Ok(ok);
     }
     let b = tree.bound();
     let start = Instant::now();
-    let o = solve_root(b, args.null_windows, |a, bb| {
-        if args.search.sequential {
-            alpha_beta_output(&tree, &tree.root(), a, bb)
-        } else {
-            games.search(&tree, tree.root(), a, bb)
-        }
-    });
+    let o = solve_root(b, args.null_windows, |a, bb| games.search(&tree, tree.root(), a, bb));
     let (value, nodes, aborted) = (o.value.unwrap_or_default(), o.nodes, o.aborted_nodes);
     let seconds = start.elapsed().as_secs_f64();
-    let how = if args.search.sequential {
-        "sequential alpha-beta".to_owned()
-    } else {
-        format!(
-            "{}, {}, {}",
-            pes(&games),
-            cfg.spec.strategy,
-            if ybw { "young brothers wait" } else { "no waiting for eldest brothers" }
-        )
-    };
+    let how = games.describe();
     writeln!(
         out,
         "synthetic game tree: branching {}, depth {}, ordering {}, weight {}, tree {}; {how}",
@@ -118,8 +100,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         (None, None) => unreachable!("clap requires a position, --file or --generate"),
     };
     let world = crate::run::world(&cfg)?;
-    let games =
-        GameRun::builder(cfg.spec.clone()).pin(cfg.pin).ybw(!args.search.no_ybw).start(world.pes())?;
+    let games = builder(&cfg, &args.search).start(world.pes())?;
     let game = if args.tt_per_pe && !games.on_ranks() {
         Connect4::per_pe(log2, cfg.threads, treelb_threads::current_pe)
     } else {
@@ -127,11 +108,9 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         Connect4::new(log2)
     };
     if games.rank() != 0 {
-        // Rank 0 runs the command; this rank takes part in its searches.
-        let ok = games.serve(&game);
-        finish(games, ok);
+        let ok = serve(games, &game);
         world.end();
-        return Ok(ok.into());
+        return Ok(ok);
     }
     let started = Instant::now();
     let log = |p: &Position, a: i32, b: i32, o: &GameOutput, t: Instant| {
@@ -151,11 +130,7 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         let start = Instant::now();
         let solved = game.solve_with_options(&pos, args.weak, !args.score_only, |p, a, b| {
             let t = Instant::now();
-            let o = if args.search.sequential {
-                alpha_beta_output(&game, p, a, b)
-            } else {
-                games.search(&game, *p, a, b)
-            };
+            let o = games.search(&game, *p, a, b);
             log(p, a, b, &o, t);
             o
         });
@@ -167,22 +142,16 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
         rows.push(Row { position: text, solved, expected, seconds });
     }
     let summary = Summary::of(&rows);
-    let how = if args.search.sequential {
-        "sequential alpha-beta".to_owned()
+    let table = if games.on_ranks() {
+        "a table per rank"
+    } else if args.tt_per_pe {
+        "a table per PE"
     } else {
-        format!(
-            "{}, {}, {}, {}",
-            pes(&games),
-            cfg.spec.strategy,
-            if args.search.no_ybw { "no waiting for eldest brothers" } else { "young brothers wait" },
-            if games.on_ranks() {
-                "a table per rank"
-            } else if args.tt_per_pe {
-                "a table per PE"
-            } else {
-                "one shared table"
-            }
-        )
+        "one shared table"
+    };
+    let how = match args.search.sequential {
+        true => games.describe(),
+        false => format!("{}, {table}", games.describe()),
     };
     if cfg.json {
         serde_json::to_writer_pretty(&mut *out, &rows).map_err(|e| err!("{e}"))?;
@@ -213,21 +182,8 @@ pub(crate) fn run(args: &Connect4Args, out: &mut impl Write) -> Result<Status, E
 
 /// Refuses, in one line, what a game search does not support.
 fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
-    let s = cfg.spec.strategy;
-    if !STRATEGIES.contains(&s) {
-        let names: Vec<&str> = STRATEGIES.iter().map(|s| s.name()).collect();
-        return Err(err!(
-            "{what}: --strategy {s} is not supported: a game search gives work away only when asked ({}), \
-             not by pushing, through a hub, or statically before any eldest brother has returned",
-            names.join(", ")
-        ));
-    }
-    if cfg.spec.init != Init::Root {
-        return Err(err!(
-            "{what}: --init {} is not supported: the root is atomic until its eldest brother returns",
-            cfg.spec.init
-        ));
-    }
+    // The library names the setting; the command line, its flag.
+    treelb_run::game::supports(&cfg.spec).map_err(|e| err!("{what}: --{e}"))?;
     if cfg.trace.is_some() || cfg.max_nodes.is_some() || cfg.time_limit.is_some() {
         return Err(err!(
             "{what}: --trace, --max-nodes and --time-limit are not supported (a stopped game search has no value)"
@@ -238,12 +194,21 @@ fn check_supported(cfg: &RunConfig, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The PEs, in words: `2 ranks × 1 threads`, `4 PEs`.
-fn pes(games: &GameRun<'_>) -> String {
-    match games.pes() {
-        (ranks, threads) if games.on_ranks() => format!("{ranks} ranks × {threads} threads"),
-        (_, threads) => format!("{threads} PEs"),
-    }
+/// The game searches the options ask for.
+fn builder(cfg: &RunConfig, search: &SearchArgs) -> GameRunBuilder {
+    let spec = cfg.spec.clone();
+    GameRun::builder(spec).pin(cfg.pin).ybw(!search.no_ybw).sequential(search.sequential)
+}
+
+/// On a rank other than 0: takes part in rank 0's searches of `game`, then
+/// ends with rank 0's verdict.
+fn serve<G: Game>(games: GameRun<'_>, game: &G) -> Status
+where
+    G::Position: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let ok = games.serve(game);
+    finish(games, ok);
+    ok.into()
 }
 
 /// Ends the game searches with the verdict `ok`: across ranks, rank 0 tells

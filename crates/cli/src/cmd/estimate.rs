@@ -21,7 +21,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::Serialize;
 use treelb::Incumbent;
 use treelb::search::Search;
@@ -72,7 +72,7 @@ pub(crate) fn run<S: Search, I: Serialize>(
     unit: &'static str,
     out: &mut impl Write,
 ) -> Result<Status, Error> {
-    crate::run::catch_signals();
+    treelb_run::signals::catch();
     if cfg.feedback.on() {
         eprintln!(
             "treelb: probing the tree for {} on one thread (Ctrl-C reports the estimate so far)",
@@ -86,20 +86,18 @@ pub(crate) fn run<S: Search, I: Serialize>(
     let mut bar: Option<ProgressBar> = None;
     let show = cfg.feedback == crate::config::Feedback::Terminal;
     let mut shown = Instant::now();
-    let found =
-        probe_for(search, Some(incumbent), duration, seed, crate::run::signalled, |estimate, elapsed| {
+    let found = probe_for(
+        search,
+        Some(incumbent),
+        duration,
+        seed,
+        treelb_run::signals::caught,
+        |estimate, elapsed| {
             if show && elapsed >= SHOW_AFTER && shown.elapsed() >= Duration::from_millis(100) {
                 shown = Instant::now();
                 let bar = bar.get_or_insert_with(|| {
-                    let bar = ProgressBar::with_draw_target(
-                        Some(duration.as_millis() as u64),
-                        ProgressDrawTarget::stderr(),
-                    );
-                    bar.set_style(
-                        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] probing: {msg}")
-                            .expect("valid template"),
-                    );
-                    bar
+                    let length = Some(duration.as_millis() as u64);
+                    crate::progress::bar(length, "{elapsed_precise} [{bar:30}] probing: {msg}")
                 });
                 bar.set_position(elapsed.as_millis() as u64);
                 bar.set_message(format!(
@@ -109,11 +107,12 @@ pub(crate) fn run<S: Search, I: Serialize>(
                     100.0 * estimate.nodes.relative_error()
                 ));
             }
-        });
+        },
+    );
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let interrupted = found.stopped || crate::run::signalled();
+    let interrupted = found.stopped || treelb_run::signals::caught();
     let report =
         Report::new(app, &title, instance, unit, found, pruning, seed, incumbent.sense(), interrupted);
     if cfg.json {

@@ -23,7 +23,7 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     // The time limit counts from here, and a signal stops the root phase
     // as it stops the search: the root takes seconds from a few hundred
     // nodes on, minutes from 500.
-    crate::run::catch_signals();
+    treelb_run::signals::catch();
     let expected = args.expect;
     let (problem, seed) = match (&args.file, &args.random) {
         (Some(file), None) => {
@@ -48,7 +48,10 @@ pub(crate) fn run(args: &TspArgs, out: &mut impl Write) -> Result<Status, Error>
     // which a stop reaching each rank at its own moment would break (a
     // signal there stops the run as soon as the search starts).
     let root_limit = Limit::unbounded();
-    let poll = || cfg.kind == Runtime::Threads && crate::run::check_stop(&cfg, &root_limit);
+    let poll = || {
+        cfg.kind == Runtime::Threads
+            && treelb_run::signals::check_stop(&root_limit, crate::run::deadline(&cfg))
+    };
     if cfg.feedback.on() {
         eprintln!(
             "treelb: tsp: bounding the root of {n} nodes (initial tour, Held–Karp ascent, cutting planes)"
