@@ -307,7 +307,7 @@ impl Claims {
 const UNDECIDED: [(&str, &str, &str); 5] = [
     (
         "K(n, h) = O(nh) requests until every piece has been split h times ([Sanders 1994] Corollary 1)",
-        "not separated: a run's requests include the polling of idle PEs after the last split (the tail), which the lemma does not count; the simulator does not count requests up to the split of the last piece below generation h",
+        "not separated: a run's requests include the polling of idle PEs after the last split (the tail), which the lemma does not count; the simulator counts requests over the whole run, not up to the moment the last piece below generation h is split or worked off; and h binds only where W ≤ P·2^h·T_atomic (see Ω(hP) below)",
         "K/(nh) bounded in n at fixed h and in h at fixed n; K/(nh·log n) falling",
     ),
     (
@@ -317,8 +317,8 @@ const UNDECIDED: [(&str, &str, &str); 5] = [
     ),
     (
         "Ω(hP) messages ([Sanders 1999])",
-        "needs the generation every piece reaches, which the runs do not record (as for K(n, h) above)",
-        "messages / (hP) bounded below over P and h",
+        "tried, not decided: random polling with α = 1/2, pieces atomic after h generations, P = 256 and 2^26 ticks per PE sends 23,904 messages at h = 24 and at h = 32 — the same run, its pieces worked off before generation 24 — while where h binds (h = 12, 16) failed requests of starved PEs dominate (1.56M, 133k messages); the sweep must hold W/(P·2^h·T_atomic) fixed as h grows and count pieces moved (full-size messages), not all messages",
+        "pieces moved / (hP) bounded below over P at fixed h and over h at fixed P, with W/(P·2^h·T_atomic) fixed; / (h²P) falling",
     ),
     (
         "Theorem 2 needs trimming: without it T_par exceeds the bound ([Sanders 1999])",
