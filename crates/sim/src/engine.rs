@@ -169,6 +169,14 @@ pub struct SimReport {
     /// PE's probe.
     #[serde(default)]
     pub max_queue: u64,
+    /// Requests for work that reached a PE (not the hub), idle or busy.
+    #[serde(default)]
+    pub request_arrivals: u64,
+    /// The requests already waiting at the PE that each of them found on
+    /// arrival (0 at an idle PE), summed: over `request_arrivals`, the
+    /// mean queue length a request encounters ([Sanders 1999] Lemma 1).
+    #[serde(default)]
+    pub queue_encountered: u64,
     /// Whether the run finished (false if it hit the event limit).
     pub complete: bool,
     /// Hand-overs of a core from one PE to another, when PEs share fewer
@@ -275,6 +283,10 @@ struct Sim<W: SimWork> {
     waiting: Vec<u32>,
     /// The most requests that ever waited at one PE.
     max_queue: u32,
+    /// Requests that reached a PE.
+    request_arrivals: u64,
+    /// The queue lengths they found there, summed.
+    queue_encountered: u64,
     /// Whether some machine trims its queue.
     trims: bool,
     /// Pieces in flight (in messages, or in the hub's central pool), by
@@ -356,6 +368,8 @@ pub fn simulate_with<W: SimWork>(
         inbox: (0..p).map(|_| VecDeque::new()).collect(),
         waiting: vec![0; p],
         max_queue: 0,
+        request_arrivals: 0,
+        queue_encountered: 0,
         trims: false,
         flight: Vec::new(),
         free: Vec::new(),
@@ -525,6 +539,8 @@ pub fn simulate_with<W: SimWork>(
         heap_ops,
         events,
         max_queue: u64::from(sim.max_queue),
+        request_arrivals: sim.request_arrivals,
+        queue_encountered: sim.queue_encountered,
         complete,
         core_switches: sim.core_switches,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -744,6 +760,12 @@ impl<W: SimWork> Sim<W> {
     fn arrive(&mut self, now: Time, to: u32, msg: Msg) {
         let i = to as usize;
         let hot = self.hot[i];
+        if msg.tag() == Tag::Request {
+            self.request_arrivals += 1;
+            if hot.busy {
+                self.queue_encountered += u64::from(self.waiting[i]);
+            }
+        }
         if !hot.busy {
             let mut t = now;
             self.receive(to, msg, &mut t);

@@ -356,6 +356,8 @@ impl Multilevel {
             heap_ops: 0,
             events: transfers + last,
             max_queue: 0,
+            request_arrivals: 0,
+            queue_encountered: 0,
             complete: true,
             core_switches: 0,
             wall_seconds: wall.elapsed().as_secs_f64(),
