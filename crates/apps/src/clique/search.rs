@@ -669,7 +669,11 @@ pub struct Options {
     /// nothing to branch on; a child pushed keeps its colouring and does
     /// not colour again. The same tree without its leaves, so the same
     /// answer and the same colourings; what it saves is the leaves'
-    /// bookkeeping as nodes (`docs/benchmarks/2026-11-27-clique-filter`).
+    /// bookkeeping as nodes, about 1.5 % of the time: keller5's proof took
+    /// 60.9 CPU s with it and 62.8 without; brock400_2 took 41 s against
+    /// 22, its local search meeting ω later, though its proof with the
+    /// floor fixed took the same time either way
+    /// (`docs/benchmarks/2026-11-27-clique-filter`).
     pub filter: bool,
 }
 
@@ -1529,8 +1533,8 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// parent's. `pre`: the node's branching list, as its parent's filtering
 /// phase computed it ([`CliqueNode::pre`]), used instead of colouring
 /// unless an incumbent found since has raised `kmin`: a colouring with the
-/// higher `kmin` re-colours and absorbs more vertices, and the old list,
-/// cut at the new `kmin`, left brock400_2 with 1.85 times the CPU time.
+/// higher `kmin` re-colours and absorbs more vertices than the old list
+/// cut at the new `kmin` would.
 ///
 /// The filtering phase ([`BitMatrix::filter`], when the children's cliques
 /// are no larger than the floor: `kmin ≥ 1`; after CliSAT's, San Segundo et
