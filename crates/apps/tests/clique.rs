@@ -773,6 +773,34 @@ proptest! {
     }
 }
 
+/// The filtering phase on the threads runtime, where a node carrying its
+/// colouring may be the first its thread expands: the published ω, checked
+/// witnesses, and the same witness twice with `--deterministic`'s ties.
+#[test]
+fn filtering_on_threads_keeps_published_omegas() {
+    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
+        let g = benchmark(name, n, m);
+        let mut witnesses = Vec::new();
+        for p in [2, 3, 4, 2] {
+            let search =
+                CliqueSearch::with_options(&g, Options { greedy: true, filter: true, ..Options::default() })
+                    .unwrap();
+            search.incumbent.break_ties();
+            let config = Config {
+                threads: p,
+                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+                ..Config::default()
+            };
+            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
+            let (found, clique) = search.incumbent.into_best().unwrap();
+            assert_eq!(found, omega, "{name}, P = {p}");
+            assert!(g.is_clique(&clique), "{name}, P = {p}");
+            witnesses.push(clique);
+        }
+        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
+    }
+}
+
 /// The published clique numbers with the filtering phase, on top of each
 /// reasoning, with fewer nodes than without it.
 #[test]

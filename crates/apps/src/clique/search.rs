@@ -1596,6 +1596,9 @@ fn branch<W: Width>(
     let link =
         (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
     let Scratch { order, class, spare, child, spare_lists, .. } = s;
+    // A node with its colouring carried may be this thread's first: its
+    // buffers were never sized by [`colour`].
+    class.resize(words, 0);
     // The candidates of a child: those not kept for branching, plus the
     // kept ones of lower colour, all intersected with N(v).
     let rest = &mut class[..words];
