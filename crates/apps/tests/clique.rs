@@ -685,6 +685,142 @@ proptest! {
     }
 }
 
+/// ω with the filtering phase ([`Options::filter`]) or not, with unit
+/// propagation and max-resolution as given, sequentially, and its nodes;
+/// checks the witness.
+fn omega_filtering(
+    g: &Graph,
+    target: Option<u32>,
+    filter: bool,
+    propagate: bool,
+    resolve: bool,
+) -> (i64, u64) {
+    let options = Options {
+        greedy: target.is_none(),
+        target,
+        propagate,
+        resolve: Some(resolve),
+        filter,
+        ..Options::default()
+    };
+    let search = CliqueSearch::with_options(g, options).unwrap();
+    let (stats, nodes) = seq::run_search(&search);
+    assert_eq!(stats.nodes(), nodes);
+    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
+    (omega, nodes)
+}
+
+/// A clique search that counts the nodes it expands into no child, the
+/// root aside.
+struct Leaves<'a> {
+    inner: &'a CliqueSearch,
+    leaves: std::sync::atomic::AtomicU64,
+}
+
+impl treelb::search::Search for Leaves<'_> {
+    type Node = <CliqueSearch as treelb::search::Search>::Node;
+    type Output = <CliqueSearch as treelb::search::Search>::Output;
+
+    fn root(&self) -> Self::Node {
+        self.inner.root()
+    }
+
+    fn expand(
+        &self,
+        node: Self::Node,
+        acc: &mut Self::Output,
+        children: &mut treelb::search::Children<'_, Self::Node>,
+    ) {
+        let child = node.size() > 0;
+        let pushed = treelb::search::expand_one(self.inner, node, acc);
+        if child && pushed.is_empty() {
+            self.leaves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        children.extend(pushed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The filtering phase never cuts a maximum clique, with the colour
+    /// bound alone, unit propagation or max-resolution: ω as brute force
+    /// finds it, and the decisions for ω and ω + 1. The proof that no
+    /// clique of ω + 1 vertices exists expands exactly the nodes of the
+    /// search without it, less the leaves (its floor never moves, so every
+    /// colouring is the same).
+    #[test]
+    fn filtering_matches_brute_force(
+        (n, p) in prop_oneof![(1usize..=64, 0.05f64..0.99), (65usize..180, 0.05f64..0.6)],
+        seed in any::<u64>(),
+        reasoning in 0usize..3,
+    ) {
+        let g = Graph::random(n, p, seed);
+        let (propagate, resolve) = (reasoning >= 1, reasoning == 2);
+        let omega = i64::from(brute_force_omega_wide(&g));
+        prop_assert_eq!(omega_filtering(&g, None, true, propagate, resolve).0, omega);
+        let k = u32::try_from(omega).unwrap();
+        prop_assert_eq!(omega_filtering(&g, Some(k), true, propagate, resolve).0, omega);
+        let (below, filtered) = omega_filtering(&g, Some(k + 1), true, propagate, resolve);
+        prop_assert!(below <= omega);
+        let options = Options { target: Some(k + 1), propagate, resolve: Some(resolve), ..Options::default() };
+        let plain = CliqueSearch::with_options(&g, options).unwrap();
+        let leaves = Leaves { inner: &plain, leaves: std::sync::atomic::AtomicU64::new(0) };
+        let (_, nodes) = seq::run_search(&leaves);
+        prop_assert_eq!(filtered, nodes - leaves.leaves.into_inner());
+    }
+}
+
+/// The filtering phase on the threads runtime, where a node carrying its
+/// colouring may be the first its thread expands: the published ω, checked
+/// witnesses, and the same witness twice with `--deterministic`'s ties.
+#[test]
+fn filtering_on_threads_keeps_published_omegas() {
+    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
+        let g = benchmark(name, n, m);
+        let mut witnesses = Vec::new();
+        for p in [2, 3, 4, 2] {
+            let search =
+                CliqueSearch::with_options(&g, Options { greedy: true, filter: true, ..Options::default() })
+                    .unwrap();
+            search.incumbent.break_ties();
+            let config = Config {
+                threads: p,
+                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+                ..Config::default()
+            };
+            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
+            let (found, clique) = search.incumbent.into_best().unwrap();
+            assert_eq!(found, omega, "{name}, P = {p}");
+            assert!(g.is_clique(&clique), "{name}, P = {p}");
+            witnesses.push(clique);
+        }
+        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
+    }
+}
+
+/// The published clique numbers with the filtering phase, on top of each
+/// reasoning, with fewer nodes than without it.
+#[test]
+fn filtering_keeps_published_omegas_with_fewer_nodes() {
+    for (name, n, m, omega) in [
+        ("brock200_1", 200, 14_834, 21),
+        ("keller4", 171, 9_435, 11),
+        ("hamming8-4", 256, 20_864, 16),
+        ("C125.9", 125, 6_963, 34),
+    ] {
+        let g = benchmark(name, n, m);
+        for (propagate, resolve) in [(false, false), (true, false), (true, true)] {
+            let (found, nodes) = omega_filtering(&g, None, true, propagate, resolve);
+            assert_eq!(found, omega, "{name}, propagate {propagate}, resolve {resolve}");
+            let (_, plain) = omega_filtering(&g, None, false, propagate, resolve);
+            assert!(nodes < plain, "{name}: {nodes} nodes filtered, {plain} without");
+        }
+    }
+}
+
 /// The published clique numbers with unit propagation, which expands fewer
 /// nodes than the colour bound alone on these graphs.
 #[test]

@@ -517,7 +517,7 @@ fn clique_brock200_1_prints_21_and_the_clique() {
     let o = treelb(&["clique", &file, "-p", "2", "--propagate", "--expect", "21"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("ω             21  (expected: 21 ✓)"), "{}", stdout(&o));
-    for flag in ["--resolve", "--no-resolve"] {
+    for flag in ["--resolve", "--no-resolve", "--filter"] {
         let o = treelb(&["clique", &file, "-p", "2", flag, "--expect", "21"]);
         assert!(o.status.success(), "{flag}: {}", stderr(&o));
     }

@@ -193,6 +193,8 @@ pub struct CliqueSearch {
     propagate: bool,
     /// [`Options::resolve`], for the subproblems' graphs.
     resolve: bool,
+    /// [`Options::filter`], for the subproblems' graphs.
+    filter: bool,
     /// The classes of the root's colouring ([`root_colouring`]) once the
     /// root has been expanded (0 before): a bound on ω.
     root_bound: AtomicU32,
@@ -315,6 +317,12 @@ pub struct CliqueNode {
     /// [`Part::Sub`]: the subproblem's graph, shared by its nodes; rebuilt
     /// from the pivot when absent (a node received from another process).
     local: Option<Arc<Local>>,
+    /// With [`Options::filter`]: the `kmin` and the branching list
+    /// `(vertex, colour)` of this node, computed by its parent's filtering
+    /// phase (see [`branch`]) from the same candidates, so that the node
+    /// does not colour them again. Not serialized: a node received from
+    /// another process colours its candidates itself.
+    pre: Option<(u32, Vec<(u32, u32)>)>,
 }
 
 /// Where a node's vertex numbers and candidate set live.
@@ -384,12 +392,24 @@ pub(crate) struct BitMatrix {
     /// frozen (max-resolution, see [`conflict`]; with
     /// [`BitMatrix::propagate`] only): [`Options::resolve`].
     resolve: bool,
+    /// Whether a node colours its children's candidates before pushing
+    /// them, leaving out those that need no branching (see [`branch`]):
+    /// [`Options::filter`].
+    filter: bool,
 }
 
 impl BitMatrix {
     fn new(n: usize) -> Self {
         let words = n.div_ceil(WORD);
-        BitMatrix { n, words, adj: vec![0; n * words], infra: false, propagate: false, resolve: false }
+        BitMatrix {
+            n,
+            words,
+            adj: vec![0; n * words],
+            infra: false,
+            propagate: false,
+            resolve: false,
+            filter: false,
+        }
     }
 
     /// Sets [`BitMatrix::infra`] once the edges are in.
@@ -643,6 +663,18 @@ pub struct Options {
     /// colour bound alone but costs 1.35 and 1.25 times its CPU time, and
     /// on gen400_p0.9_55 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`).
     pub resolve: Option<bool>,
+    /// The filtering phase (as in CliSAT; San Segundo et al., 2023): a node
+    /// colours each child's candidates, with the child's bound, before it
+    /// pushes the child, and leaves out the children whose colouring leaves
+    /// nothing to branch on; a child pushed keeps its colouring and does
+    /// not colour again. The same tree without its leaves, so the same
+    /// answer and the same colourings; what it saves is the leaves'
+    /// bookkeeping as nodes, about 1.5 % of the time: keller5's proof took
+    /// 60.9 CPU s with it and 62.8 without; brock400_2 took 41 s against
+    /// 22, its local search meeting ω later, though its proof with the
+    /// floor fixed took the same time either way
+    /// (`docs/benchmarks/2026-11-27-clique-filter`).
+    pub filter: bool,
 }
 
 /// A search that would need a bitset graph larger than
@@ -727,6 +759,7 @@ impl From<CliqueWire> for CliqueNode {
             cand: wire.cand.into_boxed_slice(),
             part: wire.part,
             local: None,
+            pre: None,
         }
     }
 }
@@ -766,7 +799,7 @@ impl Chains for Cliques {
         (bound, size, vertex, cand, part): (u32, u32, u32, Box<[u64]>, Part),
         prefix: Option<Arc<Link>>,
     ) -> CliqueNode {
-        CliqueNode { bound, size, vertex, prefix, cand, part, local: None }
+        CliqueNode { bound, size, vertex, prefix, cand, part, local: None, pre: None }
     }
 }
 
@@ -811,6 +844,12 @@ struct Scratch {
     units: Units,
     /// Candidate sets of expanded nodes, for the children of later ones.
     spare: Vec<Box<[u64]>>,
+    /// The buffers of the children's colourings in the filtering phase
+    /// ([`Options::filter`]; see [`branch`]).
+    child: Option<Box<Scratch>>,
+    /// Branching lists of expanded nodes ([`CliqueNode::pre`]), for the
+    /// children of later ones.
+    spare_lists: Vec<Vec<(u32, u32)>>,
 }
 
 /// At most this many spare candidate sets per thread: an expanded node's
@@ -910,6 +949,7 @@ impl CliqueSearch {
             let resolve = options.resolve.unwrap_or(sorted.is_some());
             matrix.propagate = options.propagate || resolve;
             matrix.resolve = resolve;
+            matrix.filter = options.filter;
             (Space::Dense(matrix), sorted)
         };
         let label: Vec<u32> = sorted.as_deref().unwrap_or(&order[..kept]).iter().map(|&v| v as u32).collect();
@@ -931,6 +971,7 @@ impl CliqueSearch {
             setup,
             propagate: options.propagate || options.resolve == Some(true),
             resolve: options.resolve == Some(true),
+            filter: options.filter,
             root_bound: AtomicU32::new(0),
             root_walked: AtomicBool::new(false),
         };
@@ -1107,6 +1148,12 @@ impl CliqueSearch {
     /// multiple of the batch; with two, a count per thread doubled at each
     /// thread's own pace, and the walk met brock400_2's 29-clique after
     /// about 3.3 M nodes instead of 1.8 M.
+    ///
+    /// The children that the filtering phase leaves out ([`Options::filter`])
+    /// count as nodes too ([`CliqueSearch::count_filtered`]), so that the
+    /// bursts come after as much work as without it: gen400_p0.9_55, which
+    /// the first burst's walk ends, took 0.46 CPU s instead of 0.20 when
+    /// they did not.
     fn tick(&self, local: &Mutex<Walk>, matrix: &BitMatrix) {
         let mut clock = CLOCK.get();
         if clock.search != self.id {
@@ -1170,6 +1217,16 @@ impl CliqueSearch {
         self.incumbent.offer(clique.len() as i64, || clique);
     }
 
+    /// Adds `filtered` children left out by the filtering phase to this
+    /// thread's count of nodes for the bursts ([`CliqueSearch::tick`]),
+    /// which publishes it at its next node.
+    fn count_filtered(&self, filtered: u64) {
+        let clock = CLOCK.get();
+        if clock.search == self.id {
+            CLOCK.set(Clock { nodes: clock.nodes + filtered, ..clock });
+        }
+    }
+
     /// The children of [`Part::Start`]: the search's root first (at the
     /// bottom of the stack, expanded last), then the greedy starts in
     /// chunks of [`GREEDY_CHUNK`], the first chunk on top. One PE runs the
@@ -1194,6 +1251,7 @@ impl CliqueSearch {
                 cand: Box::new([]),
                 part: Part::Greedy { lo: lo as u32, hi: hi as u32 },
                 local: None,
+                pre: None,
             });
         }
     }
@@ -1239,6 +1297,7 @@ impl CliqueSearch {
         let mut matrix = matrix.finish();
         matrix.propagate = self.propagate;
         matrix.resolve = self.resolve;
+        matrix.filter = self.filter;
         Local { members, matrix }
     }
 
@@ -1253,6 +1312,7 @@ impl CliqueSearch {
             cand: Box::new([]),
             part,
             local: None,
+            pre: None,
         };
         if hi - lo > RANGE_LEAF {
             // Two halves, the lower positions (the dense core) expanded first.
@@ -1291,6 +1351,7 @@ fn whole_root(n: usize) -> CliqueNode {
         cand,
         part: Part::Whole,
         local: None,
+        pre: None,
     }
 }
 
@@ -1311,6 +1372,7 @@ impl Search for CliqueSearch {
                 cand: Box::new([]),
                 part: Part::Start,
                 local: None,
+                pre: None,
             },
             Space::Dense(matrix) => whole_root(matrix.n),
             Space::Sparse { .. } => {
@@ -1325,6 +1387,7 @@ impl Search for CliqueSearch {
                     cand: Box::new([]),
                     part: Part::Range { lo: 0, hi: n as u32 },
                     local: None,
+                    pre: None,
                 }
             }
         }
@@ -1406,9 +1469,13 @@ impl Search for CliqueSearch {
         }
         // Colours above `kmin` can lead to a clique larger than `floor`.
         let kmin = (floor - i64::from(size)).max(0) as u32;
-        SCRATCH.with_borrow_mut(|s| {
-            with_width!(matrix.words, branch(matrix, &node, local, kmin, s, children, root.as_deref()));
+        let pre = node.pre.take();
+        let filtered = SCRATCH.with_borrow_mut(|s| {
+            with_width!(matrix.words, branch(matrix, &node, local, kmin, pre, s, children, root.as_deref()))
         });
+        if filtered > 0 && self.local.is_some() {
+            self.count_filtered(filtered);
+        }
         // The node's candidate set serves one of a later node's children.
         let cand = std::mem::take(&mut node.cand);
         SCRATCH.with_borrow_mut(|s| {
@@ -1463,7 +1530,23 @@ impl crate::bnb::NodeBound for CliqueSearch {
 /// At the root, `root` is a colouring of every vertex ([`root_colouring`]),
 /// used instead when it leaves fewer vertices to branch on (its number of
 /// classes bounds the root either way). A child's bound is never above its
-/// parent's.
+/// parent's. `pre`: the node's branching list, as its parent's filtering
+/// phase computed it ([`CliqueNode::pre`]), used instead of colouring
+/// unless an incumbent found since has raised `kmin`: a colouring with the
+/// higher `kmin` re-colours and absorbs more vertices than the old list
+/// cut at the new `kmin` would.
+///
+/// The filtering phase ([`BitMatrix::filter`], when the children's cliques
+/// are no larger than the floor: `kmin ≥ 1`; after CliSAT's, San Segundo et
+/// al., 2023): each child's candidates are coloured here, with the bound the
+/// child would colour them with (`kmin − 1`), and a child whose colouring
+/// leaves no vertex to branch on is not pushed — expanded, it would have
+/// had no child and offered no clique (its clique is no larger than the
+/// floor). A child pushed takes its colouring along ([`CliqueNode::pre`])
+/// and its bound falls to its clique's size plus its highest colour. With
+/// no incumbent found in between (a proof), the tree is exactly the one
+/// without the filtering phase less its leaves. Returns the children left
+/// out.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the node's parts and the scratch, borrowed apart
 fn branch<W: Width>(
@@ -1472,13 +1555,29 @@ fn branch<W: Width>(
     node: &CliqueNode,
     local: Option<&Arc<Local>>,
     kmin: u32,
+    pre: Option<(u32, Vec<(u32, u32)>)>,
     s: &mut Scratch,
     children: &mut Children<'_, CliqueNode>,
     root: Option<&[Vec<u32>]>,
-) {
+) -> u64 {
     let words = width.get();
     debug_assert_eq!(matrix.words, words);
-    colour(width, matrix, &node.cand, kmin, s);
+    let fresh = match pre {
+        Some((used, list)) => {
+            if used == kmin {
+                s.order.clear();
+                s.order.extend_from_slice(&list);
+            }
+            if s.spare_lists.len() < SPARE_SETS {
+                s.spare_lists.push(list);
+            }
+            used != kmin
+        }
+        None => true,
+    };
+    if fresh {
+        colour(width, matrix, &node.cand, kmin, s);
+    }
     // The root's colouring of every candidate, when it leaves fewer
     // vertices to branch on: its classes above `kmin`.
     if let Some(classes) = root {
@@ -1491,39 +1590,61 @@ fn branch<W: Width>(
         }
     }
     if s.order.is_empty() {
-        return;
+        return 0;
     }
     let size = node.size;
     let link =
         (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    let Scratch { order, class, spare, child, spare_lists, .. } = s;
+    // A node with its colouring carried may be this thread's first: its
+    // buffers were never sized by [`colour`].
+    class.resize(words, 0);
     // The candidates of a child: those not kept for branching, plus the
     // kept ones of lower colour, all intersected with N(v).
-    let rest = &mut s.class[..words];
+    let rest = &mut class[..words];
     rest.copy_from_slice(&node.cand[..words]);
-    for &(v, _) in &s.order {
+    for &(v, _) in order.iter() {
         rest[v as usize / WORD] &= !(1 << (v as usize % WORD));
     }
-    children.reserve(s.order.len());
-    for &(v, c) in &s.order {
+    let filter = matrix.filter && kmin >= 1;
+    let mut filtered = 0;
+    children.reserve(order.len());
+    for &(v, c) in order.iter() {
         let row = matrix.row_w(width, v as usize);
-        let mut cand = match s.spare.pop() {
+        let mut cand = match spare.pop() {
             Some(spare) if spare.len() == words => spare,
             _ => vec![0u64; words].into_boxed_slice(),
         };
         for ((x, a), b) in cand[..words].iter_mut().zip(&*rest).zip(row) {
             *x = a & b;
         }
+        rest[v as usize / WORD] |= 1 << (v as usize % WORD);
+        let mut bound = (size + c).min(node.bound);
+        let mut pre = None;
+        if filter {
+            let child = child.get_or_insert_with(Box::default);
+            colour(width, matrix, &cand, kmin - 1, child);
+            let Some(&(_, top)) = child.order.last() else {
+                filtered += 1;
+                spare.push(cand);
+                continue;
+            };
+            bound = bound.min(size + 1 + top);
+            pre =
+                Some((kmin - 1, std::mem::replace(&mut child.order, spare_lists.pop().unwrap_or_default())));
+        }
         children.push(CliqueNode {
-            bound: (size + c).min(node.bound),
+            bound,
             size: size + 1,
             vertex: v,
             prefix: link.clone(),
             cand,
             part: node.part,
             local: local.cloned(),
+            pre,
         });
-        rest[v as usize / WORD] |= 1 << (v as usize % WORD);
     }
+    filtered
 }
 
 /// The most rounds of [`root_colouring`].

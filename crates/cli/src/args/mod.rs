@@ -358,6 +358,11 @@ pub(crate) struct CliqueArgs {
     /// No max-resolution, even where the graph is renumbered colour sorted
     #[arg(long)]
     pub(crate) no_resolve: bool,
+    /// Filtering phase: a node colours its children's candidates before
+    /// pushing them and leaves out those with nothing to branch on (the same
+    /// tree without its leaves)
+    #[arg(long)]
+    pub(crate) filter: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

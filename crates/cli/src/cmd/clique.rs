@@ -69,6 +69,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         } else {
             None
         },
+        filter: args.filter,
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
