@@ -420,6 +420,13 @@ impl BitMatrix {
         self
     }
 
+    /// The share of the pairs of vertices that are edges.
+    fn density(&self) -> f64 {
+        let ends: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
+        let pairs = self.n * self.n.saturating_sub(1);
+        ends as f64 / pairs.max(1) as f64
+    }
+
     /// The bytes of a matrix of `n` vertices.
     fn bytes(n: usize) -> usize {
         n.saturating_mul(n.div_ceil(WORD)).saturating_mul(8)
@@ -655,13 +662,15 @@ pub struct Options {
     /// joins each of its classes, read as soft clauses, and the classes
     /// take part in the propagations of the later vertices (Li, Jiang and
     /// Manyà, 2018; San Segundo et al., 2023). `Some(true)`: on;
-    /// `Some(false)`: off; `None` (the default): on exactly when the search
-    /// renumbers the graph colour sorted (see [`CliqueSearch`]), where it
-    /// pays: keller5's proof at P = 1 took 67 CPU s and 17 M nodes with
-    /// it, 112 s and 77 M without; on p_hat500-3 and brock400_2, which are
-    /// not colour sorted, it leaves 2.5 and 2.0 times fewer nodes than the
-    /// colour bound alone but costs 1.35 and 1.25 times its CPU time, and
-    /// on gen400_p0.9_55 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`).
+    /// `Some(false)`: off; `None` (the default): on when the search
+    /// renumbers the graph colour sorted (see [`CliqueSearch`]) or the
+    /// graph's density is at most 0.6, where it pays: keller5's proof at
+    /// P = 1 took 67 CPU s and 17 M nodes with it, 112 s and 77 M without;
+    /// p_hat700-2 (density 0.50) 1.2 s against 2.1; on p_hat500-3 and
+    /// brock400_2 (0.75) it leaves 10 to 15 times fewer nodes than the
+    /// colour bound alone but costs more CPU time, and on gen400_p0.9_55
+    /// (0.90) 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`,
+    /// `docs/benchmarks/2026-11-28-clique-resolve`).
     pub resolve: Option<bool>,
     /// The filtering phase (as in CliSAT; San Segundo et al., 2023): a node
     /// colours each child's candidates, with the child's bound, before it
@@ -946,7 +955,7 @@ impl CliqueSearch {
                 matrix = dense_matrix(graph, &resorted, &position);
                 sorted = Some(resorted);
             }
-            let resolve = options.resolve.unwrap_or(sorted.is_some());
+            let resolve = options.resolve.unwrap_or(sorted.is_some() || matrix.density() <= RESOLVE_DENSITY);
             matrix.propagate = options.propagate || resolve;
             matrix.resolve = resolve;
             matrix.filter = options.filter;
@@ -1150,10 +1159,13 @@ impl CliqueSearch {
     /// about 3.3 M nodes instead of 1.8 M.
     ///
     /// The children that the filtering phase leaves out ([`Options::filter`])
-    /// count as nodes too ([`CliqueSearch::count_filtered`]), so that the
-    /// bursts come after as much work as without it: gen400_p0.9_55, which
-    /// the first burst's walk ends, took 0.46 CPU s instead of 0.20 when
-    /// they did not.
+    /// and the propagations ([`Options::propagate`]) count as nodes too
+    /// ([`CliqueSearch::count_work`]), so that the bursts come after as
+    /// much work as without them: gen400_p0.9_55, which the first burst's
+    /// walk ends, took 0.46 CPU s instead of 0.20 when the children did
+    /// not; with max-resolution and the filtering phase, brock400_2's
+    /// walk met its 29-clique after 98 CPU s when the propagations did not
+    /// count and after 9.8 s when they do (7.1 s without max-resolution).
     fn tick(&self, local: &Mutex<Walk>, matrix: &BitMatrix) {
         let mut clock = CLOCK.get();
         if clock.search != self.id {
@@ -1217,13 +1229,17 @@ impl CliqueSearch {
         self.incumbent.offer(clique.len() as i64, || clique);
     }
 
-    /// Adds `filtered` children left out by the filtering phase to this
-    /// thread's count of nodes for the bursts ([`CliqueSearch::tick`]),
-    /// which publishes it at its next node.
-    fn count_filtered(&self, filtered: u64) {
+    /// Adds `work`, counted in nodes, to this thread's count of nodes for
+    /// the bursts ([`CliqueSearch::tick`]), which publishes it at its next
+    /// node: the children left out by the filtering phase, and the
+    /// propagations of unit propagation ([`propagate`]), each of which costs
+    /// about as much as a node without it (brock400_2: 11.4 µs per node
+    /// with max-resolution, 1.4 propagations per node, 4.9 µs per node
+    /// without).
+    fn count_work(&self, work: u64) {
         let clock = CLOCK.get();
         if clock.search == self.id {
-            CLOCK.set(Clock { nodes: clock.nodes + filtered, ..clock });
+            CLOCK.set(Clock { nodes: clock.nodes + work, ..clock });
         }
     }
 
@@ -1470,11 +1486,17 @@ impl Search for CliqueSearch {
         // Colours above `kmin` can lead to a clique larger than `floor`.
         let kmin = (floor - i64::from(size)).max(0) as u32;
         let pre = node.pre.take();
-        let filtered = SCRATCH.with_borrow_mut(|s| {
-            with_width!(matrix.words, branch(matrix, &node, local, kmin, pre, s, children, root.as_deref()))
+        let work = SCRATCH.with_borrow_mut(|s| {
+            let filtered = with_width!(
+                matrix.words,
+                branch(matrix, &node, local, kmin, pre, s, children, root.as_deref())
+            );
+            let runs = std::mem::take(&mut s.units.runs)
+                + s.child.as_mut().map_or(0, |child| std::mem::take(&mut child.units.runs));
+            filtered + runs
         });
-        if filtered > 0 && self.local.is_some() {
-            self.count_filtered(filtered);
+        if work > 0 && self.local.is_some() {
+            self.count_work(work);
         }
         // The node's candidate set serves one of a later node's children.
         let cand = std::mem::take(&mut node.cand);
@@ -1646,6 +1668,17 @@ fn branch<W: Width>(
     }
     filtered
 }
+
+/// Max-resolution ([`Options::resolve`]) is on by default on the graphs
+/// of at most this density. Measured at P = 1 (user CPU seconds, best of
+/// two, `docs/benchmarks/2026-11-28-clique-resolve`): p_hat700-2 (density
+/// 0.50) proves ω with 8,347 nodes in 1.2 s against 223,494 nodes in
+/// 2.1 s; p_hat700-1, p_hat300-1 and brock200_2 (0.24–0.50) with 9 to 33
+/// times fewer nodes in no more time. At density 0.75 the nodes are 10 to
+/// 15 times fewer but each costs 11 to 19 times as much: the proofs of ω
+/// known in advance (`--k ω + 1`) of p_hat500-3 and brock400_2 took 29.5
+/// and 40.5 s with it against 22.1 and 39.4 s without.
+const RESOLVE_DENSITY: f64 = 0.6;
 
 /// The most rounds of [`root_colouring`].
 const ROOT_ROUNDS: usize = 16;
@@ -1985,9 +2018,15 @@ fn absorb<W: Width>(
             budget -= 1;
             let (i, j) = (i as usize, j as usize);
             let row_j = graph.row_w(width, cj as usize);
+            // The common neighbours of `v`, `ci` and `cj`, once per pair
+            // (the witnesses are not needed any more).
+            for (x, c) in witnesses.iter_mut().enumerate() {
+                *c = row[x] & row_i[x] & row_j[x];
+            }
+            let common = &*witnesses;
             for k in (0..frozen.len()).filter(|&k| !frozen[k] && k != i && k != j) {
                 let ck = &classes[k * words..][..words];
-                if (0..words).fold(0, |acc, x| acc | (row[x] & row_i[x] & row_j[x] & ck[x])) == 0 {
+                if common.iter().zip(ck).fold(0, |acc, (&a, &b)| acc | (a & b)) == 0 {
                     conflict(width, graph, v, [i, j, k], classes, frozen, units);
                     return true;
                 }
@@ -2029,6 +2068,10 @@ struct Units {
     /// Per class: whether it is in [`Units::closure`] (all false between
     /// calls).
     marked: Vec<bool>,
+    /// The propagations run (past the check for a class with at most one
+    /// neighbour of the vertex) since the search last read them: the
+    /// bursts' clock counts each as a node ([`CliqueSearch::count_work`]).
+    runs: u64,
 }
 
 impl Units {
@@ -2309,6 +2352,7 @@ fn propagate<W: Width>(
     units.marked.resize(kmin, false);
     units.queue.clear();
     units.closure.clear();
+    units.runs += 1;
     for k in (0..kmin).filter(|&k| resolve || !frozen[k]) {
         let class = &classes[k * words..][..words];
         let mut n = 0;

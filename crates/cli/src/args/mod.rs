@@ -352,10 +352,10 @@ pub(crate) struct CliqueArgs {
     /// Max-resolution (implies --propagate): each inconsistent set of
     /// colour classes is transformed instead of frozen, so that its classes
     /// serve again. Default: on where the graph is renumbered colour sorted
-    /// (keller graphs), off elsewhere
+    /// (keller graphs) or has a density of at most 0.6, off elsewhere
     #[arg(long, conflicts_with = "no_resolve")]
     pub(crate) resolve: bool,
-    /// No max-resolution, even where the graph is renumbered colour sorted
+    /// No max-resolution, even where it is on by default
     #[arg(long)]
     pub(crate) no_resolve: bool,
     /// Filtering phase: a node colours its children's candidates before
