@@ -666,9 +666,9 @@ pub struct Options {
     /// renumbers the graph colour sorted (see [`CliqueSearch`]) or the
     /// graph's density is at most 0.6, where it pays: keller5's proof at
     /// P = 1 took 67 CPU s and 17 M nodes with it, 112 s and 77 M without;
-    /// p_hat700-2 (density 0.50) 1.2 s against 2.1; on p_hat500-3 and
-    /// brock400_2 (0.75) it leaves 10 to 15 times fewer nodes than the
-    /// colour bound alone but costs more CPU time, and on gen400_p0.9_55
+    /// p_hat700-2 (density 0.50) 0.74 s against 1.80; on p_hat500-3 and
+    /// brock400_2 (0.75) it leaves 2.3 to 3.5 times fewer nodes than the
+    /// colour bound alone but costs as much or more CPU time, and on gen400_p0.9_55
     /// (0.90) 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`,
     /// `docs/benchmarks/2026-11-28-clique-resolve`).
     pub resolve: Option<bool>,
@@ -1670,14 +1670,14 @@ fn branch<W: Width>(
 }
 
 /// Max-resolution ([`Options::resolve`]) is on by default on the graphs
-/// of at most this density. Measured at P = 1 (user CPU seconds, best of
-/// two, `docs/benchmarks/2026-11-28-clique-resolve`): p_hat700-2 (density
-/// 0.50) proves ω with 8,347 nodes in 1.2 s against 223,494 nodes in
-/// 2.1 s; p_hat700-1, p_hat300-1 and brock200_2 (0.24–0.50) with 9 to 33
-/// times fewer nodes in no more time. At density 0.75 the nodes are 10 to
-/// 15 times fewer but each costs 11 to 19 times as much: the proofs of ω
-/// known in advance (`--k ω + 1`) of p_hat500-3 and brock400_2 took 29.5
-/// and 40.5 s with it against 22.1 and 39.4 s without.
+/// of at most this density. Measured at P = 1 (user CPU seconds,
+/// `docs/benchmarks/2026-11-28-clique-resolve`): p_hat700-2 (density
+/// 0.50) proves ω with 38,342 nodes in 0.74 s against 223,494 nodes in
+/// 1.80 s; p_hat700-1, p_hat300-1 and brock200_2 (0.24–0.50) with 1.6 to
+/// 1.9 times fewer nodes in no more time. At density 0.75 the proofs of ω
+/// known in advance (`--k ω + 1`) take 3.5 and 2.3 times fewer nodes but
+/// no less time: p_hat500-3 16.9 s against 17.3, brock400_2 41.1 s
+/// against 34.9.
 const RESOLVE_DENSITY: f64 = 0.6;
 
 /// The most rounds of [`root_colouring`].
