@@ -1234,8 +1234,8 @@ impl CliqueSearch {
     /// node: the children left out by the filtering phase, and the
     /// propagations of unit propagation ([`propagate`]), each of which costs
     /// about as much as a node without it (brock400_2: 11.4 µs per node
-    /// with max-resolution, 1.4 propagations per node, 4.9 µs per node
-    /// without).
+    /// with max-resolution, 4.9 µs without; brock200_1 makes 1.4
+    /// propagations per node).
     fn count_work(&self, work: u64) {
         let clock = CLOCK.get();
         if clock.search == self.id {
