@@ -414,16 +414,21 @@ impl BitMatrix {
 
     /// Sets [`BitMatrix::infra`] once the edges are in.
     fn finish(mut self) -> Self {
-        let ends: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
-        let pairs = self.n * self.n.saturating_sub(1);
+        let (ends, pairs) = self.ends_and_pairs();
         self.infra = ends * 100 <= pairs * 95;
         self
     }
 
+    /// The edges' ends (twice the edges) and the ordered pairs of distinct
+    /// vertices.
+    fn ends_and_pairs(&self) -> (usize, usize) {
+        let ends: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
+        (ends, self.n * self.n.saturating_sub(1))
+    }
+
     /// The share of the pairs of vertices that are edges.
     fn density(&self) -> f64 {
-        let ends: usize = self.adj.iter().map(|w| w.count_ones() as usize).sum();
-        let pairs = self.n * self.n.saturating_sub(1);
+        let (ends, pairs) = self.ends_and_pairs();
         ends as f64 / pairs.max(1) as f64
     }
 
