@@ -29,7 +29,7 @@
 //! ```
 //! use std::sync::Mutex;
 //! use treelb::bound::{NodeBound, OpenBounds, Watched};
-//! use treelb::limit::Limit;
+//! use treelb::limit::{Limit, Limited};
 //! use treelb::search::{Children, DfsWork, Search, SplitPolicy};
 //! use treelb::{Incumbent, Sense, Work};
 //!
@@ -59,9 +59,12 @@
 //! let search = SubsetSum { cap: items.iter().sum::<i64>() / 2 - 1, items, best: Incumbent::new(Sense::Maximize) };
 //! let open = OpenBounds::new(Sense::Maximize);
 //! let limit = Limit::new(1_000); // stop after about 1,000 nodes
-//! let mut piece = Watched::new(DfsWork::new(&search, SplitPolicy::OldestHalf), &open, &limit);
+//! // Limited counts the nodes against the limit and stops the piece there;
+//! // Watched records the bounds of what is left open when it is dropped.
+//! let mut piece = Limited::new(Watched::new(DfsWork::new(&search, SplitPolicy::OldestHalf), &open, &limit), &limit);
 //! let mut nodes = 0;
 //! while !piece.should_stop() && piece.work(100, &mut nodes) == treelb::Progress::Pending {}
+//! assert!(limit.interrupted()); // the search was stopped with nodes open
 //! drop(piece); // the open nodes record their bounds
 //! let proof = open.prove(search.best.best(), limit.interrupted());
 //! let best = search.best.best().unwrap();
