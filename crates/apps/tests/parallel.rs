@@ -48,29 +48,46 @@ fn uts_sample(name: &str) -> (Uts, u64) {
     (Uts::new(Params::from_uts_str(tree.flags).unwrap()).unwrap(), tree.nodes)
 }
 
-#[test]
-fn uts_t1_has_4130071_nodes_for_every_p() {
-    let (uts, nodes) = uts_sample("T1");
-    assert_eq!(nodes, 4_130_071);
-    run_all(&uts, |r: &UtsResult, what| {
-        assert_eq!(r.nodes, nodes, "{what}");
-        assert_eq!((r.leaves, r.max_depth), (3_305_118, 10), "{what}");
-    });
+/// Every combination of P, strategy, initialization and split policy gives
+/// the sequential count of a tree a sixteenth the size of a sample (the
+/// published counts of the samples themselves are checked at P = 2 and 3
+/// below, and sequentially in tests/uts.rs).
+fn every_combination_counts_the_tree_of(flags: &str, nodes: u64, max_depth: u64) {
+    let uts = Uts::new(Params::from_uts_str(flags).unwrap()).unwrap();
+    let (expected, _) = treelb::seq::run_search(&uts);
+    assert_eq!((expected.nodes, expected.max_depth), (nodes, max_depth), "{flags}");
+    run_all(&uts, |r: &UtsResult, what| assert_eq!(r, &expected, "{flags}, {what}"));
 }
 
 #[test]
-fn uts_t3_has_4112897_nodes_for_every_p() {
-    let (uts, nodes) = uts_sample("T3");
-    assert_eq!(nodes, 4_112_897);
-    run_all(&uts, |r: &UtsResult, what| {
-        assert_eq!(r.nodes, nodes, "{what}");
-        assert_eq!((r.leaves, r.max_depth), (3_599_034, 1_572), "{what}");
-    });
+fn uts_geometric_tree_counts_for_every_p() {
+    // T1's shape (geometric, fixed branching) two levels shallower.
+    every_combination_counts_the_tree_of("-t 1 -a 3 -d 8 -b 4 -r 19", 257_042, 8);
+}
+
+#[test]
+fn uts_binomial_tree_counts_for_every_p() {
+    // T3's shape (binomial, a few deep chains) with 500 root children.
+    every_combination_counts_the_tree_of("-t 0 -b 500 -q 0.124875 -m 8 -r 4", 267_869, 488);
+}
+
+#[test]
+fn uts_t1_and_t3_have_their_published_counts_on_threads() {
+    for (name, leaves, max_depth) in [("T1", 3_305_118, 10), ("T3", 3_599_034, 1_572)] {
+        let (uts, nodes) = uts_sample(name);
+        for (p, init) in [(2, Init::Root), (3, Init::Selective)] {
+            let config =
+                Config { threads: p, spec: RunSpec { init, ..RunSpec::default() }, ..Config::default() };
+            let outcome = run(DfsWork::new(&uts, SplitPolicy::default()), &config).unwrap();
+            let r = outcome.output;
+            assert_eq!((r.nodes, r.leaves, r.max_depth), (nodes, leaves, max_depth), "{name}, P = {p}");
+        }
+    }
 }
 
 #[test]
 fn nqueens_published_counts_for_every_p() {
-    for (n, solutions) in [(1, 1), (2, 0), (3, 0), (4, 2), (8, 92), (10, 724), (12, 14_200), (14, 365_596)] {
+    for (n, solutions) in [(1, 1), (2, 0), (3, 0), (4, 2), (8, 92), (10, 724), (12, 14_200)] {
         let problem = NQueens::new(n).unwrap();
         let (expected, _) = treelb::seq::run_search(&problem);
         // The mirror's halved tree too, on the boards that take milliseconds.
@@ -85,8 +102,19 @@ fn nqueens_published_counts_for_every_p() {
 }
 
 #[test]
+fn nqueens_14_has_its_published_count_on_threads() {
+    let problem = NQueens::new(14).unwrap();
+    for (p, init) in [(2, Init::Root), (3, Init::Selective)] {
+        let config = Config { threads: p, spec: RunSpec { init, ..RunSpec::default() }, ..Config::default() };
+        let outcome = run(DfsWork::new(&problem, SplitPolicy::default()), &config).unwrap();
+        assert_eq!(outcome.output.solutions, 365_596, "P = {p}");
+    }
+}
+
+#[test]
 fn work_units_are_the_nodes_of_the_tree() {
-    let (uts, nodes) = uts_sample("T3");
+    let uts = Uts::new(Params::from_uts_str("-t 0 -b 500 -q 0.124875 -m 8 -r 4").unwrap()).unwrap();
+    let nodes = 267_869;
     for p in [2, 3] {
         let outcome =
             run(DfsWork::new(&uts, SplitPolicy::OldestHalf), &Config { threads: p, ..Config::default() })

@@ -83,7 +83,7 @@ fn answer(json: &serde_json::Value) -> u64 {
 }
 
 #[test]
-fn killed_runs_resume_to_the_exact_answer_twenty_times() {
+fn killed_runs_resume_to_the_exact_answer_ten_times() {
     let dir = scratch("kill");
     let graph = shared_instance("clique/brock200_1.clq");
     let mut rng = Rng(seed());
@@ -110,7 +110,7 @@ fn killed_runs_resume_to_the_exact_answer_twenty_times() {
         .collect();
     eprintln!("uninterrupted runs took {lengths:?}");
     let mut resumed_mid_run = 0;
-    for rep in 0..20 {
+    for rep in 0..10 {
         for ((name, args, expected), length) in runs.iter().zip(&lengths) {
             let file = dir.join(format!("{name}-{rep}.ckpt"));
             let file = file.to_str().unwrap();
@@ -143,7 +143,7 @@ fn killed_runs_resume_to_the_exact_answer_twenty_times() {
     }
     // Most kills land inside a run with a checkpoint; if few did, the test
     // tested nothing.
-    assert!(resumed_mid_run >= 10, "only {resumed_mid_run} of 40 runs were resumed from the middle");
+    assert!(resumed_mid_run >= 5, "only {resumed_mid_run} of 20 runs were resumed from the middle");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
