@@ -148,7 +148,7 @@ fn runs_whose_rank_was_killed_resume_to_the_exact_answer_on_other_ranks() {
         .collect();
     eprintln!("uninterrupted runs took {lengths:?}");
     let mut resumed_mid_run = 0;
-    for rep in 0..20 {
+    for rep in 0..8 {
         for ((name, args, field, expected), length) in runs.iter().zip(&lengths) {
             let file = dir.join(format!("{name}-{rep}.ckpt"));
             let f = file.to_str().unwrap();
@@ -185,7 +185,7 @@ fn runs_whose_rank_was_killed_resume_to_the_exact_answer_on_other_ranks() {
             }
         }
     }
-    eprintln!("{resumed_mid_run} of 40 runs were resumed from the middle");
-    assert!(resumed_mid_run >= 10, "only {resumed_mid_run} of 40 runs were resumed from the middle");
+    eprintln!("{resumed_mid_run} of 16 runs were resumed from the middle");
+    assert!(resumed_mid_run >= 4, "only {resumed_mid_run} of 16 runs were resumed from the middle");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -123,6 +123,16 @@ fn strategies() -> impl Iterator<Item = &'static str> {
     treelb::Strategy::ALL.into_iter().map(treelb::Strategy::name)
 }
 
+/// Every strategy on two rank counts of 1 to 4, both odd or both even, so
+/// that each rank count meets half the strategies: (ranks, the strategy's
+/// index, its name). `init(i + np / 2)` gives a strategy's two runs the
+/// two initializations.
+fn sweep() -> impl Iterator<Item = (usize, usize, &'static str)> {
+    strategies()
+        .enumerate()
+        .flat_map(|(i, strategy)| [1 + i % 4, 1 + (i + 2) % 4].map(|np| (np, i, strategy)))
+}
+
 const INITS: [&str; 2] = ["root", "selective"];
 
 /// The initialization of the `i`-th run of a sweep: both, in turn.
@@ -135,14 +145,22 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
     if !require_mpirun() {
         return;
     }
-    for np in 1..=4 {
-        for strategy in strategies() {
-            for init in INITS {
-                let out = mpirun(np, &["uts", "--tree", "T1", "--strategy", strategy, "--init", init], &[]);
-                assert_eq!(value(&out, "nodes"), 4_130_071, "np {np}, {strategy}, {init}:\n{out}");
-                assert!(out.contains(&format!("{np} MPI PEs")), "{out}");
-            }
+    // T1's published count under every strategy and both initializations
+    // on 3 ranks; on 1 to 4 ranks, T1's shape two levels shallower (its
+    // count, 257042, is the sequential one: crates/apps/tests/parallel.rs
+    // checks it on threads under every strategy).
+    for strategy in strategies() {
+        for init in INITS {
+            let out = mpirun(3, &["uts", "--tree", "T1", "--strategy", strategy, "--init", init], &[]);
+            assert_eq!(value(&out, "nodes"), 4_130_071, "np 3, {strategy}, {init}:\n{out}");
         }
+    }
+    let shallow = ["uts", "-t", "1", "-a", "3", "-d", "8", "-b", "4", "-r", "19"];
+    for (np, i, strategy) in sweep() {
+        let init = init(i + np / 2);
+        let out = mpirun(np, &[&shallow[..], &["--strategy", strategy, "--init", init]].concat(), &[]);
+        assert_eq!(value(&out, "nodes"), 257_042, "np {np}, {strategy}, {init}:\n{out}");
+        assert!(out.contains(&format!("{np} MPI PEs")), "{out}");
     }
 }
 
@@ -165,12 +183,10 @@ fn nqueens_12_exact_for_every_strategy_and_rank_count() {
     if !require_mpirun() {
         return;
     }
-    for np in 1..=4 {
-        for (i, strategy) in strategies().enumerate() {
-            let init = init(i + np);
-            let out = mpirun(np, &["nqueens", "12", "--strategy", strategy, "--init", init], &[]);
-            assert_eq!(value(&out, "solutions"), 14_200, "np {np}, {strategy}, {init}:\n{out}");
-        }
+    for (np, i, strategy) in sweep() {
+        let init = init(i + np / 2);
+        let out = mpirun(np, &["nqueens", "12", "--strategy", strategy, "--init", init], &[]);
+        assert_eq!(value(&out, "solutions"), 14_200, "np {np}, {strategy}, {init}:\n{out}");
     }
 }
 
@@ -187,14 +203,18 @@ fn hybrid_two_ranks_of_two_threads_for_every_strategy() {
         let out = mpirun(2, &[&["uts", "--tree", "T1"][..], &common].concat(), &[]);
         assert_eq!(value(&out, "nodes"), 4_130_071, "{strategy}, {init}:\n{out}");
         assert!(out.contains("4 MPI PEs"), "{out}");
-        let out = mpirun(2, &[&["uts", "--tree", "T3"][..], &common].concat(), &[]);
-        assert_eq!(value(&out, "nodes"), 4_112_897, "{strategy}, {init}:\n{out}");
-        let out = mpirun(2, &[&["nqueens", "12"][..], &common].concat(), &[]);
-        assert_eq!(value(&out, "solutions"), 14_200, "{strategy}, {init}:\n{out}");
-        let out = mpirun(2, &[&["clique", &clique][..], &common].concat(), &[]);
-        assert_eq!(value(&out, "ω"), 17, "{strategy}, {init}:\n{out}");
-        let out = mpirun(2, &[&["tsp", &tsp, "--expect", "2020"][..], &common].concat(), &[]);
-        assert!(out.contains("(expected: 2020 ✓)"), "{strategy}, {init}:\n{out}");
+        // The other applications on every other strategy, in turn.
+        if i % 2 == 0 {
+            let out = mpirun(2, &[&["uts", "--tree", "T3"][..], &common].concat(), &[]);
+            assert_eq!(value(&out, "nodes"), 4_112_897, "{strategy}, {init}:\n{out}");
+            let out = mpirun(2, &[&["clique", &clique][..], &common].concat(), &[]);
+            assert_eq!(value(&out, "ω"), 17, "{strategy}, {init}:\n{out}");
+        } else {
+            let out = mpirun(2, &[&["nqueens", "12"][..], &common].concat(), &[]);
+            assert_eq!(value(&out, "solutions"), 14_200, "{strategy}, {init}:\n{out}");
+            let out = mpirun(2, &[&["tsp", &tsp, "--expect", "2020"][..], &common].concat(), &[]);
+            assert!(out.contains("(expected: 2020 ✓)"), "{strategy}, {init}:\n{out}");
+        }
     }
 }
 
@@ -308,17 +328,15 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
-    for np in 1..=4 {
-        for (i, strategy) in strategies().enumerate() {
-            let init = init(i + np);
-            let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
-            let (out, err) = mpirun_with_stderr(np, &args, &[]);
-            let context = format!("np {np}, {strategy}, {init}:\n{out}");
-            assert_eq!(value(&out, "ω"), 17, "{context}");
-            assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &context);
-            if np > 1 {
-                assert!(improvement_messages(&err) > 0, "no improvement was broadcast: {context}\n{err}");
-            }
+    for (np, i, strategy) in sweep() {
+        let init = init(i + np / 2);
+        let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
+        let (out, err) = mpirun_with_stderr(np, &args, &[]);
+        let context = format!("np {np}, {strategy}, {init}:\n{out}");
+        assert_eq!(value(&out, "ω"), 17, "{context}");
+        assert_clique(&edges, &numbers_on_line(&out, "clique"), 17, &context);
+        if np > 1 {
+            assert!(improvement_messages(&err) > 0, "no improvement was broadcast: {context}\n{err}");
         }
     }
 }
@@ -361,16 +379,14 @@ fn tsp_optimum_for_every_strategy_and_rank_count() {
         return;
     }
     let file = shared_instance("tsp/bays29.tsp");
-    for np in 1..=4 {
-        for (i, strategy) in strategies().enumerate() {
-            let init = init(i + np);
-            let out =
-                mpirun(np, &["tsp", &file, "--expect", "2020", "--strategy", strategy, "--init", init], &[]);
-            assert!(
-                out.contains("length        2020  (expected: 2020 ✓)"),
-                "np {np}, {strategy}, {init}:\n{out}"
-            );
-        }
+    for (np, i, strategy) in sweep() {
+        let init = init(i + np / 2);
+        let out =
+            mpirun(np, &["tsp", &file, "--expect", "2020", "--strategy", strategy, "--init", init], &[]);
+        assert!(
+            out.contains("length        2020  (expected: 2020 ✓)"),
+            "np {np}, {strategy}, {init}:\n{out}"
+        );
     }
 }
 
