@@ -43,6 +43,24 @@ where
     }
 }
 
+/// T1's shape (geometric, fixed branching) two levels shallower.
+const T1_SHALLOW: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
+/// T3's shape (binomial, a few deep chains) with 500 root children.
+const T3_NARROW: &str = "-t 0 -b 500 -q 0.124875 -m 8 -r 4";
+
+/// The output of `search` on 2 threads from the root and on 3 with
+/// selective initialization: the published counts' runs.
+fn on_two_and_three_threads<S>(search: &S) -> [(usize, S::Output); 2]
+where
+    S: Search,
+    S::Node: Clone,
+{
+    [(2, Init::Root), (3, Init::Selective)].map(|(p, init)| {
+        let config = Config { threads: p, spec: RunSpec { init, ..RunSpec::default() }, ..Config::default() };
+        (p, run(DfsWork::new(search, SplitPolicy::default()), &config).unwrap().output)
+    })
+}
+
 fn uts_sample(name: &str) -> (Uts, u64) {
     let tree = SAMPLE_TREES.iter().find(|t| t.name == name).expect("known sample");
     (Uts::new(Params::from_uts_str(tree.flags).unwrap()).unwrap(), tree.nodes)
@@ -61,25 +79,19 @@ fn every_combination_counts_the_tree_of(flags: &str, nodes: u64, max_depth: u64)
 
 #[test]
 fn uts_geometric_tree_counts_for_every_p() {
-    // T1's shape (geometric, fixed branching) two levels shallower.
-    every_combination_counts_the_tree_of("-t 1 -a 3 -d 8 -b 4 -r 19", 257_042, 8);
+    every_combination_counts_the_tree_of(T1_SHALLOW, 257_042, 8);
 }
 
 #[test]
 fn uts_binomial_tree_counts_for_every_p() {
-    // T3's shape (binomial, a few deep chains) with 500 root children.
-    every_combination_counts_the_tree_of("-t 0 -b 500 -q 0.124875 -m 8 -r 4", 267_869, 488);
+    every_combination_counts_the_tree_of(T3_NARROW, 267_869, 488);
 }
 
 #[test]
 fn uts_t1_and_t3_have_their_published_counts_on_threads() {
     for (name, leaves, max_depth) in [("T1", 3_305_118, 10), ("T3", 3_599_034, 1_572)] {
         let (uts, nodes) = uts_sample(name);
-        for (p, init) in [(2, Init::Root), (3, Init::Selective)] {
-            let config =
-                Config { threads: p, spec: RunSpec { init, ..RunSpec::default() }, ..Config::default() };
-            let outcome = run(DfsWork::new(&uts, SplitPolicy::default()), &config).unwrap();
-            let r = outcome.output;
+        for (p, r) in on_two_and_three_threads(&uts) {
             assert_eq!((r.nodes, r.leaves, r.max_depth), (nodes, leaves, max_depth), "{name}, P = {p}");
         }
     }
@@ -103,17 +115,14 @@ fn nqueens_published_counts_for_every_p() {
 
 #[test]
 fn nqueens_14_has_its_published_count_on_threads() {
-    let problem = NQueens::new(14).unwrap();
-    for (p, init) in [(2, Init::Root), (3, Init::Selective)] {
-        let config = Config { threads: p, spec: RunSpec { init, ..RunSpec::default() }, ..Config::default() };
-        let outcome = run(DfsWork::new(&problem, SplitPolicy::default()), &config).unwrap();
-        assert_eq!(outcome.output.solutions, 365_596, "P = {p}");
+    for (p, r) in on_two_and_three_threads(&NQueens::new(14).unwrap()) {
+        assert_eq!(r.solutions, 365_596, "P = {p}");
     }
 }
 
 #[test]
 fn work_units_are_the_nodes_of_the_tree() {
-    let uts = Uts::new(Params::from_uts_str("-t 0 -b 500 -q 0.124875 -m 8 -r 4").unwrap()).unwrap();
+    let uts = Uts::new(Params::from_uts_str(T3_NARROW).unwrap()).unwrap();
     let nodes = 267_869;
     for p in [2, 3] {
         let outcome =

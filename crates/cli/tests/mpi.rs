@@ -124,13 +124,12 @@ fn strategies() -> impl Iterator<Item = &'static str> {
 }
 
 /// Every strategy on two rank counts of 1 to 4, both odd or both even, so
-/// that each rank count meets half the strategies: (ranks, the strategy's
-/// index, its name). `init(i + np / 2)` gives a strategy's two runs the
-/// two initializations.
-fn sweep() -> impl Iterator<Item = (usize, usize, &'static str)> {
+/// that each rank count meets half the strategies, and with the two
+/// initializations: (ranks, strategy, init).
+fn sweep() -> impl Iterator<Item = (usize, &'static str, &'static str)> {
     strategies()
         .enumerate()
-        .flat_map(|(i, strategy)| [1 + i % 4, 1 + (i + 2) % 4].map(|np| (np, i, strategy)))
+        .flat_map(|(i, strategy)| [1 + i % 4, 1 + (i + 2) % 4].map(|np| (np, strategy, init(i + np / 2))))
 }
 
 const INITS: [&str; 2] = ["root", "selective"];
@@ -156,8 +155,7 @@ fn uts_t1_exact_for_every_strategy_init_and_rank_count() {
         }
     }
     let shallow = ["uts", "-t", "1", "-a", "3", "-d", "8", "-b", "4", "-r", "19"];
-    for (np, i, strategy) in sweep() {
-        let init = init(i + np / 2);
+    for (np, strategy, init) in sweep() {
         let out = mpirun(np, &[&shallow[..], &["--strategy", strategy, "--init", init]].concat(), &[]);
         assert_eq!(value(&out, "nodes"), 257_042, "np {np}, {strategy}, {init}:\n{out}");
         assert!(out.contains(&format!("{np} MPI PEs")), "{out}");
@@ -183,8 +181,7 @@ fn nqueens_12_exact_for_every_strategy_and_rank_count() {
     if !require_mpirun() {
         return;
     }
-    for (np, i, strategy) in sweep() {
-        let init = init(i + np / 2);
+    for (np, strategy, init) in sweep() {
         let out = mpirun(np, &["nqueens", "12", "--strategy", strategy, "--init", init], &[]);
         assert_eq!(value(&out, "solutions"), 14_200, "np {np}, {strategy}, {init}:\n{out}");
     }
@@ -328,8 +325,7 @@ fn max_clique_exact_for_every_strategy_init_and_rank_count() {
     // (and broadcast) several improvements.
     let file = shared_instance("clique/brock200_4.clq");
     let edges = dimacs_edges(&file);
-    for (np, i, strategy) in sweep() {
-        let init = init(i + np / 2);
+    for (np, strategy, init) in sweep() {
         let args = ["clique", &file, "--no-heuristic", "--strategy", strategy, "--init", init];
         let (out, err) = mpirun_with_stderr(np, &args, &[]);
         let context = format!("np {np}, {strategy}, {init}:\n{out}");
@@ -379,8 +375,7 @@ fn tsp_optimum_for_every_strategy_and_rank_count() {
         return;
     }
     let file = shared_instance("tsp/bays29.tsp");
-    for (np, i, strategy) in sweep() {
-        let init = init(i + np / 2);
+    for (np, strategy, init) in sweep() {
         let out =
             mpirun(np, &["tsp", &file, "--expect", "2020", "--strategy", strategy, "--init", init], &[]);
         assert!(
