@@ -4,14 +4,22 @@
 # `<!-- ci: NAME -->` in README.md and runs its lines one by one in bash
 # (stopping at the first failure), echoing each; the output goes to stdout.
 # `.ci/readme.sh --print NAME` only prints the lines.
+# `.ci/readme.sh --release-from DIR NAME` runs a block whose programs were
+# built already, in another profile, in DIR: a line `cargo build --release
+# ARGS` is resolved (`cargo tree ARGS`: the package and features exist)
+# instead of compiled, and `./target/release/` in the other lines is DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 print_only=0
-if [ "${1:-}" = "--print" ]; then
-    print_only=1
-    shift
-fi
+release_from=
+while [ $# -gt 1 ]; do
+    case "$1" in
+        --print) print_only=1; shift ;;
+        --release-from) release_from="$2"; shift 2 ;;
+        *) break ;;
+    esac
+done
 name="${1:?usage: .ci/readme.sh [--print] NAME}"
 
 # The lines of the first fenced block after the marker.
@@ -31,6 +39,12 @@ if [ "$print_only" -eq 1 ]; then
 fi
 while IFS= read -r line; do
     [ -n "$line" ] || continue
+    if [ -n "$release_from" ]; then
+        case "$line" in
+            "cargo build --release "*) line="cargo tree --locked -e normal ${line#cargo build --release } >/dev/null" ;;
+            *) line="${line//.\/target\/release\//$release_from/}" ;;
+        esac
+    fi
     printf '+ %s\n' "$line" >&2
     # stdin from /dev/null: mpirun (like ssh) reads stdin, which would eat
     # the remaining lines.
