@@ -114,9 +114,10 @@ macro_rules! with_width {
 /// more classes than the incumbent has vertices, the incumbent is optimal
 /// and the search ends at its root; when it has fewer classes than the
 /// search's own colouring, the root branches on it. Its number of classes
-/// bounds every node, and when it is within an eighth of the incumbent
-/// the first burst of local search (below) walks on until it finds a
-/// clique of that size (see `ROOT_MOVES`).
+/// bounds every node, and when it is within an eighth of the incumbent a
+/// walk of local search (below) goes on until it finds a clique of that
+/// size (see `ROOT_MOVES`), at the root itself on graphs of density at
+/// most 0.95.
 ///
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
@@ -198,9 +199,12 @@ pub struct CliqueSearch {
     /// The classes of the root's colouring ([`root_colouring`]) once the
     /// root has been expanded (0 before): a bound on ω.
     root_bound: AtomicU32,
-    /// Whether a burst has made the longer walk toward
-    /// [`CliqueSearch::root_bound`] (see [`ROOT_MOVES`]).
+    /// Whether the longer walk toward [`CliqueSearch::root_bound`] (see
+    /// [`ROOT_MOVES`]) has been made, at the root or at a burst.
     root_walked: AtomicBool,
+    /// Whether that walk is made at the root (a graph of density at most
+    /// [`ROOT_WALK_DENSITY`]) instead of at the first burst.
+    walk_at_root: bool,
 }
 
 /// How long each step of building a [`CliqueSearch`] took
@@ -247,25 +251,37 @@ const FIRST_BURST: u64 = 1 << 16;
 /// several thousand, so the bursts take a few per cent of the time.
 const NODES_PER_MOVE: u64 = 8;
 
-/// The moves of a round of the first burst's longer walk (see
-/// [`ROOT_MOVES`]), between which it checks whether it met the root's
-/// colouring.
+/// The moves of a round of the longer walk (see [`ROOT_MOVES`]), between
+/// which it checks whether it met the root's colouring.
 const ROOT_ROUND: u64 = 1024;
 
-/// The first burst of local search ([`CliqueSearch::tick`]) walks on, in
-/// rounds of [`ROOT_ROUND`] moves, up to this many moves more, until its
-/// clique has as many vertices as the root's colouring has classes, when
-/// the root's colouring ([`root_colouring`]) is within an eighth of the
-/// incumbent: then a clique of its size proves itself and prunes every
-/// node left (each bound by its colour at the root). The walk has no
-/// penalties ([`LocalSearch::with_penalty_delay`]) and starts from the
-/// largest greedy clique. At most ~60 ms (a move costs about 0.2 µs on
-/// gen400_p0.9_55); a search that ends before the first burst never pays
-/// it. gen400_p0.9_55: the greedy clique has 50 vertices, the colouring 55
-/// classes; the walk meets 55 within 131,072 moves (37,888–76,800 with the
-/// seeds 2 to 5); without the walk, the search had not proven ω after
-/// 12 M nodes (60 s).
+/// When the root's colouring ([`root_colouring`]) is within an eighth of
+/// the incumbent, a walk of local search
+/// ([`CliqueSearch::walk_to_root_bound`]) goes on, in rounds of
+/// [`ROOT_ROUND`] moves, up to this many moves, until its clique has as
+/// many vertices as the colouring has classes: then a clique of its size
+/// proves itself and prunes every node left (each bound by its colour at
+/// the root). The walk has no penalties
+/// ([`LocalSearch::with_penalty_delay`]) and starts from the largest greedy
+/// clique. It is made at the root, right after the colouring, on graphs of
+/// density at most [`ROOT_WALK_DENSITY`], and at the first burst of local
+/// search ([`CliqueSearch::tick`]) on denser ones. At most ~60 ms (a move
+/// costs about 0.2 µs on gen400_p0.9_55). gen400_p0.9_55: the greedy
+/// clique has 50 vertices, the colouring 55 classes; the walk meets 55
+/// within 131,072 moves (37,888–76,800 with the seeds 2 to 5), and the
+/// search ends at its root after 10 nodes (0.07 CPU s at P = 1, against
+/// 65,545 nodes and 0.64 s when the walk waited for the first burst);
+/// without the walk, the search had not proven ω after 12 M nodes (60 s).
 const ROOT_MOVES: u64 = 1 << 18;
+
+/// The walk toward the root's colouring ([`ROOT_MOVES`]) is made at the
+/// root on graphs of at most this density, at the first burst on denser
+/// ones. There a move costs several times more (MANN_a27, density 0.99:
+/// about 0.9 µs) and the colouring is loose (MANN_a27: 135 classes, ω 126;
+/// the walk never met it): made at the root, the walk took MANN_a27 from
+/// 0.13 to 0.36 CPU s at P = 1, a search of 8,934 nodes that ends before
+/// the first burst.
+const ROOT_WALK_DENSITY: f64 = 0.95;
 
 /// Numbers for [`CliqueSearch::id`].
 static SEARCH_IDS: AtomicU64 = AtomicU64::new(0);
@@ -655,8 +671,9 @@ pub struct Options {
     /// beyond the sets of two and three classes always looked for. Fewer
     /// nodes, each dearer: on p_hat500-3 39 % fewer nodes and 4 % more CPU
     /// time, on brock400_2 19 % fewer and 12 % more, and on gen400_p0.9_55,
-    /// which the first burst's walk ends after 65,545 nodes either way,
-    /// twice the time (`docs/benchmarks/2026-11-27-clique-maxsat`; before
+    /// which the longer walk of local search ended after 65,545 nodes
+    /// either way (it now ends at the root, see `ROOT_MOVES`), twice the
+    /// time (`docs/benchmarks/2026-11-27-clique-maxsat`; before
     /// the walk, 59 % fewer nodes and 15 % less time there:
     /// `docs/benchmarks/2026-11-27-clique-bounds`).
     pub propagate: bool,
@@ -988,7 +1005,9 @@ impl CliqueSearch {
             filter: options.filter,
             root_bound: AtomicU32::new(0),
             root_walked: AtomicBool::new(false),
+            walk_at_root: false,
         };
+        search.walk_at_root = matches!(&search.space, Space::Dense(m) if m.density() <= ROOT_WALK_DENSITY);
         if options.greedy && options.target.is_none() && matches!(search.space, Space::Dense(_)) {
             // The greedy starts are the first nodes of the tree, the local
             // search is built at its first burst: neither delays the PEs.
@@ -1167,8 +1186,8 @@ impl CliqueSearch {
     /// and the propagations ([`Options::propagate`]) count as nodes too
     /// ([`CliqueSearch::count_work`]), so that the bursts come after as
     /// much work as without them: gen400_p0.9_55, which the first burst's
-    /// walk ends, took 0.46 CPU s instead of 0.20 when the children did
-    /// not; with max-resolution and the filtering phase, brock400_2's
+    /// walk ended before the walk moved to the root, took 0.46 CPU s
+    /// instead of 0.20 when the children did not; with max-resolution and the filtering phase, brock400_2's
     /// walk met its 29-clique after 98 CPU s when the propagations did not
     /// count and after 9.8 s when they do (7.1 s without max-resolution).
     fn tick(&self, local: &Mutex<Walk>, matrix: &BitMatrix) {
@@ -1200,28 +1219,7 @@ impl CliqueSearch {
             LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED)
         });
         let grew = ls.run(&matrix.adj, moves);
-        // Once: when the root's colouring is within an eighth of the
-        // incumbent, walk on until the walk meets it (see [`ROOT_MOVES`]).
-        let bound = self.root_bound.load(Ordering::Relaxed) as usize;
-        if bound > 0 && !self.root_walked.swap(true, Ordering::Relaxed) {
-            let gap = bound as i64 - self.floor();
-            if gap > 0 && gap <= bound as i64 / 8 {
-                let start = self.greedy_best.lock().expect("no panic holds the lock").clique.clone();
-                let mut long = LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED)
-                    .with_penalty_delay(1);
-                let mut made = 0;
-                while long.best().len() < bound && made < ROOT_MOVES {
-                    long.run(&matrix.adj, ROOT_ROUND);
-                    made += ROOT_ROUND;
-                }
-                if long.best().len() > ls.best().len() {
-                    let found = long.best();
-                    let mut clique: Vec<u32> = found.iter().map(|&p| self.label[p]).collect();
-                    clique.sort_unstable();
-                    self.incumbent.offer(clique.len() as i64, || clique);
-                }
-            }
-        }
+        self.walk_to_root_bound(matrix);
         if !grew {
             return;
         }
@@ -1232,6 +1230,37 @@ impl CliqueSearch {
         let mut clique: Vec<u32> = found.iter().map(|&p| self.label[p]).collect();
         clique.sort_unstable();
         self.incumbent.offer(clique.len() as i64, || clique);
+    }
+
+    /// Once per search, when the root's colouring
+    /// ([`CliqueSearch::root_bound`]) is known and within an eighth of the
+    /// incumbent: a walk of local search from the largest greedy clique
+    /// that goes on until its clique has as many vertices as the colouring
+    /// has classes, or for [`ROOT_MOVES`] moves; a larger clique it finds
+    /// is offered to the incumbent.
+    fn walk_to_root_bound(&self, matrix: &BitMatrix) {
+        let bound = self.root_bound.load(Ordering::Relaxed) as usize;
+        if bound == 0 || self.root_walked.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let gap = bound as i64 - self.floor();
+        if gap <= 0 || gap > bound as i64 / 8 {
+            return;
+        }
+        let start = self.greedy_best.lock().expect("no panic holds the lock").clique.clone();
+        let mut long =
+            LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED).with_penalty_delay(1);
+        let mut made = 0;
+        while long.best().len() < bound && made < ROOT_MOVES {
+            long.run(&matrix.adj, ROOT_ROUND);
+            made += ROOT_ROUND;
+        }
+        let found = long.best();
+        if found.len() as i64 > self.floor() {
+            let mut clique: Vec<u32> = found.iter().map(|&p| self.label[p]).collect();
+            clique.sort_unstable();
+            self.incumbent.offer(clique.len() as i64, || clique);
+        }
     }
 
     /// Adds `work`, counted in nodes, to this thread's count of nodes for
@@ -1476,7 +1505,7 @@ impl Search for CliqueSearch {
         }
         // The root of a dense search: a colouring of the whole graph by
         // iterated greedy colouring, which may prove the incumbent, bounds
-        // ω for the first burst's longer walk (see `ROOT_MOVES`) and may
+        // ω for the longer walk of local search (see `ROOT_MOVES`) and may
         // give the root fewer children.
         let mut root = None;
         if node.part == Part::Whole && node.vertex == NO_VERTEX {
@@ -1484,6 +1513,16 @@ impl Search for CliqueSearch {
             self.root_bound.store(classes.len() as u32, Ordering::Relaxed);
             if classes.len() as i64 <= floor {
                 return; // ω is at most the colours, no more than the incumbent
+            }
+            // The walk toward the colouring's bound, here at the root
+            // rather than at the first burst, except on the densest graphs
+            // (see `ROOT_WALK_DENSITY`).
+            if let (Some(_), true, Space::Dense(whole)) = (&self.local, self.walk_at_root, &self.space) {
+                self.walk_to_root_bound(whole);
+                floor = self.floor();
+                if classes.len() as i64 <= floor {
+                    return;
+                }
             }
             node.bound = node.bound.min(classes.len() as u32);
             root = Some(classes);
@@ -2714,8 +2753,8 @@ mod tests {
         /// clique planted across them (one vertex each), the other pairs of
         /// different groups edges at random. ω is `k`, and the root's
         /// colouring often finds the groups: the search proves it at the
-        /// root or after the first burst's longer walk (here from the
-        /// second node on), sequentially and on two threads.
+        /// root, by the colouring alone or after the longer walk toward its
+        /// bound, or later, sequentially and on two threads.
         #[test]
         fn planted_cliques_with_a_matching_colouring(
             k in 2usize..24, per in 1usize..6, p in 0.5f64..0.97, seed in any::<u64>(),
