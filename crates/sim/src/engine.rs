@@ -950,12 +950,18 @@ impl<W: SimWork> Sim<W> {
 
     /// PE `pe` (busy, waiting) gets a core at `t`: after the hand-over it
     /// works on.
+    ///
+    /// A PE takes the core no earlier than it took its piece
+    /// ([`Sim::begin`]): a PE that handled a message computes its times
+    /// ahead of the event being processed, so the core another PE releases
+    /// at `t` may be free before the waiting PE is ready for it; it then
+    /// stays idle until then.
     fn grant(&mut self, pe: u32, t: Time) {
         let i = pe as usize;
         let switch = self.cores.map_or(0, |c| c.switch);
         self.hot[i].on_core = true;
         self.core_switches += 1;
-        let t = t + switch;
+        let t = t.max(self.pes[i].busy_since) + switch;
         self.pes[i].core_since = t;
         self.start_run(t, pe);
     }
