@@ -270,7 +270,8 @@ const ROOT_ROUND: u64 = 1024;
 /// clique has 50 vertices, the colouring 55 classes; the walk meets 55
 /// within 131,072 moves (37,888–76,800 with the seeds 2 to 5), and the
 /// search ends at its root after 10 nodes (0.07 CPU s at P = 1, against
-/// 65,545 nodes and 0.64 s when the walk waited for the first burst);
+/// 65,545 nodes and 0.70 s when the walk waited for the first burst;
+/// `docs/benchmarks/2026-11-28-clique-root-walk`);
 /// without the walk, the search had not proven ω after 12 M nodes (60 s).
 const ROOT_MOVES: u64 = 1 << 18;
 
@@ -1187,9 +1188,10 @@ impl CliqueSearch {
     /// ([`CliqueSearch::count_work`]), so that the bursts come after as
     /// much work as without them: gen400_p0.9_55, which the first burst's
     /// walk ended before the walk moved to the root, took 0.46 CPU s
-    /// instead of 0.20 when the children did not; with max-resolution and the filtering phase, brock400_2's
-    /// walk met its 29-clique after 98 CPU s when the propagations did not
-    /// count and after 9.8 s when they do (7.1 s without max-resolution).
+    /// instead of 0.20 when the children did not; with max-resolution and
+    /// the filtering phase, brock400_2's walk met its 29-clique after 98
+    /// CPU s when the propagations did not count and after 9.8 s when they
+    /// do (7.1 s without max-resolution).
     fn tick(&self, local: &Mutex<Walk>, matrix: &BitMatrix) {
         let mut clock = CLOCK.get();
         if clock.search != self.id {
