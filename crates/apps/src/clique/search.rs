@@ -202,9 +202,6 @@ pub struct CliqueSearch {
     /// Whether the longer walk toward [`CliqueSearch::root_bound`] (see
     /// [`ROOT_MOVES`]) has been made, at the root or at a burst.
     root_walked: AtomicBool,
-    /// Whether that walk is made at the root (a graph of density at most
-    /// [`ROOT_WALK_DENSITY`]) instead of at the first burst.
-    walk_at_root: bool,
 }
 
 /// How long each step of building a [`CliqueSearch`] took
@@ -1006,9 +1003,7 @@ impl CliqueSearch {
             filter: options.filter,
             root_bound: AtomicU32::new(0),
             root_walked: AtomicBool::new(false),
-            walk_at_root: false,
         };
-        search.walk_at_root = matches!(&search.space, Space::Dense(m) if m.density() <= ROOT_WALK_DENSITY);
         if options.greedy && options.target.is_none() && matches!(search.space, Space::Dense(_)) {
             // The greedy starts are the first nodes of the tree, the local
             // search is built at its first burst: neither delays the PEs.
@@ -1513,18 +1508,15 @@ impl Search for CliqueSearch {
         if node.part == Part::Whole && node.vertex == NO_VERTEX {
             let classes = root_colouring(matrix, floor, ROOT_ROUNDS);
             self.root_bound.store(classes.len() as u32, Ordering::Relaxed);
-            if classes.len() as i64 <= floor {
-                return; // ω is at most the colours, no more than the incumbent
-            }
             // The walk toward the colouring's bound, here at the root
             // rather than at the first burst, except on the densest graphs
             // (see `ROOT_WALK_DENSITY`).
-            if let (Some(_), true, Space::Dense(whole)) = (&self.local, self.walk_at_root, &self.space) {
-                self.walk_to_root_bound(whole);
+            if self.local.is_some() && matrix.density() <= ROOT_WALK_DENSITY {
+                self.walk_to_root_bound(matrix);
                 floor = self.floor();
-                if classes.len() as i64 <= floor {
-                    return;
-                }
+            }
+            if classes.len() as i64 <= floor {
+                return; // ω is at most the colours, no more than the incumbent
             }
             node.bound = node.bound.min(classes.len() as u32);
             root = Some(classes);
