@@ -4,23 +4,26 @@
 # `<!-- ci: NAME -->` in README.md and runs its lines one by one in bash
 # (stopping at the first failure), echoing each; the output goes to stdout.
 # `.ci/readme.sh --print NAME` only prints the lines.
-# `.ci/readme.sh --release-from DIR NAME` runs a block whose programs were
-# built already, in another profile, in DIR: a line `cargo build --release
-# ARGS` is resolved (`cargo tree ARGS`: the package and features exist)
-# instead of compiled, and `./target/release/` in the other lines is DIR.
+# `.ci/readme.sh --test-profile NAME` runs a block on Cargo.toml's `test`
+# profile instead of the release profile (the same code, built once for the
+# tests): `cargo run --release` becomes `cargo run --profile test`; a line
+# `cargo build --release ARGS` is resolved (`cargo tree ARGS`: the package
+# and features exist) instead of compiled, since the tests' build made the
+# program already; and `./target/release/` in the other lines is
+# `./target/debug/`, where that profile puts its programs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 print_only=0
-release_from=
+test_profile=0
 while [ $# -gt 1 ]; do
     case "$1" in
         --print) print_only=1; shift ;;
-        --release-from) release_from="$2"; shift 2 ;;
+        --test-profile) test_profile=1; shift ;;
         *) break ;;
     esac
 done
-name="${1:?usage: .ci/readme.sh [--print] NAME}"
+name="${1:?usage: .ci/readme.sh [--print | --test-profile] NAME}"
 
 # The lines of the first fenced block after the marker.
 block=$(awk -v marker="<!-- ci: ${name} -->" '
@@ -39,10 +42,11 @@ if [ "$print_only" -eq 1 ]; then
 fi
 while IFS= read -r line; do
     [ -n "$line" ] || continue
-    if [ -n "$release_from" ]; then
+    if [ "$test_profile" -eq 1 ]; then
         case "$line" in
+            "cargo run --release "*) line="cargo run --locked --profile test ${line#cargo run --release }" ;;
             "cargo build --release "*) line="cargo tree --locked -e normal ${line#cargo build --release } >/dev/null" ;;
-            *) line="${line//.\/target\/release\//$release_from/}" ;;
+            *) line="${line//.\/target\/release\//./target/debug/}" ;;
         esac
     fi
     printf '+ %s\n' "$line" >&2
