@@ -52,7 +52,7 @@ use treelb::bound::{NodeBound, OpenBounds, ProvenBound, Watched};
 use treelb::search::{DfsWork, Search, SplitPolicy};
 use treelb::{Incumbent, Work};
 use treelb_checkpoint::{Checkpoint, Segment};
-use treelb_mpi::wire::{Codec, DfsCodec};
+use treelb_mpi::wire::{Codec, DfsCodec, WatchedCodec};
 
 pub mod game;
 mod notes;
@@ -328,8 +328,9 @@ impl<'a> Run<'a> {
     /// checkpoint saves it and a resume restores it. The outcome's
     /// [`bound`](Outcome::bound) says whether the incumbent is proven
     /// optimal and, for a run stopped early, the best bound on the optimum
-    /// the open nodes it dropped still allowed (a checkpointed run that
-    /// stopped proves none: its pieces are not watched).
+    /// the open nodes it dropped still allowed (on threads with or without
+    /// a checkpoint; a checkpointed run across MPI ranks that stopped
+    /// proves none: its pieces are not watched).
     pub fn run_bnb<S>(
         self,
         pes: Pes<'_>,
@@ -343,7 +344,18 @@ impl<'a> Run<'a> {
         S::Output: Serialize + DeserializeOwned,
     {
         let open = OpenBounds::new(incumbent.sense());
-        let outcome = if self.checkpoint.is_some() {
+        let own = OnceLock::new();
+        let outcome = if self.checkpoint.is_some() && matches!(pes, Pes::Threads(_)) {
+            // The pieces are watched as in a run without checkpoints: those
+            // that the stop drops record their bounds. A checkpoint sets the
+            // pieces aside without dropping them, and encodes them emptied
+            // (`Watched::take`), so neither records anything; the segments
+            // count against the run's limit, which only the stop reaches.
+            let limit = self.stops.limit(&own);
+            let codec = WatchedCodec::new(DfsCodec::new(search, policy).with_shared(incumbent), &open, limit);
+            let run = Run { stops: self.stops.stop_handle(limit), ..self };
+            run.go(pes, &codec, codec.root(), Some(incumbent))?
+        } else if self.checkpoint.is_some() {
             let codec = DfsCodec::new(search, policy).with_shared(incumbent);
             let outcome = self.go(pes, &codec, codec.root(), Some(incumbent))?;
             if outcome.as_ref().is_some_and(|o| o.stopped.is_some()) {
@@ -353,7 +365,6 @@ impl<'a> Run<'a> {
         } else {
             match pes {
                 Pes::Threads(threads) => {
-                    let own = OnceLock::new();
                     let limit = self.stops.limit(&own);
                     let root = Watched::new(DfsWork::new(search, policy), &open, limit);
                     let Run { spec, stops, observer, pin, trace, slow, .. } = self;
@@ -374,7 +385,7 @@ impl<'a> Run<'a> {
                     let run = treelb_mpi::Run::new(config).stops(self.stops);
                     let limit = run.limit(mpi);
                     let inner = DfsCodec::new(search, policy).with_shared(incumbent);
-                    let codec = treelb_mpi::wire::WatchedCodec::new(inner, &open, limit);
+                    let codec = WatchedCodec::new(inner, &open, limit);
                     let result = run.run(mpi, &codec, codec.root());
                     // A collective: the best bound of what every rank
                     // dropped, at every rank whose run succeeded.

@@ -193,9 +193,14 @@ fn a_checkpointed_branch_and_bound_resumes_to_the_optimum() {
     };
     assert_eq!(first.stopped, Some(StopReason::WorkCap));
     assert!(first.checkpoints >= 1, "no checkpoint was written before the cap");
-    // A stopped checkpointed run proves no bound.
+    // A stopped checkpointed run brackets the optimum as one without
+    // checkpoints does: its pieces were watched across the segments.
     let proof = first.bound.unwrap();
-    assert!(proof.bound.is_none() && !proof.proven_optimal);
+    let best = search.incumbent.best().unwrap_or(i64::MIN);
+    assert!(best <= optimum);
+    let bound = proof.bound.expect("every open node of a knapsack has a bound");
+    assert!(bound >= optimum, "bound {bound} below the optimum {optimum}");
+    assert_eq!(proof.proven_optimal, best == bound);
     {
         let search = Knapsack::new(&instance);
         let resumed = Run::new(RunSpec::default())
