@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use treelb::bound::ProvenBound;
 use treelb::search::SplitPolicy;
 use treelb_apps::knapsack::{Class, Knapsack, Spec};
 use treelb_apps::langford::Langford;
@@ -160,7 +161,13 @@ fn a_branch_and_bound_proves_its_optimum_or_brackets_it() {
         .unwrap()
         .unwrap();
     assert_eq!(stopped.stopped, Some(StopReason::WorkCap));
-    let proof = stopped.bound.unwrap();
+    assert_brackets(stopped.bound.unwrap(), &search, optimum);
+}
+
+/// The proof of a stopped knapsack run brackets its `optimum`: the best
+/// found is no better, the proven bound no worse, and the value is proven
+/// optimal exactly when the two meet.
+fn assert_brackets(proof: ProvenBound, search: &Knapsack, optimum: i64) {
     let best = search.incumbent.best().unwrap_or(i64::MIN);
     assert!(best <= optimum);
     let bound = proof.bound.expect("every open node of a knapsack has a bound");
@@ -195,12 +202,7 @@ fn a_checkpointed_branch_and_bound_resumes_to_the_optimum() {
     assert!(first.checkpoints >= 1, "no checkpoint was written before the cap");
     // A stopped checkpointed run brackets the optimum as one without
     // checkpoints does: its pieces were watched across the segments.
-    let proof = first.bound.unwrap();
-    let best = search.incumbent.best().unwrap_or(i64::MIN);
-    assert!(best <= optimum);
-    let bound = proof.bound.expect("every open node of a knapsack has a bound");
-    assert!(bound >= optimum, "bound {bound} below the optimum {optimum}");
-    assert_eq!(proof.proven_optimal, best == bound);
+    assert_brackets(first.bound.unwrap(), &search, optimum);
     {
         let search = Knapsack::new(&instance);
         let resumed = Run::new(RunSpec::default())
