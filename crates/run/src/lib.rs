@@ -345,59 +345,51 @@ impl<'a> Run<'a> {
     {
         let open = OpenBounds::new(incumbent.sense());
         let own = OnceLock::new();
-        let outcome = if self.checkpoint.is_some() && matches!(pes, Pes::Threads(_)) {
-            // The pieces are watched as in a run without checkpoints: those
-            // that the stop drops record their bounds. A checkpoint sets the
-            // pieces aside without dropping them, and encodes them emptied
-            // (`Watched::take`), so neither records anything; the segments
-            // count against the run's limit, which only the stop reaches.
-            let limit = self.stops.limit(&own);
-            let codec = WatchedCodec::new(DfsCodec::new(search, policy).with_shared(incumbent), &open, limit);
-            let run = Run { stops: self.stops.stop_handle(limit), ..self };
-            run.go(pes, &codec, codec.root(), Some(incumbent))?
-        } else if self.checkpoint.is_some() {
-            let codec = DfsCodec::new(search, policy).with_shared(incumbent);
-            let outcome = self.go(pes, &codec, codec.root(), Some(incumbent))?;
-            if outcome.as_ref().is_some_and(|o| o.stopped.is_some()) {
-                open.record_unknown();
-            }
-            outcome
-        } else {
-            match pes {
-                Pes::Threads(threads) => {
-                    let limit = self.stops.limit(&own);
-                    let root = Watched::new(DfsWork::new(search, policy), &open, limit);
-                    let Run { spec, stops, observer, pin, trace, slow, .. } = self;
-                    let run = Run {
-                        spec,
-                        stops: stops.stop_handle(limit),
-                        observer,
-                        checkpoint: None,
-                        pin,
-                        trace,
-                        slow,
-                    };
-                    Some(run.threads(threads, root)?)
-                }
-                #[cfg(feature = "mpi")]
-                Pes::Mpi(mpi) => {
-                    let config = mpi_config(&self.spec, self.slow, self.trace, mpi);
-                    let run = treelb_mpi::Run::new(config).stops(self.stops);
-                    let limit = run.limit(mpi);
+        let outcome = match (pes, self.checkpoint.is_some()) {
+            // On threads, with a checkpoint or without, the pieces are
+            // watched: those that the stop drops record their bounds. A
+            // checkpoint sets the pieces aside without dropping them, and
+            // encodes them emptied (`Watched::take`), so neither records
+            // anything; the segments count against the run's limit, which
+            // only the stop reaches.
+            (Pes::Threads(threads), checkpointed) => {
+                let limit = self.stops.limit(&own);
+                let run = Run { stops: self.stops.stop_handle(limit), ..self };
+                if checkpointed {
                     let inner = DfsCodec::new(search, policy).with_shared(incumbent);
                     let codec = WatchedCodec::new(inner, &open, limit);
-                    let result = run.run(mpi, &codec, codec.root());
-                    // A collective: the best bound of what every rank
-                    // dropped, at every rank whose run succeeded.
-                    if result.is_ok() {
-                        let (key, unbounded) = open.parts();
-                        open.set_parts(mpi.max(key), mpi.any(unbounded));
-                    }
-                    result?.map(|o| Outcome::from_mpi(o, mpi))
+                    run.go(Pes::Threads(threads), &codec, codec.root(), Some(incumbent))?
+                } else {
+                    Some(run.threads(threads, Watched::new(DfsWork::new(search, policy), &open, limit))?)
                 }
-                #[cfg(not(feature = "mpi"))]
-                Pes::_Never(never, _) => match never {},
             }
+            #[cfg(feature = "mpi")]
+            (Pes::Mpi(mpi), true) => {
+                let codec = DfsCodec::new(search, policy).with_shared(incumbent);
+                let outcome = self.go(Pes::Mpi(mpi), &codec, codec.root(), Some(incumbent))?;
+                if outcome.as_ref().is_some_and(|o| o.stopped.is_some()) {
+                    open.record_unknown();
+                }
+                outcome
+            }
+            #[cfg(feature = "mpi")]
+            (Pes::Mpi(mpi), false) => {
+                let config = mpi_config(&self.spec, self.slow, self.trace, mpi);
+                let run = treelb_mpi::Run::new(config).stops(self.stops);
+                let limit = run.limit(mpi);
+                let inner = DfsCodec::new(search, policy).with_shared(incumbent);
+                let codec = WatchedCodec::new(inner, &open, limit);
+                let result = run.run(mpi, &codec, codec.root());
+                // A collective: the best bound of what every rank
+                // dropped, at every rank whose run succeeded.
+                if result.is_ok() {
+                    let (key, unbounded) = open.parts();
+                    open.set_parts(mpi.max(key), mpi.any(unbounded));
+                }
+                result?.map(|o| Outcome::from_mpi(o, mpi))
+            }
+            #[cfg(not(feature = "mpi"))]
+            (Pes::_Never(never, _), _) => match never {},
         };
         Ok(outcome.map(|o| {
             let bound = open.prove_incumbent(incumbent, o.stopped.is_some());
