@@ -821,6 +821,114 @@ fn filtering_keeps_published_omegas_with_fewer_nodes() {
     }
 }
 
+/// ω in partite mode ([`Options::partite`]) or not, with unit propagation
+/// and max-resolution as given, held as `mode` says, sequentially, and its
+/// nodes; checks the witness.
+fn omega_partite(g: &Graph, target: Option<u32>, partite: bool, reasoning: usize, mode: Mode) -> (i64, u64) {
+    let options = Options {
+        greedy: target.is_none(),
+        target,
+        propagate: reasoning >= 1,
+        resolve: Some(reasoning == 2),
+        partite: Some(partite),
+        mode,
+        ..Options::default()
+    };
+    let search = CliqueSearch::with_options(g, options).unwrap();
+    let (stats, nodes) = seq::run_search(&search);
+    assert_eq!(stats.nodes(), nodes);
+    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
+    (omega, nodes)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Partite mode never cuts a maximum clique and completes the cliques
+    /// it finds correctly, with the colour bound alone, unit propagation or
+    /// max-resolution, dense and sparse: ω as brute force finds it (the
+    /// witness checked), and the decisions for ω and ω + 1.
+    #[test]
+    fn partite_mode_matches_brute_force(
+        (n, p) in prop_oneof![(1usize..=64, 0.05f64..0.99), (65usize..180, 0.05f64..0.6)],
+        seed in any::<u64>(),
+        reasoning in 0usize..3,
+        sparse in any::<bool>(),
+    ) {
+        let g = Graph::random(n, p, seed);
+        let mode = if sparse { Mode::Sparse } else { Mode::Dense };
+        let omega = i64::from(brute_force_omega_wide(&g));
+        prop_assert_eq!(omega_partite(&g, None, true, reasoning, mode).0, omega);
+        let k = u32::try_from(omega).unwrap();
+        prop_assert_eq!(omega_partite(&g, Some(k), true, reasoning, mode).0, omega);
+        prop_assert!(omega_partite(&g, Some(k + 1), true, reasoning, mode).0 <= omega);
+    }
+}
+
+/// The published clique numbers in partite mode, on top of each reasoning,
+/// with no more nodes than without it (fewer over the three); and keller4, colour sorted, takes
+/// partite mode by default.
+#[test]
+fn partite_mode_keeps_published_omegas_with_fewer_nodes() {
+    for (name, n, m, omega) in [
+        ("brock200_1", 200, 14_834, 21),
+        ("keller4", 171, 9_435, 11),
+        ("hamming8-4", 256, 20_864, 16),
+        ("C125.9", 125, 6_963, 34),
+    ] {
+        let g = benchmark(name, n, m);
+        let (mut with, mut without) = (0, 0);
+        for reasoning in 0..3 {
+            let (found, nodes) = omega_partite(&g, None, true, reasoning, Mode::Dense);
+            assert_eq!(found, omega, "{name}, reasoning {reasoning}");
+            let (_, plain) = omega_partite(&g, None, false, reasoning, Mode::Dense);
+            assert!(nodes <= plain, "{name}, reasoning {reasoning}: {nodes} nodes partite, {plain} without");
+            (with, without) = (with + nodes, without + plain);
+        }
+        assert!(with < without, "{name}: {with} nodes partite, {without} without");
+    }
+    let g = benchmark("keller4", 171, 9_435);
+    let by_default = CliqueSearch::max_clique(&g);
+    let (_, nodes) = seq::run_search(&by_default);
+    let off =
+        CliqueSearch::with_options(&g, Options { greedy: true, partite: Some(false), ..Options::default() })
+            .unwrap();
+    let (_, plain) = seq::run_search(&off);
+    assert!(nodes < plain, "keller4: {nodes} nodes by default, {plain} without partite mode");
+}
+
+/// Partite mode on the threads runtime, where a thief takes nodes that
+/// carry their partition: the published ω, checked witnesses, and the same
+/// witness each time with `--deterministic`'s ties.
+#[test]
+fn partite_mode_on_threads_keeps_published_omegas() {
+    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
+        let g = benchmark(name, n, m);
+        let mut witnesses = Vec::new();
+        for p in [2, 3, 4, 2] {
+            let search = CliqueSearch::with_options(
+                &g,
+                Options { greedy: true, partite: Some(true), ..Options::default() },
+            )
+            .unwrap();
+            search.incumbent.break_ties();
+            let config = Config {
+                threads: p,
+                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+                ..Config::default()
+            };
+            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
+            let (found, clique) = search.incumbent.into_best().unwrap();
+            assert_eq!(found, omega, "{name}, P = {p}");
+            assert!(g.is_clique(&clique), "{name}, P = {p}");
+            witnesses.push(clique);
+        }
+        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
+    }
+}
+
 /// The published clique numbers with unit propagation, which expands fewer
 /// nodes than the colour bound alone on these graphs.
 #[test]

@@ -363,6 +363,16 @@ pub(crate) struct CliqueArgs {
     /// tree without its leaves)
     #[arg(long)]
     pub(crate) filter: bool,
+    /// Partite mode: a node whose colouring partitions its candidates into
+    /// one class more than the incumbent leaves room for searches its
+    /// subtree by arc consistency over the classes, branching on the
+    /// smallest. Default: on where the graph is renumbered colour sorted
+    /// (keller graphs), off elsewhere; off with --filter
+    #[arg(long, conflicts_with_all = ["no_partite", "filter"])]
+    pub(crate) partite: bool,
+    /// No partite mode, even where it is on by default
+    #[arg(long)]
+    pub(crate) no_partite: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

@@ -70,6 +70,13 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
             None
         },
         filter: args.filter,
+        partite: if args.partite {
+            Some(true)
+        } else if args.no_partite {
+            Some(false)
+        } else {
+            None
+        },
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
