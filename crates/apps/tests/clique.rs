@@ -701,6 +701,8 @@ fn omega_filtering(
         propagate,
         resolve: Some(resolve),
         filter,
+        // Off with the filtering phase: the trees compared are the same.
+        partite: Some(false),
         ..Options::default()
     };
     let search = CliqueSearch::with_options(g, options).unwrap();
@@ -765,7 +767,13 @@ proptest! {
         prop_assert_eq!(omega_filtering(&g, Some(k), true, propagate, resolve).0, omega);
         let (below, filtered) = omega_filtering(&g, Some(k + 1), true, propagate, resolve);
         prop_assert!(below <= omega);
-        let options = Options { target: Some(k + 1), propagate, resolve: Some(resolve), ..Options::default() };
+        let options = Options {
+            target: Some(k + 1),
+            propagate,
+            resolve: Some(resolve),
+            partite: Some(false),
+            ..Options::default()
+        };
         let plain = CliqueSearch::with_options(&g, options).unwrap();
         let leaves = Leaves { inner: &plain, leaves: std::sync::atomic::AtomicU64::new(0) };
         let (_, nodes) = seq::run_search(&leaves);

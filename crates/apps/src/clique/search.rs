@@ -2456,6 +2456,9 @@ impl Units {
                 let u = x * WORD + out.trailing_zeros() as usize;
                 out &= out - 1;
                 self.reason[u] = k as u32;
+                // A spent vertex was forced, and every vertex still alive
+                // since is its neighbour: none is ruled out twice.
+                debug_assert!(self.spent[u / WORD] >> (u % WORD) & 1 == 0);
                 if graph.resolve && self.is_multi(u) {
                     for c in (0..kmin).filter(|&c| bit(c, u)) {
                         if !self.forced[c] && self.drop_one(c) {
