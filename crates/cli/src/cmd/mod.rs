@@ -50,10 +50,15 @@ pub(crate) fn interrupted(cfg: &RunConfig, stopped: Option<StopReason>, units: u
     if cfg.quiet {
         return Status::Interrupted;
     }
-    if stopped == Some(StopReason::Signal) {
-        eprintln!("treelb: interrupted by {reason} after {units} {unit}; the report is partial");
+    let line = if stopped == Some(StopReason::Signal) {
+        format!("treelb: interrupted by {reason} after {units} {unit}; the report is partial\n")
     } else {
-        eprintln!("treelb: interrupted: {reason} reached after {units} {unit}; the report is partial");
-    }
+        format!("treelb: interrupted: {reason} reached after {units} {unit}; the report is partial\n")
+    };
+    // One write: `eprintln!` writes its pieces one by one to the unbuffered
+    // stderr, and under `mpirun` another process's message could land
+    // between them (seen: mpirun's notice of rank 0's exit status inside
+    // this line).
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     Status::Interrupted
 }
