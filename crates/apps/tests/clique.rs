@@ -630,6 +630,18 @@ fn omega_propagating(g: &Graph, target: Option<u32>) -> (i64, u64) {
     omega_propagating_with(g, target, false)
 }
 
+/// ω of a sequential search with `options`, and its nodes; checks the
+/// witness.
+fn omega_with(g: &Graph, options: Options) -> (i64, u64) {
+    let search = CliqueSearch::with_options(g, options).unwrap();
+    let (stats, nodes) = seq::run_search(&search);
+    assert_eq!(stats.nodes(), nodes);
+    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
+    assert_eq!(clique.len() as i64, omega);
+    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
+    (omega, nodes)
+}
+
 /// [`omega_propagating`], with max-resolution ([`Options::resolve`]) or
 /// not.
 fn omega_propagating_with(g: &Graph, target: Option<u32>, resolve: bool) -> (i64, u64) {
@@ -640,13 +652,7 @@ fn omega_propagating_with(g: &Graph, target: Option<u32>, resolve: bool) -> (i64
         resolve: Some(resolve),
         ..Options::default()
     };
-    let search = CliqueSearch::with_options(g, options).unwrap();
-    let (stats, nodes) = seq::run_search(&search);
-    assert_eq!(stats.nodes(), nodes);
-    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
-    assert_eq!(clique.len() as i64, omega);
-    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
-    (omega, nodes)
+    omega_with(g, options)
 }
 
 proptest! {
@@ -705,13 +711,7 @@ fn omega_filtering(
         partite: Some(false),
         ..Options::default()
     };
-    let search = CliqueSearch::with_options(g, options).unwrap();
-    let (stats, nodes) = seq::run_search(&search);
-    assert_eq!(stats.nodes(), nodes);
-    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
-    assert_eq!(clique.len() as i64, omega);
-    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
-    (omega, nodes)
+    omega_with(g, options)
 }
 
 /// A clique search that counts the nodes it expands into no child, the
@@ -842,13 +842,7 @@ fn omega_partite(g: &Graph, target: Option<u32>, partite: bool, reasoning: usize
         mode,
         ..Options::default()
     };
-    let search = CliqueSearch::with_options(g, options).unwrap();
-    let (stats, nodes) = seq::run_search(&search);
-    assert_eq!(stats.nodes(), nodes);
-    let Some((omega, clique)) = search.incumbent.into_best() else { return (0, nodes) };
-    assert_eq!(clique.len() as i64, omega);
-    assert!(g.is_clique(&clique), "{clique:?} is not a clique");
-    (omega, nodes)
+    omega_with(g, options)
 }
 
 proptest! {

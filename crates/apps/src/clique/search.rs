@@ -1175,7 +1175,13 @@ impl CliqueSearch {
 
     /// The clique of `node`, in the original numbering, sorted.
     fn witness(&self, node: &CliqueNode, local: Option<&Local>) -> Vec<u32> {
-        let mut clique = Vec::with_capacity(node.size as usize);
+        self.witness_with(node, local, &[])
+    }
+
+    /// The clique of `node` and the vertices `extra` (in the node's
+    /// numbering), in the original numbering, sorted.
+    fn witness_with(&self, node: &CliqueNode, local: Option<&Local>, extra: &[u32]) -> Vec<u32> {
+        let mut clique = Vec::with_capacity(node.size as usize + extra.len());
         let global = |v: u32| match local {
             Some(l) => self.label[l.members[v as usize] as usize],
             None => self.label[v as usize],
@@ -1191,6 +1197,7 @@ impl CliqueSearch {
             clique.push(global(l.vertex));
             link = l.prev.as_deref();
         }
+        clique.extend(extra.iter().map(|&v| global(v)));
         clique.sort_unstable();
         clique
     }
@@ -1596,16 +1603,7 @@ impl Search for CliqueSearch {
         });
         if let Some(extra) = found {
             let size = i64::from(node.size) + extra.len() as i64;
-            self.incumbent.offer(size, || {
-                let global = |v: u32| match local {
-                    Some(l) => self.label[l.members[v as usize] as usize],
-                    None => self.label[v as usize],
-                };
-                let mut clique = self.witness(&node, local.map(|l| &**l));
-                clique.extend(extra.iter().map(|&v| global(v)));
-                clique.sort_unstable();
-                clique
-            });
+            self.incumbent.offer(size, || self.witness_with(&node, local.map(|l| &**l), &extra));
         }
         if work > 0 && self.local.is_some() {
             self.count_work(work);
@@ -1753,10 +1751,7 @@ fn branch<W: Width>(
     children.reserve(order.len());
     for &(v, c) in order.iter() {
         let row = matrix.row_w(width, v as usize);
-        let mut cand = match spare.pop() {
-            Some(spare) if spare.len() == words => spare,
-            _ => vec![0u64; words].into_boxed_slice(),
-        };
+        let mut cand = spare_set(spare, words);
         for ((x, a), b) in cand[..words].iter_mut().zip(&*rest).zip(row) {
             *x = a & b;
         }
@@ -1964,10 +1959,7 @@ fn partite<W: Width>(
     children.reserve(count(pick) as usize);
     for v in super::graph::bits(&acc[..words]) {
         let row = matrix.row_w(width, v);
-        let mut cand = match spare.pop() {
-            Some(spare) if spare.len() == words => spare,
-            _ => vec![0u64; words].into_boxed_slice(),
-        };
+        let mut cand = spare_set(spare, words);
         for ((x, &a), &b) in cand[..words].iter_mut().zip(&*after).zip(row) {
             *x = a & b;
         }
@@ -1982,6 +1974,16 @@ fn partite<W: Width>(
             pre: None,
             partite: Some(partition.clone()),
         });
+    }
+}
+
+/// A candidate set of `words` words for a child: a spare one of that
+/// width (its bits are overwritten), or a new one.
+#[inline(always)]
+fn spare_set(spare: &mut Vec<Box<[u64]>>, words: usize) -> Box<[u64]> {
+    match spare.pop() {
+        Some(set) if set.len() == words => set,
+        _ => vec![0u64; words].into_boxed_slice(),
     }
 }
 

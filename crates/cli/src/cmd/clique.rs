@@ -62,21 +62,9 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         greedy: k.is_none() && !args.no_heuristic,
         max_bitset_bytes: Some(MAX_BITSET_BYTES),
         propagate: args.propagate,
-        resolve: if args.resolve {
-            Some(true)
-        } else if args.no_resolve {
-            Some(false)
-        } else {
-            None
-        },
+        resolve: on_off(args.resolve, args.no_resolve),
         filter: args.filter,
-        partite: if args.partite {
-            Some(true)
-        } else if args.no_partite {
-            Some(false)
-        } else {
-            None
-        },
+        partite: on_off(args.partite, args.no_partite),
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
@@ -136,4 +124,16 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         eprintln!("treelb: error: ω = {} found, {} expected", found.len(), expected.unwrap_or_default());
     }
     Ok(ok.into())
+}
+
+/// A pair of flags `--X` / `--no-X` (which clap makes exclusive): on, off,
+/// or the search's default.
+fn on_off(on: bool, off: bool) -> Option<bool> {
+    if on {
+        Some(true)
+    } else if off {
+        Some(false)
+    } else {
+        None
+    }
 }
