@@ -114,7 +114,7 @@ macro_rules! with_width {
 /// more classes than the incumbent has vertices, the incumbent is optimal
 /// and the search ends at its root; when it has fewer classes than the
 /// search's own colouring, the root branches on it. Its number of classes
-/// bounds every node, and when it is within an eighth of the incumbent a
+/// bounds every node, and when it is within a third of the incumbent a
 /// walk of local search (below) goes on until it finds a clique of that
 /// size (see `ROOT_MOVES`), at the root itself on graphs of density at
 /// most 0.95.
@@ -255,7 +255,7 @@ const NODES_PER_MOVE: u64 = 8;
 const ROOT_ROUND: u64 = 1024;
 
 /// When the root's colouring ([`root_colouring`]) is within an eighth of
-/// the incumbent, a walk of local search
+/// the incumbent (a third: see [`SHORT_ROOT_MOVES`]), a walk of local search
 /// ([`CliqueSearch::walk_to_root_bound`]) goes on, in rounds of
 /// [`ROOT_ROUND`] moves, up to this many moves, until its clique has as
 /// many vertices as the colouring has classes: then a clique of its size
@@ -273,6 +273,21 @@ const ROOT_ROUND: u64 = 1024;
 /// `docs/benchmarks/2026-11-28-clique-root-walk`);
 /// without the walk, the search had not proven ω after 12 M nodes (60 s).
 const ROOT_MOVES: u64 = 1 << 18;
+
+/// When the root's colouring is farther than an eighth from the incumbent
+/// but within a third, the walk toward it ([`ROOT_MOVES`]) goes on for at
+/// most this many moves, a few milliseconds: there the greedy clique is
+/// often far below ω, and a short walk finds ω where the colouring is
+/// tight. gen400_p0.9_65 (greedy clique 49, ω and colouring 65) and
+/// gen400_p0.9_75 are then proven at their root, 10 nodes and 0.01–0.02
+/// CPU s at P = 1, against 65,545 nodes and 0.56–0.84 s when ω waited for
+/// the first burst of local search; gen200_p0.9_44 takes 7,687 nodes
+/// instead of 15,968 and gen200_p0.9_55 164 instead of 627. The walk of
+/// all [`ROOT_MOVES`] there cost keller4 and C125.9, whose colouring stays
+/// above ω, 0.07–0.18 s on searches of 0.01–0.02 s; this one changes no
+/// other tree of the side-by-side benchmark
+/// (`docs/benchmarks/2026-11-28-clique-side-by-side`).
+const SHORT_ROOT_MOVES: u64 = 1 << 13;
 
 /// The walk toward the root's colouring ([`ROOT_MOVES`]) is made at the
 /// root on graphs of at most this density, at the first burst on denser
@@ -1280,25 +1295,32 @@ impl CliqueSearch {
     }
 
     /// Once per search, when the root's colouring
-    /// ([`CliqueSearch::root_bound`]) is known and within an eighth of the
+    /// ([`CliqueSearch::root_bound`]) is known and within a third of the
     /// incumbent: a walk of local search from the largest greedy clique
     /// that goes on until its clique has as many vertices as the colouring
-    /// has classes, or for [`ROOT_MOVES`] moves; a larger clique it finds
-    /// is offered to the incumbent.
+    /// has classes, or for [`ROOT_MOVES`] moves (within an eighth) or
+    /// [`SHORT_ROOT_MOVES`] (within a third); a larger clique it finds is
+    /// offered to the incumbent.
     fn walk_to_root_bound(&self, matrix: &BitMatrix) {
         let bound = self.root_bound.load(Ordering::Relaxed) as usize;
         if bound == 0 || self.root_walked.swap(true, Ordering::Relaxed) {
             return;
         }
         let gap = bound as i64 - self.floor();
-        if gap <= 0 || gap > bound as i64 / 8 {
+        let budget = if gap <= 0 {
             return;
-        }
+        } else if gap <= bound as i64 / 8 {
+            ROOT_MOVES
+        } else if gap <= bound as i64 / 3 {
+            SHORT_ROOT_MOVES
+        } else {
+            return;
+        };
         let start = self.greedy_best.lock().expect("no panic holds the lock").clique.clone();
         let mut long =
             LocalSearch::new(&matrix.adj, matrix.n, matrix.words, &start, LOCAL_SEED).with_penalty_delay(1);
         let mut made = 0;
-        while long.best().len() < bound && made < ROOT_MOVES {
+        while long.best().len() < bound && made < budget {
             long.run(&matrix.adj, ROOT_ROUND);
             made += ROOT_ROUND;
         }
