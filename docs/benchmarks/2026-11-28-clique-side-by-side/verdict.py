@@ -49,6 +49,17 @@ def ratio(a, b):
     return a / b if b > 0 else math.inf
 
 
+def shown(r):
+    """A ratio to CliSAT's time as the table prints it."""
+    if r is None:
+        return "—"
+    if r == 0:
+        return "ahead (CliSAT TO)"
+    if math.isinf(r):
+        return "behind (treelb TO)"
+    return f"{r:.2f}"
+
+
 def main(path):
     lines = open(path, encoding="utf-8").read().splitlines()
     head = lines[0]
@@ -93,9 +104,7 @@ def main(path):
             misses.append(name)
         if max(t1, best) < START:
             small.append(name + ("" if ok1 else " (a miss)"))
-        shown1 = "ahead (CliSAT TO)" if r1 == 0 else ("behind (treelb TO)" if math.isinf(r1) else f"{r1:.2f}")
-        shown2 = "—" if r2 is None else ("ahead (CliSAT TO)" if r2 == 0 else ("behind (treelb TO)" if math.isinf(r2) else f"{r2:.2f}"))
-        print(f"| {name} | {fmt(t1)} | {fmt(t2)} | {fmt(best)} | {shown1} | {shown2} | {ns} |")
+        print(f"| {name} | {fmt(t1)} | {fmt(t2)} | {fmt(best)} | {shown(r1)} | {shown(r2)} | {ns} |")
     print()
     print(f"- treelb P = 1 ≤ {P1_GOAL}× CliSAT's better ordering: {met1} of {decided} decided instances.")
     print(f"- Both under {START} s (mostly the process's start): {', '.join(small) or 'none'}.")
