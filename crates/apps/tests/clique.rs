@@ -707,8 +707,11 @@ fn omega_filtering(
         propagate,
         resolve: Some(resolve),
         filter,
-        // Off with the filtering phase: the trees compared are the same.
+        // Off with the filtering phase (partite mode), and at a root split
+        // by parts, whose children are not filtered: the trees compared
+        // are the same.
         partite: Some(false),
+        root_parts: Some(false),
         ..Options::default()
     };
     omega_with(g, options)
@@ -772,6 +775,7 @@ proptest! {
             propagate,
             resolve: Some(resolve),
             partite: Some(false),
+            root_parts: Some(false),
             ..Options::default()
         };
         let plain = CliqueSearch::with_options(&g, options).unwrap();
@@ -901,6 +905,70 @@ fn partite_mode_keeps_published_omegas_with_fewer_nodes() {
     assert!(nodes < plain, "keller4: {nodes} nodes by default, {plain} without partite mode");
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// The root split by parts ([`Options::root_parts`]) never cuts a
+    /// maximum clique: ω as brute force finds it (the witness checked),
+    /// with and without the greedy start, with the colour bound alone, unit
+    /// propagation or max-resolution, partite mode or not, and the
+    /// decisions for ω and ω + 1.
+    #[test]
+    fn root_parts_match_brute_force(
+        (n, p) in prop_oneof![(1usize..=64, 0.05f64..0.99), (65usize..180, 0.05f64..0.6)],
+        seed in any::<u64>(),
+        reasoning in 0usize..3,
+        partite in any::<bool>(),
+        greedy in any::<bool>(),
+    ) {
+        let g = Graph::random(n, p, seed);
+        let options = |target: Option<u32>| Options {
+            greedy: greedy && target.is_none(),
+            target,
+            propagate: reasoning >= 1,
+            resolve: Some(reasoning == 2),
+            partite: Some(partite),
+            root_parts: Some(true),
+            mode: Mode::Dense,
+            ..Options::default()
+        };
+        let omega = i64::from(brute_force_omega_wide(&g));
+        prop_assert_eq!(omega_with(&g, options(None)).0, omega);
+        let k = u32::try_from(omega).unwrap();
+        prop_assert_eq!(omega_with(&g, options(Some(k))).0, omega);
+        prop_assert!(omega_with(&g, options(Some(k + 1))).0 <= omega);
+    }
+}
+
+/// The published clique numbers with the root split by parts forced on
+/// and off; p_hat700-2, whose degrees are spread, takes it by default and
+/// proves ω with fewer nodes than without, and brock200_1 does not take it.
+#[test]
+fn root_parts_keep_published_omegas() {
+    for (name, n, m, omega) in [
+        ("brock200_1", 200, 14_834, 21),
+        ("keller4", 171, 9_435, 11),
+        ("hamming8-4", 256, 20_864, 16),
+        ("C125.9", 125, 6_963, 34),
+        ("p_hat300-1", 300, 10_933, 8),
+    ] {
+        let g = benchmark(name, n, m);
+        for parts in [true, false] {
+            let options = Options { greedy: true, root_parts: Some(parts), ..Options::default() };
+            assert_eq!(omega_with(&g, options).0, omega, "{name}, root parts {parts}");
+        }
+    }
+    let g = benchmark("p_hat700-2", 700, 121_728);
+    let (found, nodes) = omega_with(&g, Options { greedy: true, ..Options::default() });
+    assert_eq!(found, 44);
+    let (_, plain) = omega_with(&g, Options { greedy: true, root_parts: Some(false), ..Options::default() });
+    assert!(nodes < plain, "p_hat700-2: {nodes} nodes by default, {plain} without root parts");
+    let g = benchmark("brock200_1", 200, 14_834);
+    let by_default = omega_with(&g, Options { greedy: true, ..Options::default() });
+    let off = omega_with(&g, Options { greedy: true, root_parts: Some(false), ..Options::default() });
+    assert_eq!(by_default, off, "brock200_1: the same tree by default as without root parts");
+}
+
 /// Partite mode on the threads runtime, where a thief takes nodes that
 /// carry their partition: the published ω, checked witnesses, and the same
 /// witness each time with `--deterministic`'s ties.
@@ -931,6 +999,36 @@ fn partite_mode_on_threads_keeps_published_omegas() {
     }
 }
 
+/// The root split by parts on the threads runtime, where thieves take
+/// the large parts: the published ω, checked witnesses, and the same
+/// witness each time with `--deterministic`'s ties.
+#[test]
+fn root_parts_on_threads_keep_published_omegas() {
+    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
+        let g = benchmark(name, n, m);
+        let mut witnesses = Vec::new();
+        for p in [2, 3, 4, 2] {
+            let search = CliqueSearch::with_options(
+                &g,
+                Options { greedy: true, root_parts: Some(true), ..Options::default() },
+            )
+            .unwrap();
+            search.incumbent.break_ties();
+            let config = Config {
+                threads: p,
+                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
+                ..Config::default()
+            };
+            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
+            let (found, clique) = search.incumbent.into_best().unwrap();
+            assert_eq!(found, omega, "{name}, P = {p}");
+            assert!(g.is_clique(&clique), "{name}, P = {p}");
+            witnesses.push(clique);
+        }
+        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
+    }
+}
+
 /// The published clique numbers with unit propagation, which expands fewer
 /// nodes than the colour bound alone on these graphs.
 #[test]
@@ -941,12 +1039,14 @@ fn propagation_keeps_published_omegas_with_fewer_nodes() {
         let g = benchmark(name, n, m);
         let (found, nodes) = omega_propagating(&g, None);
         assert_eq!(found, omega, "{name}");
-        let plain = CliqueSearch::max_clique(&g);
-        let (_, plain_nodes) = seq::run_search(&plain);
+        let plain = Options { greedy: true, resolve: Some(false), ..Options::default() };
+        let (_, plain_nodes) = omega_with(&g, plain);
         assert!(nodes < plain_nodes, "{name}: {nodes} nodes, {plain_nodes} without propagation");
         let (found, resolved) = omega_propagating_with(&g, None, true);
         assert_eq!(found, omega, "{name}, max-resolution");
         assert!(resolved < nodes, "{name}: {resolved} nodes with max-resolution, {nodes} without");
+        let (_, by_default) = omega_with(&g, Options { greedy: true, ..Options::default() });
+        assert_eq!(by_default, resolved, "{name}: max-resolution is on by default");
     }
 }
 

@@ -517,11 +517,24 @@ fn clique_brock200_1_prints_21_and_the_clique() {
     let o = treelb(&["clique", &file, "-p", "2", "--propagate", "--expect", "21"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("ω             21  (expected: 21 ✓)"), "{}", stdout(&o));
-    for flag in ["--resolve", "--no-resolve", "--filter", "--partite", "--no-partite"] {
+    for flag in [
+        "--resolve",
+        "--no-resolve",
+        "--filter",
+        "--partite",
+        "--no-partite",
+        "--root-parts",
+        "--no-root-parts",
+    ] {
         let o = treelb(&["clique", &file, "-p", "2", flag, "--expect", "21"]);
         assert!(o.status.success(), "{flag}: {}", stderr(&o));
     }
-    for pair in [["--resolve", "--no-resolve"], ["--partite", "--no-partite"], ["--partite", "--filter"]] {
+    for pair in [
+        ["--resolve", "--no-resolve"],
+        ["--partite", "--no-partite"],
+        ["--partite", "--filter"],
+        ["--root-parts", "--no-root-parts"],
+    ] {
         let o = treelb(&["clique", &file, pair[0], pair[1]]);
         assert_eq!(o.status.code(), Some(2), "{pair:?} conflict: {}", stderr(&o));
     }

@@ -32,4 +32,7 @@ mod search;
 
 pub use dimacs::{DimacsError, DimacsWarning};
 pub use graph::{DENSE_MAX_VERTICES, Graph};
-pub use search::{CliqueNode, CliqueSearch, GREEDY_CHUNK_COST, Mode, Options, SetupTimes, TooLarge};
+pub use search::{
+    CliqueNode, CliqueSearch, GREEDY_CHUNK_COST, Mode, Options, ROOT_PARTS_DENSITY, ROOT_PARTS_SPREAD,
+    SetupTimes, TooLarge,
+};

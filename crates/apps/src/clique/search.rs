@@ -96,7 +96,7 @@ macro_rules! with_width {
 ///    see `absorb`), and with [`Options::propagate`] any number by unit
 ///    propagation over the classes read as soft clauses (MaxSAT reasoning,
 ///    as in IncMaxCLQ and CliSAT; see `propagate`). With
-///    [`Options::resolve`] (by default on a colour-sorted graph), the
+///    [`Options::resolve`] (on by default in a dense search), the
 ///    classes of such a set take the vertex in and serve the later
 ///    vertices again instead of being frozen (max-resolution; see
 ///    `conflict`);
@@ -113,8 +113,10 @@ macro_rules! with_width {
 /// greedy colouring (see `root_colouring`): when that colouring needs no
 /// more classes than the incumbent has vertices, the incumbent is optimal
 /// and the search ends at its root; when it has fewer classes than the
-/// search's own colouring, the root branches on it. Its number of classes
-/// bounds every node, and when it is within a third of the incumbent a
+/// search's own colouring, the root branches on it. Where the degrees are
+/// spread ([`Options::root_parts`]), the root is split by parts instead:
+/// one child per vertex, its neighbours of lower number as candidates (see
+/// `branch_parts`). Its number of classes bounds every node, and when it is within a third of the incumbent a
 /// walk of local search (below) goes on until it finds a clique of that
 /// size (see `ROOT_MOVES`), at the root itself on graphs of density at
 /// most 0.95.
@@ -204,6 +206,8 @@ pub struct CliqueSearch {
     /// Whether the longer walk toward [`CliqueSearch::root_bound`] (see
     /// [`ROOT_MOVES`]) has been made, at the root or at a burst.
     root_walked: AtomicBool,
+    /// [`Options::root_parts`] as it applies.
+    root_parts: bool,
 }
 
 /// How long each step of building a [`CliqueSearch`] took
@@ -708,15 +712,16 @@ pub struct Options {
     /// joins each of its classes, read as soft clauses, and the classes
     /// take part in the propagations of the later vertices (Li, Jiang and
     /// Manyà, 2018; San Segundo et al., 2023). `Some(true)`: on;
-    /// `Some(false)`: off; `None` (the default): on when the search
-    /// renumbers the graph colour sorted (see [`CliqueSearch`]) or the
-    /// graph's density is at most 0.6, where it pays: keller5's proof at
-    /// P = 1 took 67 CPU s and 17 M nodes with it, 112 s and 77 M without;
-    /// p_hat700-2 (density 0.50) 0.74 s against 1.80; on p_hat500-3 and
-    /// brock400_2 (0.75) it leaves 2.3 to 3.5 times fewer nodes than the
-    /// colour bound alone but costs as much or more CPU time, and on gen400_p0.9_55
-    /// (0.90) 2.8 times (`docs/benchmarks/2026-11-27-clique-maxres`,
-    /// `docs/benchmarks/2026-11-28-clique-resolve`).
+    /// `Some(false)`: off; `None` (the default): on in a dense search (a
+    /// sparse search's parts take it only when `Some(true)`). It pays
+    /// nearly everywhere: keller5's proof at P = 1 took 67 CPU s and 17 M
+    /// nodes with it, 112 s and 77 M without; p_hat700-2 0.74 s against
+    /// 1.80 (`docs/benchmarks/2026-11-27-clique-maxres`,
+    /// `docs/benchmarks/2026-11-28-clique-resolve`); with the root split
+    /// by parts, p_hat500-3 10.3 s against 13.8 and p_hat700-3 143 s
+    /// against 214; C250.9 proven in 158 s, not in 300 without; brock400_4
+    /// 5.7 s against 8.7. The one loss measured is brock400_2, 41.8 s
+    /// against 37.3 (`docs/benchmarks/2026-11-29-clique-root-parts`).
     pub resolve: Option<bool>,
     /// The filtering phase (as in CliSAT; San Segundo et al., 2023): a node
     /// colours each child's candidates, with the child's bound, before it
@@ -728,7 +733,8 @@ pub struct Options {
     /// 60.9 CPU s with it and 62.8 without; brock400_2 took 41 s against
     /// 22, its local search meeting ω later, though its proof with the
     /// floor fixed took the same time either way
-    /// (`docs/benchmarks/2026-11-27-clique-filter`).
+    /// (`docs/benchmarks/2026-11-27-clique-filter`). The children of a root
+    /// split by parts ([`Options::root_parts`]) are pushed unfiltered.
     pub filter: bool,
     /// Partite mode: a node whose colouring partitions its candidates
     /// into exactly one class more than the floor leaves room for (every
@@ -745,6 +751,19 @@ pub struct Options {
     /// (`docs/benchmarks/2026-11-28-clique-partite`). Off with
     /// [`Options::filter`].
     pub partite: Option<bool>,
+    /// The root split by parts: the root of a dense search has one child
+    /// per vertex `v`, whose candidates are `v`'s neighbours of lower
+    /// position (the cliques whose vertex of highest position is `v`, as
+    /// the parts of a sparse search and the first level of CliSAT; San
+    /// Segundo et al., 2023), bound by the classes of the root's colouring
+    /// they meet, the lowest position expanded first on each PE, instead
+    /// of one child per vertex the root's colouring cannot rule out, whose
+    /// candidates are the vertices of lower colour. `Some(true)`: on;
+    /// `Some(false)`: off; `None` (the default): on where the degrees are
+    /// spread ([`ROOT_PARTS_SPREAD`]) on a graph of density at least
+    /// [`ROOT_PARTS_DENSITY`], where it pays
+    /// (`docs/benchmarks/2026-11-29-clique-root-parts`).
+    pub root_parts: Option<bool>,
 }
 
 /// A search that would need a bitset graph larger than
@@ -1031,7 +1050,7 @@ impl CliqueSearch {
                 matrix = dense_matrix(graph, &resorted, &position);
                 sorted = Some(resorted);
             }
-            let resolve = options.resolve.unwrap_or(sorted.is_some() || matrix.density() <= RESOLVE_DENSITY);
+            let resolve = options.resolve.unwrap_or(true);
             matrix.propagate = options.propagate || resolve;
             matrix.resolve = resolve;
             matrix.filter = options.filter;
@@ -1061,6 +1080,7 @@ impl CliqueSearch {
             partite: options.partite == Some(true) && !options.filter,
             root_bound: AtomicU32::new(0),
             root_walked: AtomicBool::new(false),
+            root_parts: options.root_parts.unwrap_or_else(|| parts_pay(graph)),
         };
         if options.greedy && options.target.is_none() && matches!(search.space, Space::Dense(_)) {
             // The greedy starts are the first nodes of the tree, the local
@@ -1478,6 +1498,31 @@ fn whole_root(n: usize) -> CliqueNode {
     }
 }
 
+/// [`Options::root_parts`] is on by default on graphs of at least this
+/// density whose degrees spread by at least [`ROOT_PARTS_SPREAD`].
+pub const ROOT_PARTS_DENSITY: f64 = 0.4;
+
+/// [`Options::root_parts`] is on by default on graphs whose degrees have a
+/// coefficient of variation (standard deviation over mean) of at least
+/// this, and a density of at least [`ROOT_PARTS_DENSITY`]: the p_hat
+/// graphs of the DIMACS set (0.10 for p_hat500-3, 0.30 for p_hat700-2),
+/// not the uniform random ones (brock, C, gen: 0.02–0.07) or keller and
+/// hamming (0.03–0.07, 0).
+pub const ROOT_PARTS_SPREAD: f64 = 0.09;
+
+/// Whether [`Options::root_parts`] pays by default on `graph`: see
+/// [`ROOT_PARTS_SPREAD`].
+fn parts_pay(graph: &Graph) -> bool {
+    let degrees: Vec<f64> = (0..graph.n()).map(|v| graph.degree(v) as f64).filter(|&d| d > 0.0).collect();
+    let (n, sum) = (degrees.len() as f64, degrees.iter().sum::<f64>());
+    if n < 2.0 {
+        return false;
+    }
+    let mean = sum / n;
+    let variance = degrees.iter().map(|d| (d - mean) * (d - mean)).sum::<f64>() / n;
+    mean / (n - 1.0) >= ROOT_PARTS_DENSITY && variance.sqrt() >= ROOT_PARTS_SPREAD * mean
+}
+
 /// A range of at most this many pivots is expanded into their subproblems.
 const RANGE_LEAF: usize = 64;
 
@@ -1605,18 +1650,24 @@ impl Search for CliqueSearch {
         let partition = node.partite.take();
         let (work, found) = SCRATCH.with_borrow_mut(|s| {
             s.found.clear();
-            let filtered = match partition {
-                Some(partition) => {
+            let filtered = match (partition, root.as_deref()) {
+                (Some(partition), _) => {
                     with_width!(
                         matrix.words,
                         partite(matrix, &node, local, kmin + 1, partition, s, children)
                     );
                     0
                 }
-                None => with_width!(
-                    matrix.words,
-                    branch(matrix, &node, local, kmin, pre, s, children, root.as_deref())
-                ),
+                (None, Some(classes)) if self.root_parts => {
+                    with_width!(
+                        matrix.words,
+                        branch_parts(matrix, &node, kmin, classes, &mut s.spare, children)
+                    );
+                    0
+                }
+                (None, root) => {
+                    with_width!(matrix.words, branch(matrix, &node, local, kmin, pre, s, children, root))
+                }
             };
             let runs = std::mem::take(&mut s.units.runs)
                 + s.child.as_mut().map_or(0, |child| std::mem::take(&mut child.units.runs));
@@ -1805,6 +1856,87 @@ fn branch<W: Width>(
         });
     }
     filtered
+}
+
+/// The root of a dense search split by parts ([`Options::root_parts`]):
+/// one child per candidate `v`, whose candidates are `v`'s candidate
+/// neighbours of lower position, so that each clique is searched below
+/// the child of its vertex of highest position. Its bound is one more
+/// than the number of the root's colour classes (`classes`, a colouring
+/// of every candidate) that its candidates meet; a child whose bound
+/// leaves no room above the floor is not pushed. The children are pushed
+/// from the highest position down, so that a PE expands the lowest first:
+/// in the degeneracy numbering the dense core comes first, its parts are
+/// small, and their cliques raise the incumbent before the large parts
+/// (Östergård's order, 2002), while a thief takes the large parts from the
+/// bottom of the stack.
+///
+/// Where the degrees are spread (the p_hat graphs), the parts are smaller
+/// than the children of [`branch`], whose candidates include every vertex
+/// the root's colouring puts in classes `1..=kmin`, whatever its
+/// position: p_hat500-3's proof of ω takes 0.76× the nodes
+/// (`docs/benchmarks/2026-11-29-clique-root-parts`).
+#[inline(always)]
+fn branch_parts<W: Width>(
+    width: W,
+    matrix: &BitMatrix,
+    node: &CliqueNode,
+    kmin: u32,
+    classes: &[Vec<u32>],
+    spare: &mut Vec<Box<[u64]>>,
+    children: &mut Children<'_, CliqueNode>,
+) {
+    let words = width.get();
+    let mut sets = vec![0u64; classes.len() * words];
+    for (set, class) in sets.chunks_exact_mut(words).zip(classes) {
+        for &v in class {
+            set[v as usize / WORD] |= 1 << (v as usize % WORD);
+        }
+    }
+    debug_assert!(
+        (0..words).all(|x| node.cand[x] & !sets.chunks_exact(words).fold(0, |a, s| a | s[x]) == 0),
+        "the classes colour every candidate"
+    );
+    let size = node.size;
+    let link =
+        (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    for v in (0..matrix.n).rev() {
+        if node.cand[v / WORD] >> (v % WORD) & 1 == 0 {
+            continue;
+        }
+        let row = matrix.row_w(width, v);
+        let mut cand = spare_set(spare, words);
+        for (x, c) in cand[..words].iter_mut().enumerate() {
+            let below = if (x + 1) * WORD <= v {
+                !0
+            } else if x * WORD < v {
+                (1 << (v % WORD)) - 1
+            } else {
+                0
+            };
+            *c = node.cand[x] & row[x] & below;
+        }
+        let met = sets
+            .chunks_exact(words)
+            .filter(|set| set.iter().zip(&cand[..words]).any(|(&a, &b)| a & b != 0))
+            .count() as u32;
+        let bound = (size + 1 + met).min(node.bound);
+        if bound <= size + kmin {
+            spare.push(cand);
+            continue;
+        }
+        children.push(CliqueNode {
+            bound,
+            size: size + 1,
+            vertex: v as u32,
+            prefix: link.clone(),
+            cand,
+            part: node.part,
+            local: None,
+            pre: None,
+            partite: None,
+        });
+    }
 }
 
 /// A partition of `cand` into `kmin + 1` independent sets, from the
@@ -2008,17 +2140,6 @@ fn spare_set(spare: &mut Vec<Box<[u64]>>, words: usize) -> Box<[u64]> {
         _ => vec![0u64; words].into_boxed_slice(),
     }
 }
-
-/// Max-resolution ([`Options::resolve`]) is on by default on the graphs
-/// of at most this density. Measured at P = 1 (user CPU seconds,
-/// `docs/benchmarks/2026-11-28-clique-resolve`): p_hat700-2 (density
-/// 0.50) proves ω with 38,342 nodes in 0.74 s against 223,494 nodes in
-/// 1.80 s; p_hat700-1, p_hat300-1 and brock200_2 (0.24–0.50) with 1.6 to
-/// 1.9 times fewer nodes in no more time. At density 0.75 the proofs of ω
-/// known in advance (`--k ω + 1`) take 3.5 and 2.3 times fewer nodes but
-/// no less time: p_hat500-3 16.9 s against 17.3, brock400_2 41.1 s
-/// against 34.9.
-const RESOLVE_DENSITY: f64 = 0.6;
 
 /// The most rounds of [`root_colouring`].
 const ROOT_ROUNDS: usize = 16;

@@ -351,8 +351,8 @@ pub(crate) struct CliqueArgs {
     pub(crate) propagate: bool,
     /// Max-resolution (implies --propagate): each inconsistent set of
     /// colour classes is transformed instead of frozen, so that its classes
-    /// serve again. Default: on where the graph is renumbered colour sorted
-    /// (keller graphs) or has a density of at most 0.6, off elsewhere
+    /// serve again. Default: on (graphs of more than 4096 vertices with an
+    /// edge, searched by parts, take it only when asked)
     #[arg(long, conflicts_with = "no_resolve")]
     pub(crate) resolve: bool,
     /// No max-resolution, even where it is on by default
@@ -373,6 +373,16 @@ pub(crate) struct CliqueArgs {
     /// No partite mode, even where it is on by default
     #[arg(long)]
     pub(crate) no_partite: bool,
+    /// Split the root by parts: one child per vertex, searching the
+    /// cliques whose other vertices all come before it in the degeneracy
+    /// numbering, the lowest first. Default: on where the degrees are
+    /// spread on a graph of density at least 0.4 (the p_hat graphs), off
+    /// elsewhere
+    #[arg(long, conflicts_with = "no_root_parts")]
+    pub(crate) root_parts: bool,
+    /// No root split by parts, even where it is on by default
+    #[arg(long)]
+    pub(crate) no_root_parts: bool,
     /// Also run the same search sequentially and report its time and nodes
     #[arg(long)]
     pub(crate) compare_seq: bool,

@@ -65,6 +65,7 @@ pub(crate) fn run(args: &CliqueArgs, out: &mut impl Write) -> Result<Status, Err
         resolve: on_off(args.resolve, args.no_resolve),
         filter: args.filter,
         partite: on_off(args.partite, args.no_partite),
+        root_parts: on_off(args.root_parts, args.no_root_parts),
         ..Options::default()
     };
     let make = || CliqueSearch::with_options(&graph, options).map_err(|e| err!("{}: {e}", escape_path(path)));
