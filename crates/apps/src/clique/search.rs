@@ -116,10 +116,10 @@ macro_rules! with_width {
 /// search's own colouring, the root branches on it. Where the degrees are
 /// spread ([`Options::root_parts`]), the root is split by parts instead:
 /// one child per vertex, its neighbours of lower number as candidates (see
-/// `branch_parts`). Its number of classes bounds every node, and when it is within a third of the incumbent a
-/// walk of local search (below) goes on until it finds a clique of that
-/// size (see `ROOT_MOVES`), at the root itself on graphs of density at
-/// most 0.95.
+/// `branch_parts`). Its number of classes bounds every node, and when it
+/// is within a third of the incumbent a walk of local search (below) goes
+/// on until it finds a clique of that size (see `ROOT_MOVES`), at the root
+/// itself on graphs of density at most 0.95.
 ///
 /// A child carries its bound `|C| + c`; when it is taken off the stack after
 /// the incumbent has reached the bound, it is pruned without colouring.
