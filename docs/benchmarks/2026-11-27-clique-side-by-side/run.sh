@@ -30,12 +30,14 @@ trap 'rm -rf "$tmp"' EXIT
 if [ $# -eq 0 ]; then set -- "$here"/../../../../shared/instances/clique/*.clq; fi
 
 # timed SECONDS OUT CMD...: runs CMD with a wall-clock limit of SECONDS, its
-# output to OUT; prints "wall user" in seconds (wall "TO" past the limit).
+# stdout to OUT and its stderr to OUT.err (so that treelb's JSON parses even
+# when it was stopped and said so); prints "wall user" in seconds (wall "TO"
+# past the limit).
 timed() {
   local limit=$1 out=$2; shift 2
   local t0 t1 rc
   t0=$(date +%s.%N)
-  /usr/bin/time -f "%U" -o "$tmp/user" timeout --signal=KILL $((limit + 5)) "$@" >"$out" 2>&1
+  /usr/bin/time -f "%U" -o "$tmp/user" timeout --signal=KILL $((limit + 5)) "$@" >"$out" 2>"$out.err"
   rc=$?
   t1=$(date +%s.%N)
   local wall
@@ -61,8 +63,8 @@ for f in "$@"; do
   for o in 1 2; do
     if [ -n "$CLISAT" ]; then
       read -r w u < <(timed "$LIMIT" "$tmp/c$o" "$CLISAT" "$tmp/$name.clq" "$LIMIT" "$o")
-      steps=$(grep -m1 -oE 'steps:[0-9]+' "$tmp/c$o" | cut -d: -f2)
-      co=$(grep -m1 -oE 'omega:[0-9]+' "$tmp/c$o" | cut -d: -f2)
+      steps=$(cat "$tmp/c$o" "$tmp/c$o.err" | grep -m1 -oE 'steps:[0-9]+' | cut -d: -f2)
+      co=$(cat "$tmp/c$o" "$tmp/c$o.err" | grep -m1 -oE 'omega:[0-9]+' | cut -d: -f2)
       cs+=("$w (${steps:-?}; ω ${co:-?})")
     else
       cs+=("—")
@@ -71,8 +73,8 @@ for f in "$@"; do
   g="—"
   if [ -n "$GLASGOW" ]; then
     read -r w u < <(timed "$PEER_LIMIT" "$tmp/g" "$GLASGOW" --format dimacs --timeout "$PEER_LIMIT" "$tmp/$name.pe.clq")
-    gn=$(grep -m1 -oE '^nodes = [0-9]+' "$tmp/g" | grep -oE '[0-9]+')
-    grep -q '^aborted = true' "$tmp/g" && w=TO
+    gn=$(cat "$tmp/g" "$tmp/g.err" | grep -m1 -oE '^nodes = [0-9]+' | grep -oE '[0-9]+')
+    cat "$tmp/g" "$tmp/g.err" | grep -q '^aborted = true' && w=TO
     g="$w (${gn:-?})"
   fi
   q="—"
