@@ -346,7 +346,8 @@ pub(crate) struct CliqueArgs {
     #[arg(long)]
     pub(crate) no_heuristic: bool,
     /// Prune the branching set by unit propagation over the colour classes
-    /// too (MaxSAT reasoning): fewer nodes, each dearer
+    /// too (MaxSAT reasoning): fewer nodes, each dearer. Max-resolution,
+    /// on by default, implies it; this flag matters with --no-resolve
     #[arg(long)]
     pub(crate) propagate: bool,
     /// Max-resolution (implies --propagate): each inconsistent set of
@@ -374,10 +375,10 @@ pub(crate) struct CliqueArgs {
     #[arg(long)]
     pub(crate) no_partite: bool,
     /// Split the root by parts: one child per vertex, searching the
-    /// cliques whose other vertices all come before it in the degeneracy
-    /// numbering, the lowest first. Default: on where the degrees are
-    /// spread on a graph of density at least 0.4 (the p_hat graphs), off
-    /// elsewhere
+    /// cliques whose other vertices all come before it in the search's
+    /// numbering (the degeneracy order, or colour sorted), the lowest
+    /// first. Default: on where the degrees are spread on a graph of
+    /// density at least 0.4 (the p_hat-2 and p_hat-3 graphs), off elsewhere
     #[arg(long, conflicts_with = "no_root_parts")]
     pub(crate) root_parts: bool,
     /// No root split by parts, even where it is on by default
