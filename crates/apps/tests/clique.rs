@@ -785,18 +785,15 @@ proptest! {
     }
 }
 
-/// The filtering phase on the threads runtime, where a node carrying its
-/// colouring may be the first its thread expands: the published ω, checked
-/// witnesses, and the same witness twice with `--deterministic`'s ties.
-#[test]
-fn filtering_on_threads_keeps_published_omegas() {
+/// brock200_1 and keller4 searched with `options` on the threads runtime at
+/// P = 2, 3, 4 and 2 again, with `--deterministic`'s ties: the published
+/// ω, checked witnesses, and the same witness each time.
+fn same_witness_on_threads(options: Options) {
     for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
         let g = benchmark(name, n, m);
         let mut witnesses = Vec::new();
         for p in [2, 3, 4, 2] {
-            let search =
-                CliqueSearch::with_options(&g, Options { greedy: true, filter: true, ..Options::default() })
-                    .unwrap();
+            let search = CliqueSearch::with_options(&g, options).unwrap();
             search.incumbent.break_ties();
             let config = Config {
                 threads: p,
@@ -811,6 +808,14 @@ fn filtering_on_threads_keeps_published_omegas() {
         }
         assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
     }
+}
+
+/// The filtering phase on the threads runtime, where a node carrying its
+/// colouring may be the first its thread expands: the published ω, checked
+/// witnesses, and the same witness twice with `--deterministic`'s ties.
+#[test]
+fn filtering_on_threads_keeps_published_omegas() {
+    same_witness_on_threads(Options { greedy: true, filter: true, ..Options::default() });
 }
 
 /// The published clique numbers with the filtering phase, on top of each
@@ -974,29 +979,7 @@ fn root_parts_keep_published_omegas() {
 /// witness each time with `--deterministic`'s ties.
 #[test]
 fn partite_mode_on_threads_keeps_published_omegas() {
-    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
-        let g = benchmark(name, n, m);
-        let mut witnesses = Vec::new();
-        for p in [2, 3, 4, 2] {
-            let search = CliqueSearch::with_options(
-                &g,
-                Options { greedy: true, partite: Some(true), ..Options::default() },
-            )
-            .unwrap();
-            search.incumbent.break_ties();
-            let config = Config {
-                threads: p,
-                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
-                ..Config::default()
-            };
-            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
-            let (found, clique) = search.incumbent.into_best().unwrap();
-            assert_eq!(found, omega, "{name}, P = {p}");
-            assert!(g.is_clique(&clique), "{name}, P = {p}");
-            witnesses.push(clique);
-        }
-        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
-    }
+    same_witness_on_threads(Options { greedy: true, partite: Some(true), ..Options::default() });
 }
 
 /// The root split by parts on the threads runtime, where thieves take
@@ -1004,29 +987,7 @@ fn partite_mode_on_threads_keeps_published_omegas() {
 /// witness each time with `--deterministic`'s ties.
 #[test]
 fn root_parts_on_threads_keep_published_omegas() {
-    for (name, n, m, omega) in [("brock200_1", 200, 14_834, 21), ("keller4", 171, 9_435, 11)] {
-        let g = benchmark(name, n, m);
-        let mut witnesses = Vec::new();
-        for p in [2, 3, 4, 2] {
-            let search = CliqueSearch::with_options(
-                &g,
-                Options { greedy: true, root_parts: Some(true), ..Options::default() },
-            )
-            .unwrap();
-            search.incumbent.break_ties();
-            let config = Config {
-                threads: p,
-                spec: RunSpec { budget: treelb::spec::Budget::of(16), ..RunSpec::default() },
-                ..Config::default()
-            };
-            run(DfsWork::new(&search, SplitPolicy::default()), &config).unwrap();
-            let (found, clique) = search.incumbent.into_best().unwrap();
-            assert_eq!(found, omega, "{name}, P = {p}");
-            assert!(g.is_clique(&clique), "{name}, P = {p}");
-            witnesses.push(clique);
-        }
-        assert!(witnesses.windows(2).all(|w| w[0] == w[1]), "{name}: {witnesses:?}");
-    }
+    same_witness_on_threads(Options { greedy: true, root_parts: Some(true), ..Options::default() });
 }
 
 /// The published clique numbers with unit propagation, which expands fewer
