@@ -10,6 +10,9 @@
 #   GLASGOW=/path/to/glasgow_clique_solver LIMIT=60 [PEER_LIMIT=30] \
 #     docs/benchmarks/2026-11-27-clique-side-by-side/run.sh [FILE.clq ...]
 #
+# TREELB=none or CLIQUER=none leaves that program out (its columns show
+# "—"), e.g. to add the Glasgow column to an earlier table.
+#
 # Without arguments: every file of ../shared/instances/clique. CliSAT (its
 # April 2022 Linux release: `git show 587ddf0:bin/CliSAT` in psanse/CliSAT),
 # the Glasgow solver (built as ../shared/ECOSYSTEM.md says) and cliquer
@@ -25,6 +28,7 @@ PEER_LIMIT=${PEER_LIMIT:-$LIMIT}
 CLISAT=${CLISAT:-}
 GLASGOW=${GLASGOW:-}
 CLIQUER=${CLIQUER:-$(command -v cliquer || true)}
+if [ "$CLIQUER" = none ]; then CLIQUER=; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ $# -eq 0 ]; then set -- "$here"/../../../../shared/instances/clique/*.clq; fi
@@ -55,10 +59,13 @@ for f in "$@"; do
   # CliSAT reads "p edge" only (C125.9 and C250.9 say "p col").
   tr -d '\r' <"$f" | sed 's/^p col /p edge /' >"$tmp/$name.clq"
   grep -E '^(p|e) ' "$tmp/$name.clq" >"$tmp/$name.pe.clq"
-  read -r w1 u1 < <(timed "$LIMIT" "$tmp/t1" "$TREELB" clique "$f" --threads 1 --json --time-limit "${LIMIT}s")
-  omega=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answer"]; print(a.get("omega", a.get("size", "?")))' "$tmp/t1" 2>/dev/null || echo "?")
-  nodes=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answer"]; print(a["branched"])' "$tmp/t1" 2>/dev/null || echo "?")
-  read -r w2 u2 < <(timed "$LIMIT" "$tmp/t2" "$TREELB" clique "$f" --threads 2 --json --time-limit "${LIMIT}s")
+  w1="—" nodes="—" w2="—" omega="?"
+  if [ "$TREELB" != none ]; then
+    read -r w1 u1 < <(timed "$LIMIT" "$tmp/t1" "$TREELB" clique "$f" --threads 1 --json --time-limit "${LIMIT}s")
+    omega=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answer"]; print(a.get("omega", a.get("size", "?")))' "$tmp/t1" 2>/dev/null || echo "?")
+    nodes=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["answer"]; print(a["branched"])' "$tmp/t1" 2>/dev/null || echo "?")
+    read -r w2 u2 < <(timed "$LIMIT" "$tmp/t2" "$TREELB" clique "$f" --threads 2 --json --time-limit "${LIMIT}s")
+  fi
   cs=()
   for o in 1 2; do
     if [ -n "$CLISAT" ]; then
