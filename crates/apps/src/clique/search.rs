@@ -803,6 +803,12 @@ impl CliqueNode {
     pub fn size(&self) -> u32 {
         self.size
     }
+
+    /// The chain its children's cliques share: its own vertex on its
+    /// prefix (the root's children start a chain).
+    fn child_prefix(&self) -> Option<Arc<Link>> {
+        (self.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: self.vertex, prev: self.prefix.clone() }))
+    }
 }
 
 /// The wire form of a [`CliqueNode`]: the clique's chain as a list of
@@ -1806,8 +1812,7 @@ fn branch<W: Width>(
         return 0;
     }
     let size = node.size;
-    let link =
-        (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    let link = node.child_prefix();
     let Scratch { order, class, spare, child, spare_lists, .. } = s;
     // A node with its colouring carried may be this thread's first: its
     // buffers were never sized by [`colour`].
@@ -1898,8 +1903,7 @@ fn branch_parts<W: Width>(
         "the classes colour every candidate"
     );
     let size = node.size;
-    let link =
-        (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    let link = node.child_prefix();
     for v in (0..matrix.n).rev() {
         if node.cand[v / WORD] >> (v % WORD) & 1 == 0 {
             continue;
@@ -2108,8 +2112,7 @@ fn partite<W: Width>(
     acc[..words].copy_from_slice(&cls[pick * words..][..words]);
     let size = node.size;
     let bound = (size + m as u32).min(node.bound);
-    let link =
-        (node.vertex != NO_VERTEX).then(|| Arc::new(Link { vertex: node.vertex, prev: node.prefix.clone() }));
+    let link = node.child_prefix();
     children.reserve(count(pick) as usize);
     for v in super::graph::bits(&acc[..words]) {
         let row = matrix.row_w(width, v);
