@@ -147,6 +147,147 @@ impl Comb {
         count as f64
     }
 
+    /// The comb tightened on `x` (dense, symmetric, `n` nodes): single
+    /// nodes moved into or out of the handle or a tooth while each move
+    /// makes the comb more violated, in the spirit of Concorde's
+    /// `tighten` (Applegate, Bixby, Chvátal and Cook, 2006). `None` if no
+    /// move helps, or for a subtour inequality or a blossom whose teeth
+    /// share a node.
+    ///
+    /// In the form `x(δ(H)) + Σ_j x(δ(T_j)) ≥ 3k + 1` (the degree
+    /// equations turn the comb of [`Comb`] into this, with twice its
+    /// violation), adding `v` to a set `S` changes `x(δ(S))` by
+    /// `x(δ(v)) − 2 x(v, S)`, and removing it by `2 x(v, S − v) − x(δ(v))`;
+    /// the move with the largest decrease is made while one decreases it.
+    /// Every move keeps a comb: the teeth stay pairwise disjoint (a node
+    /// joins a tooth only from outside all teeth), each tooth keeps a node
+    /// in the handle and one outside it, and the handle stays a nonempty
+    /// proper subset. So the result is valid whatever `x` is; `x` only
+    /// steers it.
+    pub(super) fn tighten(&self, n: usize, x: &[f64]) -> Option<Comb> {
+        let k = self.teeth.len();
+        if k < 3 {
+            return None;
+        }
+        const NONE: usize = usize::MAX;
+        let mut in_h = vec![false; n];
+        let mut tooth = vec![NONE; n];
+        for &v in &self.handle {
+            in_h[v as usize] = true;
+        }
+        for (j, t) in self.teeth.iter().enumerate() {
+            for &v in t {
+                if tooth[v as usize] != NONE {
+                    return None;
+                }
+                tooth[v as usize] = j;
+            }
+        }
+        let mut size_h = self.handle.len();
+        // Per tooth, its nodes in and outside the handle.
+        let mut t_in = vec![0usize; k];
+        let mut t_out = vec![0usize; k];
+        // `xs[s * n + v]` = x(v, S_s): set 0 the handle, set j + 1 tooth j.
+        let mut xs = vec![0.0; (k + 1) * n];
+        let deg: Vec<f64> = (0..n).map(|v| x[v * n..v * n + n].iter().sum()).collect();
+        let join = |xs: &mut [f64], s: usize, v: usize, sign: f64| {
+            let row = &x[v * n..v * n + n];
+            for (to, &e) in xs[s * n..s * n + n].iter_mut().zip(row) {
+                *to += sign * e;
+            }
+        };
+        for v in 0..n {
+            if in_h[v] {
+                join(&mut xs, 0, v, 1.0);
+            }
+            if tooth[v] != NONE {
+                join(&mut xs, tooth[v] + 1, v, 1.0);
+                if in_h[v] {
+                    t_in[tooth[v]] += 1;
+                } else {
+                    t_out[tooth[v]] += 1;
+                }
+            }
+        }
+        let mut moved = false;
+        for _ in 0..4 * n {
+            // (decrease, node, set, adding)
+            let mut best: (f64, usize, usize, bool) = (-1e-9, NONE, 0, false);
+            for v in 0..n {
+                let j = tooth[v];
+                // The handle.
+                let d = if in_h[v] { 2.0 * xs[v] - deg[v] } else { deg[v] - 2.0 * xs[v] };
+                let ok = if in_h[v] {
+                    size_h > 1 && (j == NONE || t_in[j] > 1)
+                } else {
+                    size_h + 1 < n && (j == NONE || t_out[j] > 1)
+                };
+                if ok && d < best.0 {
+                    best = (d, v, 0, !in_h[v]);
+                }
+                if j != NONE {
+                    // Leaving its tooth.
+                    let d = 2.0 * xs[(j + 1) * n + v] - deg[v];
+                    let ok = if in_h[v] { t_in[j] > 1 } else { t_out[j] > 1 };
+                    if ok && d < best.0 {
+                        best = (d, v, j + 1, false);
+                    }
+                } else {
+                    // Joining a tooth.
+                    for t in 0..k {
+                        let d = deg[v] - 2.0 * xs[(t + 1) * n + v];
+                        if d < best.0 {
+                            best = (d, v, t + 1, true);
+                        }
+                    }
+                }
+            }
+            let (_, v, s, adding) = best;
+            if v == NONE {
+                break;
+            }
+            moved = true;
+            join(&mut xs, s, v, if adding { 1.0 } else { -1.0 });
+            if s == 0 {
+                in_h[v] = adding;
+                if adding {
+                    size_h += 1;
+                } else {
+                    size_h -= 1;
+                }
+                if let Some(j) = (tooth[v] != NONE).then_some(tooth[v]) {
+                    if adding {
+                        t_in[j] += 1;
+                        t_out[j] -= 1;
+                    } else {
+                        t_in[j] -= 1;
+                        t_out[j] += 1;
+                    }
+                }
+            } else {
+                let j = s - 1;
+                tooth[v] = if adding { j } else { NONE };
+                let count = if in_h[v] { &mut t_in[j] } else { &mut t_out[j] };
+                if adding {
+                    *count += 1;
+                } else {
+                    *count -= 1;
+                }
+            }
+        }
+        if !moved {
+            return None;
+        }
+        let handle: Vec<u32> = (0..n as u32).filter(|&v| in_h[v as usize]).collect();
+        let mut teeth: Vec<Vec<u32>> = vec![Vec::new(); k];
+        for v in 0..n {
+            if tooth[v] != NONE {
+                teeth[tooth[v]].push(v as u32);
+            }
+        }
+        Some(Comb::new(handle, teeth))
+    }
+
     /// `a x − b` for a dense `x`.
     pub(super) fn violation(&self, n: usize, x: &[f64]) -> f64 {
         let mut lhs = 0.0;
@@ -351,9 +492,20 @@ impl Ascent<'_> {
 /// odd-component heuristic, on `x` and on `x` with its paths of edges at
 /// (nearly) 1 shrunk to single nodes — a blossom there is a comb of `x`.
 pub(super) fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
+    separate_above(n, x, known, MIN_VIOLATION)
+}
+
+/// The combs the heuristics of [`separate`] build on `x`, violated or not:
+/// the starting points of [`Comb::tighten`].
+pub(super) fn comb_candidates(n: usize, x: &[f64]) -> Vec<Comb> {
+    separate_above(n, x, &[], f64::NEG_INFINITY)
+}
+
+/// [`separate`] keeping the combs violated by at least `min`.
+fn separate_above(n: usize, x: &[f64], known: &[Comb], min: f64) -> Vec<Comb> {
     let mut found: Vec<Comb> = Vec::new();
     let singletons: Vec<Vec<u32>> = (0..n as u32).map(|v| vec![v]).collect();
-    odd_components(n, x, &singletons, x, known, &mut found);
+    odd_components(n, x, &singletons, x, known, min, &mut found);
     for one in [0.999, 0.99, 0.9] {
         let mut up: Vec<usize> = (0..n).collect();
         for i in 0..n {
@@ -387,20 +539,21 @@ pub(super) fn separate(n: usize, x: &[f64], known: &[Comb]) -> Vec<Comb> {
                 }
             }
         }
-        odd_components(m, &xs, &groups, x, known, &mut found);
+        odd_components(m, &xs, &groups, x, known, min, &mut found);
     }
     found
 }
 
 /// The odd-component heuristic on the `m` nodes of `x` (dense, symmetric),
 /// node `i` standing for the nodes `groups[i]` of the instance: adds to
-/// `found` the combs it finds that `orig` violates.
+/// `found` the combs it finds that `orig` violates by at least `min`.
 fn odd_components(
     m: usize,
     x: &[f64],
     groups: &[Vec<u32>],
     orig: &[f64],
     known: &[Comb],
+    min: f64,
     found: &mut Vec<Comb>,
 ) {
     let n = orig.len().isqrt();
@@ -475,7 +628,7 @@ fn odd_components(
             comb.handle.sort_unstable();
             comb.teeth.iter_mut().for_each(|t| t.sort_unstable());
             comb.teeth.sort_unstable();
-            if comb.violation(n, orig) >= MIN_VIOLATION && !known.contains(&comb) && !found.contains(&comb) {
+            if comb.violation(n, orig) >= min && !known.contains(&comb) && !found.contains(&comb) {
                 found.push(comb);
             }
         }
@@ -582,4 +735,143 @@ pub(super) fn relax_and_cut(
         }
     }
     RootCuts { combs, multipliers, held_karp, bound: a.best }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every tour of `n` nodes, as a dense 0/1 point.
+    fn tour_points(n: usize) -> Vec<Vec<f64>> {
+        fn rec(t: &mut Vec<usize>, used: &mut [bool], n: usize, out: &mut Vec<Vec<f64>>) {
+            if t.len() == n {
+                let mut x = vec![0.0; n * n];
+                for k in 0..n {
+                    let (a, b) = (t[k], t[(k + 1) % n]);
+                    x[a * n + b] = 1.0;
+                    x[b * n + a] = 1.0;
+                }
+                out.push(x);
+                return;
+            }
+            for v in 1..n {
+                if !used[v] {
+                    used[v] = true;
+                    t.push(v);
+                    rec(t, used, n, out);
+                    t.pop();
+                    used[v] = false;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut used = vec![false; n];
+        used[0] = true;
+        rec(&mut vec![0], &mut used, n, &mut out);
+        out
+    }
+
+    /// Whether `comb` has the shape of a comb on `n` nodes: a nonempty
+    /// proper handle, an odd number `k ≥ 3` of pairwise disjoint teeth,
+    /// each meeting the handle and its complement.
+    fn is_comb(n: usize, comb: &Comb) -> bool {
+        let mut in_h = vec![false; n];
+        comb.handle.iter().for_each(|&v| in_h[v as usize] = true);
+        let mut seen = vec![false; n];
+        let teeth_ok = comb.teeth.iter().all(|t| {
+            let disjoint = t.iter().all(|&v| !std::mem::replace(&mut seen[v as usize], true));
+            disjoint && t.iter().any(|&v| in_h[v as usize]) && t.iter().any(|&v| !in_h[v as usize])
+        });
+        !comb.handle.is_empty()
+            && comb.handle.len() < n
+            && comb.teeth.len() >= 3
+            && comb.teeth.len() % 2 == 1
+            && teeth_ok
+    }
+
+    /// A comb from random choices: the handle is `order[..split]`; three
+    /// teeth, tooth `j` holding `order[j]` (in the handle) and
+    /// `order[split + j]` (outside it); every other node `v` joins tooth
+    /// `extra[v]` if that is below 3.
+    fn comb_of(order: &[usize], split: usize, extra: &[u8]) -> Comb {
+        let mut handle: Vec<u32> = order[..split].iter().map(|&v| v as u32).collect();
+        let mut teeth: Vec<Vec<u32>> =
+            (0..3).map(|j| vec![order[j] as u32, order[split + j] as u32]).collect();
+        for (k, &v) in order.iter().enumerate() {
+            if k < 3 || (split..split + 3).contains(&k) {
+                continue;
+            }
+            if extra[v] < 3 {
+                teeth[extra[v] as usize].push(v as u32);
+            }
+        }
+        handle.sort_unstable();
+        Comb::new(handle, teeth)
+    }
+
+    /// The average of some tours: a point where every degree is 2.
+    fn mix(n: usize, tours: &[Vec<f64>], picks: &[usize]) -> Vec<f64> {
+        let mut x = vec![0.0; n * n];
+        for &p in picks {
+            let t = &tours[p % tours.len()];
+            for (a, b) in x.iter_mut().zip(t) {
+                *a += b / picks.len() as f64;
+            }
+        }
+        x
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Tightening gives a comb that every tour satisfies and that the
+        /// point violates at least as much as before.
+        #[test]
+        fn tightening_keeps_a_valid_comb_and_never_weakens_it(
+            n in 7usize..=8,
+            order in Just((0..8usize).collect::<Vec<_>>()).prop_shuffle(),
+            split in 3usize..=4,
+            extra in proptest::collection::vec(0u8..4, 8),
+            picks in proptest::collection::vec(0usize..5040, 1..4),
+        ) {
+            let order: Vec<usize> = order.into_iter().filter(|&v| v < n).collect();
+            let comb = comb_of(&order, split.min(n - 3), &extra);
+            prop_assert!(is_comb(n, &comb), "{comb:?}");
+            let tours = tour_points(n);
+            let x = mix(n, &tours, &picks);
+            if let Some(tight) = comb.tighten(n, &x) {
+                prop_assert!(is_comb(n, &tight), "{tight:?}");
+                prop_assert_eq!(tight.teeth.len(), comb.teeth.len());
+                prop_assert!(tight.violation(n, &x) >= comb.violation(n, &x) - 1e-9);
+                for t in &tours {
+                    prop_assert!(tight.violation(n, t) <= 1e-9, "{tight:?} cuts off a tour");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tightening_takes_a_useless_node_out_of_the_handle() {
+        // Two triangles at 1/2, {0, 1, 2} and {3, 4, 5}, joined by the
+        // edges 0–3 and 1–4 and the path 2–6–7–5, all at 1: the blossom
+        // with handle {0, 1, 2} and teeth {0, 3}, {1, 4}, {2, 6} is
+        // violated by 1/2. With node 7 in the handle too it is satisfied;
+        // tightening takes 7 out, and moves nothing of the violated one.
+        let n = 8;
+        let mut x = vec![0.0; n * n];
+        let half = [(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)].map(|(a, b)| (a, b, 0.5));
+        let one = [(0, 3), (1, 4), (2, 6), (6, 7), (7, 5)].map(|(a, b)| (a, b, 1.0));
+        for (a, b, v) in half.into_iter().chain(one) {
+            x[a * n + b] = v;
+            x[b * n + a] = v;
+        }
+        let teeth = vec![vec![0, 3], vec![1, 4], vec![2, 6]];
+        let best = Comb::new(vec![0, 1, 2], teeth.clone());
+        assert_eq!(best.violation(n, &x), 0.5);
+        assert_eq!(best.tighten(n, &x), None);
+        let loose = Comb::new(vec![0, 1, 2, 7], teeth);
+        assert_eq!(loose.violation(n, &x), -0.5);
+        assert_eq!(loose.tighten(n, &x), Some(best));
+    }
 }

@@ -18,8 +18,11 @@
 //! connected components of the support of `x*`, then the cuts of the
 //! phases of Stoer and Wagner's minimum-cut algorithm that are below 2),
 //! blossoms on a Gomory–Hu tree ([`exact_blossoms`]), on `x*` and on `x*`
-//! with its paths of ones shrunk, and the comb heuristics of
-//! [`super::cuts`]. When no cut is violated, the dual LP gives multipliers
+//! with its paths of ones shrunk, the comb heuristics of [`super::cuts`],
+//! and every comb at hand — the LP's, the new ones, and those the
+//! heuristics build on `x*` without violating it — tightened on `x*` by
+//! moving single nodes in or out of its handle and teeth
+//! ([`Comb::tighten`]). When no cut is violated, the dual LP gives multipliers
 //! for the degree equations and for every cut, and pricing brings in the
 //! edges outside the sparse set that these multipliers make profitable.
 //!
@@ -40,7 +43,7 @@ use std::time::Duration;
 use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Solution, Variable};
 
 use super::Poll;
-use super::cuts::{Comb, separate};
+use super::cuts::{Comb, MIN_VIOLATION, comb_candidates, separate};
 
 /// Each node's nearest neighbours in the LP's edge set.
 const NEIGHBOURS: usize = 10;
@@ -142,6 +145,23 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize, poll
             {
                 if !new.contains(&comb) {
                     new.push(comb);
+                }
+            }
+            // Every comb at hand tightened on `x` (`Comb::tighten`): the
+            // LP's, the new ones, and all that the heuristics build on `x`,
+            // violated or not; those `x` then violates join the LP.
+            let tightened: Vec<Comb> = out
+                .cuts
+                .iter()
+                .chain(&new)
+                .cloned()
+                .chain(comb_candidates(n, &x))
+                .filter_map(|cut| cut.tighten(n, &x))
+                .filter(|cut| cut.violation(n, &x) >= MIN_VIOLATION)
+                .collect();
+            for cut in tightened {
+                if !out.cuts.contains(&cut) && !new.contains(&cut) {
+                    new.push(cut);
                 }
             }
             if new.is_empty() || poll.stop() {
