@@ -156,6 +156,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize, poll
                 .chain(&new)
                 .cloned()
                 .chain(comb_candidates(n, &x))
+                .take_while(|_| !poll.stop())
                 .filter_map(|cut| cut.tighten(n, &x))
                 .filter(|cut| cut.violation(n, &x) >= MIN_VIOLATION)
                 .collect();
