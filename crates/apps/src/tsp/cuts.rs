@@ -255,7 +255,8 @@ impl Comb {
                 } else {
                     size_h -= 1;
                 }
-                if let Some(j) = (tooth[v] != NONE).then_some(tooth[v]) {
+                let j = tooth[v];
+                if j != NONE {
                     if adding {
                         t_in[j] += 1;
                         t_out[j] -= 1;
