@@ -43,7 +43,7 @@ use std::time::Duration;
 use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Solution, Variable};
 
 use super::Poll;
-use super::cuts::{Comb, MIN_VIOLATION, comb_candidates, separate};
+use super::cuts::{Comb, MIN_VIOLATION, comb_candidates, degrees, separate};
 
 /// Each node's nearest neighbours in the LP's edge set.
 const NEIGHBOURS: usize = 10;
@@ -150,6 +150,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize, poll
             // Every comb at hand tightened on `x` (`Comb::tighten`): the
             // LP's, the new ones, and all that the heuristics build on `x`,
             // violated or not; those `x` then violates join the LP.
+            let deg = degrees(n, &x);
             let tightened: Vec<Comb> = out
                 .cuts
                 .iter()
@@ -157,7 +158,7 @@ pub(super) fn lp_combs(n: usize, cost: &[f64], xbar: &[f64], rounds: usize, poll
                 .cloned()
                 .chain(comb_candidates(n, &x))
                 .take_while(|_| !poll.stop())
-                .filter_map(|cut| cut.tighten(n, &x))
+                .filter_map(|cut| cut.tighten(n, &x, &deg))
                 .filter(|cut| cut.violation(n, &x) >= MIN_VIOLATION)
                 .collect();
             for cut in tightened {
